@@ -1,0 +1,160 @@
+import { chmodSync, mkdirSync, rmSync } from "node:fs";
+import { createServer, type Server, type Socket } from "node:net";
+import { dirname } from "node:path";
+import type { AgentEvent } from "../src/agent/types.js";
+import { type ErrorCode, MAX_LINE_BYTES, PROTOCOL_VERSION, type Reply } from "../src/cli/protocol.js";
+import type { Connector, ConnectorHealth, Core } from "../src/connector.js";
+import { errorMessage } from "../src/errors.js";
+import { VERSION } from "../src/version.js";
+
+type Json = Record<string, unknown>;
+
+/** The local CLI: a Unix socket speaking NDJSON (see src/cli/protocol.ts and the README). */
+export function createCliConnector(core: Core, socketPath: string): Connector {
+  let server: Server | undefined;
+  const sockets = new Set<Socket>();
+
+  function serve(socket: Socket): void {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", (err) => core.log.debug({ err }, "cli client socket error"));
+    const send = (reply: Reply) => {
+      if (!socket.destroyed && socket.writable) socket.write(`${JSON.stringify(reply)}\n`);
+    };
+    readLines(
+      socket,
+      (line) => handleLine(core, line, send),
+      (code, message) => send(errorReply(null, code, message)),
+    );
+  }
+
+  return {
+    name: "cli",
+    async start() {
+      mkdirSync(dirname(socketPath), { recursive: true });
+      rmSync(socketPath, { force: true });
+      server = createServer(serve);
+      const previous = process.umask(0o177);
+      try {
+        await new Promise<void>((resolve, reject) => {
+          server?.once("error", reject);
+          server?.listen(socketPath, () => resolve());
+        });
+      } finally {
+        process.umask(previous);
+      }
+      chmodSync(socketPath, 0o600);
+      server.on("error", (err) => core.log.error({ err }, "cli socket error"));
+    },
+    async stop() {
+      for (const s of sockets) s.end();
+      await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+      for (const s of sockets) s.destroy();
+      rmSync(socketPath, { force: true });
+    },
+    health(): ConnectorHealth {
+      return server?.listening ? { ok: true, detail: `listening on ${socketPath}` } : { ok: false, detail: "not listening" };
+    },
+  };
+}
+
+/** Splits a socket's input into lines, enforcing the 1 MiB limit without buffering more than that. */
+function readLines(socket: Socket, onLine: (line: string) => void, onError: (code: ErrorCode, message: string) => void): void {
+  let buffer = "";
+  let discarding = false;
+  socket.setEncoding("utf8");
+  socket.on("data", (chunk: string) => {
+    let start = 0;
+    for (let nl = chunk.indexOf("\n"); nl >= 0; nl = chunk.indexOf("\n", start)) {
+      const piece = chunk.slice(start, nl);
+      start = nl + 1;
+      if (discarding) {
+        discarding = false;
+        buffer = "";
+        continue;
+      }
+      const line = buffer + piece;
+      buffer = "";
+      if (Buffer.byteLength(line) > MAX_LINE_BYTES) onError("too_long", `a line may be at most ${MAX_LINE_BYTES} bytes`);
+      else if (line.trim()) onLine(line);
+    }
+    if (discarding) return;
+    buffer += chunk.slice(start);
+    if (buffer.length > MAX_LINE_BYTES) {
+      onError("too_long", `a line may be at most ${MAX_LINE_BYTES} bytes; the rest of this line is ignored`);
+      buffer = "";
+      discarding = true;
+    }
+  });
+}
+
+function handleLine(core: Core, line: string, send: (reply: Reply) => void): void {
+  let request: Json;
+  try {
+    const parsed: unknown = JSON.parse(line);
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("not an object");
+    request = parsed as Json;
+  } catch {
+    send(errorReply(null, "bad_json", "each line must be one JSON object"));
+    return;
+  }
+  const id = typeof request.id === "string" || typeof request.id === "number" ? String(request.id) : null;
+  if (request.v !== PROTOCOL_VERSION) {
+    send(errorReply(id, "unsupported_version", `this daemon speaks protocol version ${PROTOCOL_VERSION}; send "v": ${PROTOCOL_VERSION}`));
+    return;
+  }
+  if (id === null) {
+    send(errorReply(null, "bad_request", 'every request needs an "id"'));
+    return;
+  }
+  dispatch(core, id, request, send).catch((err: unknown) => {
+    core.log.error({ err, op: request.op }, "cli request failed");
+    send(errorReply(id, "internal", errorMessage(err)));
+  });
+}
+
+async function dispatch(core: Core, id: string, req: Json, send: (reply: Reply) => void): Promise<void> {
+  const result = (ok: boolean, message?: string, data?: unknown) => send({ v: 1, id, type: "result", ok, message, data });
+  const bad = (message: string) => send(errorReply(id, "bad_request", message));
+  const session = typeof req.session === "string" && /^[\w.:-]{1,64}$/.test(req.session) ? `cli:${req.session}` : undefined;
+  switch (req.op) {
+    case "hello":
+      return send({ v: 1, id, type: "hello", version: VERSION, protocol: PROTOCOL_VERSION });
+    case "ask": {
+      if (!session) return bad('"session" must be a name of letters, digits, ".", "_", ":" or "-"');
+      if (typeof req.text !== "string" || !req.text.trim()) return bad('"text" must be a non-empty string');
+      const listener = (event: AgentEvent) => send({ v: 1, id, type: "event", event });
+      const { done } = core.submit({ sessionKey: session, text: req.text, source: "cli", listener });
+      const outcome = await done;
+      return send({ v: 1, id, type: "done", run_id: outcome.runId, reply: outcome.reply, stop_reason: outcome.stopReason });
+    }
+    case "decide": {
+      if (typeof req.approval_id !== "string" || typeof req.approve !== "boolean")
+        return bad('"approval_id" (string) and "approve" (boolean) are required');
+      const decision = core.decide(req.approval_id, req.approve, "cli");
+      return result(decision.ok, decision.message);
+    }
+    case "stop":
+      if (!session) return bad('"session" is required');
+      return result(true, core.stop(session) ? "stopped the current run" : "nothing was running");
+    case "new":
+      if (!session) return bad('"session" is required');
+      core.newSession(session);
+      return result(true, "started a new session");
+    case "status":
+      return result(true, undefined, await core.status());
+    case "approvals":
+      return result(true, undefined, core.store.approvals.pending());
+    case "audit": {
+      const limit = typeof req.limit === "number" && req.limit > 0 ? Math.min(req.limit, 10_000) : 50;
+      const key = typeof req.session === "string" ? req.session : undefined;
+      return result(true, undefined, core.store.audit.list(key, limit));
+    }
+    default:
+      return bad(`unknown op ${JSON.stringify(req.op)}; ops: hello, ask, decide, stop, new, status, approvals, audit`);
+  }
+}
+
+function errorReply(id: string | null, code: ErrorCode, message: string): Reply {
+  return { v: 1, id, type: "error", error: { code, message } };
+}

@@ -1,0 +1,26 @@
+// Runs vitest and ends with the plain `N passed, N failed` line CI reads; exits non-zero on failure.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const dir = mkdtempSync(join(tmpdir(), "hermes-test-report-"));
+const report = join(dir, "report.json");
+const run = spawnSync(
+  "npx",
+  ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...process.argv.slice(2)],
+  { stdio: "inherit" },
+);
+let passed = 0;
+let failed = 0;
+try {
+  const json = JSON.parse(readFileSync(report, "utf8"));
+  passed = json.numPassedTests;
+  failed = json.numFailedTests + (json.numFailedTestSuites ?? 0);
+} catch {
+  failed = Math.max(1, failed);
+}
+rmSync(dir, { recursive: true, force: true });
+if (run.status !== 0 && failed === 0) failed = 1;
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 && run.status === 0 ? 0 : 1);

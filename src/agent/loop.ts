@@ -1,0 +1,140 @@
+import type { Config } from "../config/schema.js";
+import type { ModelError } from "../errors.js";
+import type { Gate } from "../gate/gate.js";
+import type { ChatMessage, ModelClient, ToolCall, ToolSpec } from "../model/types.js";
+import type { RunStatus } from "../store/history.js";
+import type { Store } from "../store/store.js";
+import { buildPrompt } from "./context.js";
+import type { Limiter } from "./limiter.js";
+import { RepeatGuard } from "./repeat-guard.js";
+import type { AgentEvent, RunOutcome, StopReason } from "./types.js";
+
+export interface LoopDeps {
+  store: Store;
+  gate: Gate;
+  limiter: Limiter;
+  config: () => Config;
+  model: () => ModelClient;
+  systemPrompt: () => string;
+  toolSpecs: () => ToolSpec[];
+}
+
+/** A run being driven by this process. */
+export interface ActiveRun {
+  runId: string;
+  sessionId: number;
+  sessionKey: string;
+  channel: string;
+  signal: AbortSignal;
+  emit: (event: AgentEvent) => void;
+  timeNote: string;
+}
+
+/**
+ * Drives a run until it ends or waits for approvals. Re-entrant: every fact it needs is in the store,
+ * so a run suspended by one process can be resumed by another.
+ */
+export async function driveRun(run: ActiveRun, deps: LoopDeps): Promise<RunOutcome> {
+  const { store } = deps;
+  const cfg = deps.config();
+  let step = store.history.run(run.runId)?.steps ?? 0;
+  const guard = RepeatGuard.fromAudit(store.audit.ofRun(run.runId), {
+    repeatLimit: cfg.agent.repeat_limit,
+    failureLimit: cfg.agent.failure_limit,
+  });
+  for (;;) {
+    if (run.signal.aborted) return finish(run, deps, "aborted", "Stopped.");
+    const open = openStep(store.history.runMessages(run.runId));
+    if (open) {
+      const ctx = { ...run, step, guard };
+      const result = await deps.gate.runStep(ctx, open.calls, open.answered);
+      if (result.stop) return finish(run, deps, "repeat", repeatReply(result.stop));
+      if (result.pending > 0) {
+        store.history.setRunStatus(run.runId, "suspended");
+        return { runId: run.runId, reply: "", stopReason: "suspended" };
+      }
+      continue;
+    }
+    if (step >= cfg.agent.max_steps) return finish(run, deps, "max_steps", maxStepsReply(cfg.agent.max_steps));
+    const reply = await callModel(run, deps);
+    if (!reply.ok) {
+      if (run.signal.aborted) return finish(run, deps, "aborted", "Stopped.");
+      return finish(run, deps, "model_error", modelErrorReply(reply.error));
+    }
+    step++;
+    store.history.setRunSteps(run.runId, step);
+    const message: ChatMessage = reply.toolCalls.length
+      ? { role: "assistant", content: reply.text, toolCalls: reply.toolCalls }
+      : { role: "assistant", content: reply.text };
+    store.history.appendMessage(run.sessionId, run.runId, message);
+    if (reply.toolCalls.length === 0) return finish(run, deps, "done", reply.text.trim() || "(the model sent an empty reply)");
+  }
+}
+
+async function callModel(run: ActiveRun, deps: LoopDeps) {
+  const cfg = deps.config();
+  const prompt = buildPrompt({
+    system: deps.systemPrompt(),
+    tools: deps.toolSpecs(),
+    history: deps.store.history.recentMessages(run.sessionId, 400),
+    timeNote: run.timeNote,
+    budgetTokens: cfg.model.context_tokens - cfg.model.max_output_tokens,
+  });
+  return deps.limiter.run(() =>
+    deps
+      .model()
+      .chat(
+        { messages: prompt, tools: deps.toolSpecs() },
+        { signal: run.signal, onText: (delta) => run.emit({ type: "text", runId: run.runId, delta }) },
+      ),
+  );
+}
+
+/** The calls of the run's latest step that have no result yet, if any. */
+export function openStep(messages: ChatMessage[]): { calls: ToolCall[]; answered: Set<string> } | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i] as ChatMessage;
+    if (m.role !== "assistant") continue;
+    if (!m.toolCalls?.length) return undefined;
+    const answered = new Set(messages.slice(i + 1).flatMap((r) => (r.role === "tool" ? [r.toolCallId] : [])));
+    return m.toolCalls.every((c) => answered.has(c.id)) ? undefined : { calls: m.toolCalls, answered };
+  }
+  return undefined;
+}
+
+const STATUS_OF: Record<StopReason, RunStatus> = {
+  done: "done",
+  max_steps: "done",
+  repeat: "done",
+  aborted: "aborted",
+  model_error: "error",
+  suspended: "suspended",
+  interrupted: "interrupted",
+};
+
+function finish(run: ActiveRun, deps: LoopDeps, stopReason: StopReason, reply: string): RunOutcome {
+  deps.store.history.endRun(run.runId, STATUS_OF[stopReason], stopReason, reply);
+  return { runId: run.runId, reply, stopReason };
+}
+
+function maxStepsReply(maxSteps: number): string {
+  return `I stopped after ${maxSteps} model steps without finishing (agent.max_steps = ${maxSteps}). Ask me to continue, or raise agent.max_steps in hermes.yaml.`;
+}
+
+function repeatReply(detail: string): string {
+  return `I stopped this run: ${detail}. The call was not executed again. Try asking differently.`;
+}
+
+/** What the user reads when the model cannot answer: what is wrong and how to fix it. */
+export function modelErrorReply(error: ModelError): string {
+  switch (error.kind) {
+    case "unreachable":
+      return `The model is unreachable: ${error.message}. Start it (for Ollama: \`systemctl start ollama\` or \`ollama serve\`) or fix model.base_url in hermes.yaml, then ask again.`;
+    case "model_missing":
+      return `The model is not available: ${error.message}.`;
+    case "timeout":
+      return `The model did not answer in time: ${error.message}. A first request may load the model; try again, or raise model.timeout_s.`;
+    default:
+      return `The model request failed: ${error.message}.`;
+  }
+}

@@ -1,0 +1,111 @@
+import type { AuditRow } from "../store/audit.js";
+
+export interface GuardLimits {
+  /** Executions allowed per identical call (same tool + same canonical args) in one run. */
+  repeatLimit: number;
+  /** Failures in a row after which a tool is blocked for the rest of the run. */
+  failureLimit: number;
+}
+
+export type GuardVerdict =
+  | { kind: "allow" }
+  | { kind: "block"; reason: "repeated call" | "repeated cycle" | "failing tool"; message: string }
+  | { kind: "stop"; message: string };
+
+interface Execution {
+  signature: string;
+  resultHash: string;
+}
+
+/**
+ * Keeps a run from looping. Its state is rebuilt from the audit trail when a run resumes,
+ * so a restart never resets the counts.
+ */
+export class RepeatGuard {
+  private readonly executions = new Map<string, number>();
+  private readonly blocked = new Set<string>();
+  private readonly failuresInRow = new Map<string, number>();
+  private readonly sequence: Execution[] = [];
+
+  constructor(private readonly limits: GuardLimits) {}
+
+  static fromAudit(rows: AuditRow[], limits: GuardLimits): RepeatGuard {
+    const guard = new RepeatGuard(limits);
+    for (const row of rows) {
+      const signature = `${row.tool} ${row.args}`;
+      if (row.decision === "blocked" && row.reason && GUARD_REASONS.has(row.reason)) guard.recordBlock(row.tool, signature, row.reason);
+      else if (row.decision === "auto" || row.decision === "approved") {
+        if (row.status !== "proposed") guard.admit(signature);
+        if (row.status === "ok" || row.status === "error")
+          guard.recordResult(row.tool, signature, row.status === "ok", row.result_hash ?? "");
+      }
+    }
+    return guard;
+  }
+
+  check(tool: string, signature: string, shownCall: string): GuardVerdict {
+    const reblocked = this.blocked.has(signature) || this.blocked.has(failKey(tool));
+    const verdict = this.judge(tool, signature);
+    if (verdict.kind === "block" && reblocked) {
+      return { kind: "stop", message: `the model kept repeating ${shownCall} after it was blocked (${verdict.reason})` };
+    }
+    return verdict;
+  }
+
+  recordBlock(tool: string, signature: string, reason: string): void {
+    this.blocked.add(reason === "failing tool" ? failKey(tool) : signature);
+  }
+
+  /** Counts an execution as soon as it is decided, so duplicates within one step are limited too. */
+  admit(signature: string): void {
+    this.executions.set(signature, (this.executions.get(signature) ?? 0) + 1);
+  }
+
+  recordResult(tool: string, signature: string, ok: boolean, resultHash: string): void {
+    this.failuresInRow.set(tool, ok ? 0 : (this.failuresInRow.get(tool) ?? 0) + 1);
+    this.sequence.push({ signature, resultHash });
+  }
+
+  private judge(tool: string, signature: string): GuardVerdict {
+    const failures = this.failuresInRow.get(tool) ?? 0;
+    if (failures >= this.limits.failureLimit) {
+      return {
+        kind: "block",
+        reason: "failing tool",
+        message: `blocked: ${tool} failed ${failures} times in a row in this run and is disabled until the run ends. Do not call it again; tell the user what went wrong.`,
+      };
+    }
+    const count = this.executions.get(signature) ?? 0;
+    if (count >= this.limits.repeatLimit) {
+      return {
+        kind: "block",
+        reason: "repeated call",
+        message: `blocked: repeated call. ${tool} with these exact arguments already ran ${count} times in this run. Do not call it again; use the result you already have and answer the user.`,
+      };
+    }
+    if (this.continuesCycle(signature)) {
+      return {
+        kind: "block",
+        reason: "repeated cycle",
+        message: `blocked: repeated cycle. The same calls keep alternating without new results. Stop calling ${tool}; answer with what you have.`,
+      };
+    }
+    return { kind: "allow" };
+  }
+
+  /** True when the last four executions are A,B,A,B with unchanged results and `signature` is A again. */
+  private continuesCycle(signature: string): boolean {
+    const s = this.sequence;
+    if (s.length < 4) return false;
+    const [a1, b1, a2, b2] = s.slice(-4) as [Execution, Execution, Execution, Execution];
+    const cycling = a1.signature === a2.signature && b1.signature === b2.signature && a1.signature !== b1.signature;
+    const unchanged = a1.resultHash === a2.resultHash && b1.resultHash === b2.resultHash;
+    return cycling && unchanged && signature === a1.signature;
+  }
+}
+
+const GUARD_REASONS = new Set(["repeated call", "repeated cycle", "failing tool"]);
+
+function failKey(tool: string): string {
+  return `\u0000failing:${tool}`;
+}

@@ -1,0 +1,273 @@
+import { randomBytes } from "node:crypto";
+import type { Logger } from "pino";
+import type { ApprovalRow } from "../store/approvals.js";
+import { driveRun, type LoopDeps } from "./loop.js";
+import type { AgentEvent, EventListener, RunOutcome } from "./types.js";
+
+export interface SubmitRequest {
+  sessionKey: string;
+  text: string;
+  /** The connector the message came from (cli, telegram, discord, cron). */
+  source: string;
+  /** Where approval requests and late replies go; defaults to the session key. */
+  channel?: string;
+  listener?: EventListener;
+}
+
+export type DecideResult =
+  | { ok: true; approval: ApprovalRow; message: string }
+  | { ok: false; code: "unknown" | "already_decided" | "expired"; message: string; approval?: ApprovalRow };
+
+interface Live {
+  runId: string;
+  sessionKey: string;
+  channel: string;
+  controller: AbortController;
+  listener: EventListener | undefined;
+  wake?: () => void;
+}
+
+interface Lane {
+  tail: Promise<unknown>;
+  waiting: number;
+  current?: Live;
+}
+
+export interface RunnerDeps extends LoopDeps {
+  log: Logger;
+  /** Listener for runs nobody is attached to (resumed after a restart): usually the chat connector. */
+  fallbackListener: (channel: string) => EventListener | undefined;
+  timeNote: () => string;
+}
+
+/** Serializes runs per session, runs sessions concurrently, and resumes runs when approvals are decided. */
+export class Runner {
+  private readonly lanes = new Map<string, Lane>();
+  private readonly live = new Map<string, Live>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private accepting = true;
+
+  constructor(private readonly deps: RunnerDeps) {}
+
+  submit(req: SubmitRequest): { runId: string; done: Promise<RunOutcome> } {
+    const runId = `run_${randomBytes(8).toString("hex")}`;
+    if (!this.accepting) {
+      const reply = "hermes is shutting down; send the message again in a moment.";
+      return { runId, done: Promise.resolve({ runId, reply, stopReason: "interrupted" }) };
+    }
+    const live: Live = {
+      runId,
+      sessionKey: req.sessionKey,
+      channel: req.channel ?? req.sessionKey,
+      controller: new AbortController(),
+      listener: req.listener,
+    };
+    const done = this.enqueue(req.sessionKey, live, () => {
+      const { history } = this.deps.store;
+      const session = this.deps.store.db.transaction(() => {
+        const s = history.activeSession(req.sessionKey);
+        history.createRun(runId, s.id, req.source);
+        history.appendMessage(s.id, runId, { role: "user", content: req.text });
+        return s;
+      })();
+      this.emit(live, { type: "run_start", runId, session: req.sessionKey, source: req.source });
+      return this.drive(live, session.id);
+    });
+    return { runId, done };
+  }
+
+  /** Aborts the session's current run (also one waiting for approval). Returns false when nothing ran. */
+  stop(sessionKey: string): boolean {
+    const current = this.lanes.get(sessionKey)?.current;
+    if (!current) return false;
+    current.controller.abort(new Error("stopped by the user"));
+    for (const approval of this.deps.store.approvals.pending().filter((a) => a.run_id === current.runId)) {
+      this.settle(approval, "denied", "stop");
+    }
+    current.wake?.();
+    return true;
+  }
+
+  newSession(sessionKey: string): number {
+    return this.deps.store.history.newSession(sessionKey).id;
+  }
+
+  /** Approve or deny a pending approval; a second decision, or one on an expired or unknown id, changes nothing. */
+  decide(approvalId: string, approve: boolean, by: string): DecideResult {
+    const approval = this.deps.store.approvals.get(approvalId);
+    if (!approval) return { ok: false, code: "unknown", message: `there is no approval ${approvalId}` };
+    if (approval.status !== "pending") {
+      const when = approval.decided_at ? new Date(approval.decided_at).toISOString() : "earlier";
+      const code = approval.status === "expired" ? "expired" : "already_decided";
+      const message =
+        approval.status === "expired"
+          ? `approval ${approvalId} expired at ${new Date(approval.expires_at).toISOString()}; the call did not run`
+          : `approval ${approvalId} was already ${approval.status} by ${approval.decided_by} at ${when}`;
+      return { ok: false, code, message, approval };
+    }
+    if (approval.expires_at <= Date.now()) {
+      this.settle(approval, "expired", "timeout");
+      return { ok: false, code: "expired", message: `approval ${approvalId} expired; the call did not run`, approval };
+    }
+    const decided = this.settle(approval, approve ? "approved" : "denied", by);
+    if (!decided) return { ok: false, code: "already_decided", message: `approval ${approvalId} was decided meanwhile` };
+    return { ok: true, approval: decided, message: `${approve ? "approved" : "denied"}: ${approval.tool}` };
+  }
+
+  /** On start-up: runs that were executing are interrupted; suspended runs wait again; timers are re-armed. */
+  recover(): void {
+    const { history, audit, approvals } = this.deps.store;
+    audit.interruptRunning();
+    for (const run of history.runsWithStatus("running")) {
+      history.endRun(run.id, "interrupted", "interrupted", "hermes restarted while this run was working; ask again.");
+    }
+    for (const run of history.runsWithStatus("suspended")) {
+      const session = history.session(run.session_id);
+      if (!session) continue;
+      const pending = approvals.pending().find((a) => a.run_id === run.id);
+      const channel = pending?.channel ?? session.key;
+      const live: Live = {
+        runId: run.id,
+        sessionKey: session.key,
+        channel,
+        controller: new AbortController(),
+        listener: this.deps.fallbackListener(channel),
+      };
+      void this.enqueue(session.key, live, () => this.drive(live, session.id));
+    }
+    for (const approval of approvals.pending()) this.arm(approval);
+  }
+
+  status(): { running: number; queued: number; suspended: number; pendingApprovals: number } {
+    let running = 0;
+    let queued = 0;
+    for (const lane of this.lanes.values()) {
+      if (lane.current) running++;
+      queued += Math.max(0, lane.waiting - (lane.current ? 1 : 0));
+    }
+    const suspended = [...this.live.values()].filter((l) => l.wake).length;
+    return { running: running - suspended, queued, suspended, pendingApprovals: this.deps.store.approvals.pending().length };
+  }
+
+  /** Stops taking runs; waits up to `graceMs` for running ones, then aborts and records them as interrupted. */
+  async shutdown(graceMs: number): Promise<void> {
+    this.accepting = false;
+    for (const t of this.timers.values()) clearTimeout(t);
+    const active = [...this.lanes.values()].map((l) => l.tail);
+    const idle = Promise.all(active).then(() => true);
+    const inTime = await Promise.race([idle, new Promise<boolean>((r) => setTimeout(() => r(false), graceMs).unref())]);
+    if (inTime) return;
+    for (const live of this.live.values()) {
+      if (live.wake) continue;
+      live.controller.abort(new Error("shutting down"));
+    }
+    await Promise.race([idle, new Promise((r) => setTimeout(r, 2000).unref())]);
+  }
+
+  private enqueue(key: string, live: Live, start: () => Promise<RunOutcome>): Promise<RunOutcome> {
+    const lane = this.lanes.get(key) ?? { tail: Promise.resolve(), waiting: 0 };
+    this.lanes.set(key, lane);
+    lane.waiting++;
+    const result = lane.tail.then(async () => {
+      lane.current = live;
+      this.live.set(live.runId, live);
+      try {
+        return await start();
+      } catch (err) {
+        this.deps.log.error({ err, runId: live.runId }, "run failed unexpectedly");
+        const reply = "Something went wrong inside hermes while handling this; the details are in the log.";
+        this.deps.store.history.endRun(live.runId, "error", "error", reply);
+        this.emit(live, { type: "error", runId: live.runId, message: reply });
+        return { runId: live.runId, reply, stopReason: "model_error" as const };
+      } finally {
+        this.live.delete(live.runId);
+        lane.current = undefined;
+        lane.waiting--;
+        if (lane.waiting === 0) this.lanes.delete(key);
+      }
+    });
+    lane.tail = result.catch(() => {});
+    return result;
+  }
+
+  private async drive(live: Live, sessionId: number): Promise<RunOutcome> {
+    for (;;) {
+      const outcome = await driveRun(
+        {
+          runId: live.runId,
+          sessionId,
+          sessionKey: live.sessionKey,
+          channel: live.channel,
+          signal: live.controller.signal,
+          emit: (e) => this.emit(live, e),
+          timeNote: this.deps.timeNote(),
+        },
+        this.deps,
+      );
+      if (outcome.stopReason !== "suspended") {
+        this.emit(live, { type: "run_end", runId: live.runId, reply: outcome.reply, stopReason: outcome.stopReason });
+        return outcome;
+      }
+      await new Promise<void>((resolve) => {
+        live.wake = resolve;
+      });
+      live.wake = undefined;
+      if (live.controller.signal.aborted) this.deps.store.history.setRunStatus(live.runId, "running");
+    }
+  }
+
+  private emit(live: Live, event: AgentEvent): void {
+    if (event.type === "approval_requested") {
+      const approval = this.deps.store.approvals.get(event.approvalId);
+      if (approval) this.arm(approval);
+    }
+    try {
+      live.listener?.(event);
+    } catch (err) {
+      this.deps.log.warn({ err, event: event.type }, "an event listener threw; ignored");
+    }
+  }
+
+  private arm(approval: ApprovalRow): void {
+    clearTimeout(this.timers.get(approval.id));
+    const delay = Math.max(0, approval.expires_at - Date.now());
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(approval.id);
+        const current = this.deps.store.approvals.get(approval.id);
+        if (current?.status === "pending") this.settle(current, "expired", "timeout");
+      },
+      Math.min(delay, 2 ** 31 - 1),
+    );
+    timer.unref();
+    this.timers.set(approval.id, timer);
+  }
+
+  /** Records a decision in the approval row and the audit trail, tells the run, and wakes it when nothing is pending. */
+  private settle(approval: ApprovalRow, status: "approved" | "denied" | "expired", by: string): ApprovalRow | undefined {
+    const { approvals, audit, db } = this.deps.store;
+    const decided = db.transaction(() => {
+      const row = approvals.decide(approval.id, status, by);
+      if (row) audit.decide(row.call_id, status, row.reason, by);
+      return row;
+    })();
+    if (!decided) return undefined;
+    clearTimeout(this.timers.get(approval.id));
+    this.timers.delete(approval.id);
+    this.deps.log.info({ approvalId: approval.id, tool: approval.tool, status, by }, "approval decided");
+    const live = this.live.get(approval.run_id);
+    const event: AgentEvent = {
+      type: "approval_decided",
+      runId: approval.run_id,
+      approvalId: approval.id,
+      callId: approval.call_id,
+      tool: approval.tool,
+      decision: status,
+      by,
+    };
+    if (live) this.emit(live, event);
+    else this.deps.fallbackListener(approval.channel)?.(event);
+    if (live?.wake && approvals.pendingCount(approval.run_id) === 0) live.wake();
+    return decided;
+  }
+}

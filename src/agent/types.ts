@@ -1,0 +1,47 @@
+/**
+ * The one event vocabulary of a run. Connectors render these, the CLI's `--json` prints them,
+ * and the audit trail records the same facts. Every event carries the run it belongs to.
+ */
+
+export type StopReason = "done" | "max_steps" | "repeat" | "aborted" | "model_error" | "suspended" | "interrupted";
+
+export type AgentEvent =
+  | { type: "run_start"; runId: string; session: string; source: string }
+  | { type: "text"; runId: string; delta: string }
+  | { type: "tool_call"; runId: string; callId: string; tool: string; args: unknown; step: number }
+  | {
+      type: "approval_requested";
+      runId: string;
+      approvalId: string;
+      callId: string;
+      tool: string;
+      args: unknown;
+      reason: string;
+      expiresAt: number;
+      prompt: string;
+    }
+  | {
+      type: "approval_decided";
+      runId: string;
+      approvalId: string;
+      callId: string;
+      tool: string;
+      decision: "approved" | "denied" | "expired";
+      by: string;
+    }
+  | { type: "tool_result"; runId: string; callId: string; tool: string; ok: boolean; summary: string; durationMs: number }
+  | { type: "blocked"; runId: string; callId: string; tool: string; reason: string }
+  | { type: "run_end"; runId: string; reply: string; stopReason: StopReason }
+  | { type: "error"; runId?: string; message: string };
+
+export type AgentEventType = AgentEvent["type"];
+
+/** Receives a run's events. Must not throw; a slow listener must not block the run. */
+export type EventListener = (event: AgentEvent) => void;
+
+/** How a run ended (or paused, when waiting for approvals). */
+export interface RunOutcome {
+  runId: string;
+  reply: string;
+  stopReason: StopReason;
+}

@@ -1,0 +1,117 @@
+import type { Client } from "./client.js";
+import type { Reply } from "./protocol.js";
+import { createStyle } from "./render.js";
+
+type Values = { json?: boolean; session?: string; limit?: string };
+
+/** `hermes status`, `hermes audit` and `hermes approvals`. */
+export async function admin(client: Client, command: string, rest: string[], values: Values): Promise<number> {
+  switch (command) {
+    case "status":
+      return status(client, values.json === true);
+    case "audit":
+      return audit(client, values);
+    default:
+      return approvals(client, rest);
+  }
+}
+
+async function status(client: Client, json: boolean): Promise<number> {
+  const data = resultData(await client.call({ op: "status" })) as StatusData;
+  if (json) return out(JSON.stringify(data, null, 2));
+  const style = createStyle(process.stdout.isTTY === true);
+  const ok = (b: boolean | null) => (b ? style.green("ok") : style.red("down"));
+  const lines = [
+    `hermes ${data.version} (pid ${data.pid}), up ${formatUptime(data.uptime_s)}`,
+    `model      ${ok(data.model.reachable && !/not pulled|not offered/.test(data.model.detail))} ${data.model.provider} ${data.model.name} at ${data.model.base_url}: ${data.model.detail}`,
+    ...data.connectors.map((c) => `${c.name.padEnd(10)} ${ok(c.ok)} ${c.detail}`),
+    `runs       ${data.runs.running} running, ${data.runs.queued} queued, ${data.runs.suspended} waiting for approval`,
+    `approvals  ${data.pending_approvals} pending`,
+  ];
+  return out(lines.join("\n"));
+}
+
+async function audit(client: Client, values: Values): Promise<number> {
+  const limit = values.limit === undefined ? 50 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit <= 0) throw Object.assign(new Error("--limit must be a positive integer"), { usage: true });
+  const rows = resultData(await client.call({ op: "audit", session: values.session, limit })) as AuditData[];
+  if (values.json) return out(rows.map((r) => JSON.stringify(r)).join("\n"));
+  if (rows.length === 0) return out("no tool calls recorded");
+  const lines = rows.reverse().map((r) => {
+    const time = new Date(r.created_at).toISOString().replace("T", " ").slice(0, 19);
+    const by = r.decided_by && r.decision !== "auto" ? ` by ${r.decided_by}` : "";
+    const reason = r.reason ? ` (${r.reason})` : "";
+    const duration = r.duration_ms === null ? "" : ` ${r.duration_ms} ms`;
+    return `${time}  ${r.session_key}  ${r.tool} ${r.args}  ${r.decision}${by}${reason}  ${r.status}${duration}  ${r.summary ?? ""}`;
+  });
+  return out(lines.join("\n"));
+}
+
+async function approvals(client: Client, rest: string[]): Promise<number> {
+  const [action = "list", id] = rest;
+  if (action === "list") {
+    const rows = resultData(await client.call({ op: "approvals" })) as ApprovalData[];
+    if (rows.length === 0) return out("no pending approvals");
+    return out(
+      rows
+        .map((a) => `${a.id}  ${a.session_key}  ${a.tool} ${a.args}  expires ${new Date(a.expires_at).toISOString()}\n    ${a.reason}`)
+        .join("\n"),
+    );
+  }
+  if ((action !== "approve" && action !== "deny") || !id) {
+    process.stderr.write("usage: hermes approvals [list | approve ID | deny ID]\n");
+    return 2;
+  }
+  const reply = await client.call({ op: "decide", approval_id: id, approve: action === "approve" });
+  if (reply.type !== "result") throw new Error(reply.type === "error" ? reply.error.message : "unexpected reply");
+  (reply.ok ? process.stdout : process.stderr).write(`${reply.message}\n`);
+  return reply.ok ? 0 : 1;
+}
+
+function resultData(reply: Reply): unknown {
+  if (reply.type === "result" && reply.ok) return reply.data;
+  throw new Error(reply.type === "error" ? reply.error.message : "unexpected reply from the daemon");
+}
+
+function out(text: string): number {
+  process.stdout.write(`${text}\n`);
+  return 0;
+}
+
+function formatUptime(s: number): string {
+  if (s < 120) return `${s} s`;
+  if (s < 7200) return `${Math.round(s / 60)} min`;
+  return `${(s / 3600).toFixed(1)} h`;
+}
+
+interface StatusData {
+  version: string;
+  pid: number;
+  uptime_s: number;
+  connectors: { name: string; ok: boolean; detail: string }[];
+  model: { provider: string; base_url: string; name: string; reachable: boolean | null; detail: string };
+  runs: { running: number; queued: number; suspended: number };
+  pending_approvals: number;
+}
+
+interface AuditData {
+  created_at: number;
+  session_key: string;
+  tool: string;
+  args: string;
+  decision: string;
+  reason: string | null;
+  decided_by: string | null;
+  status: string;
+  duration_ms: number | null;
+  summary: string | null;
+}
+
+interface ApprovalData {
+  id: string;
+  session_key: string;
+  tool: string;
+  args: string;
+  reason: string;
+  expires_at: number;
+}

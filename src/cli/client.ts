@@ -1,0 +1,88 @@
+import { createConnection, type Socket } from "node:net";
+import type { Reply, Request } from "./protocol.js";
+
+type Outgoing = Request extends infer R ? (R extends { v: 1; id: string } ? Omit<R, "v" | "id"> : never) : never;
+
+export class DaemonUnreachable extends Error {
+  constructor(
+    readonly socketPath: string,
+    readonly code: string,
+  ) {
+    super(
+      `hermes is not running (cannot connect to ${socketPath}: ${code}).\nStart it with \`hermes start\` (foreground) or \`systemctl start hermes\`.`,
+    );
+  }
+}
+
+/** A connection to the daemon's socket; replies are routed to the request that caused them by id. */
+export class Client {
+  private buffer = "";
+  private nextId = 1;
+  private readonly handlers = new Map<string, (reply: Reply) => void>();
+  private closed = false;
+  private onClose: (() => void)[] = [];
+
+  private constructor(private readonly socket: Socket) {
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => this.receive(chunk));
+    socket.on("close", () => {
+      this.closed = true;
+      for (const f of this.onClose) f();
+    });
+    socket.on("error", () => {});
+  }
+
+  static connect(path: string): Promise<Client> {
+    return new Promise((resolve, reject) => {
+      const socket = createConnection(path);
+      socket.once("connect", () => resolve(new Client(socket)));
+      socket.once("error", (err: NodeJS.ErrnoException) => reject(new DaemonUnreachable(path, err.code ?? err.message)));
+    });
+  }
+
+  /** Sends a request; `onReply` gets every reply line for it until it returns true (finished). */
+  stream(request: Outgoing, onReply: (reply: Reply) => boolean | undefined): Promise<void> {
+    const id = String(this.nextId++);
+    return new Promise((resolve, reject) => {
+      if (this.closed) return reject(new Error("the daemon closed the connection"));
+      const onClose = () => reject(new Error("the daemon closed the connection"));
+      this.onClose.push(onClose);
+      this.handlers.set(id, (reply) => {
+        if (!onReply(reply) && reply.type !== "error") return;
+        this.handlers.delete(id);
+        this.onClose = this.onClose.filter((f) => f !== onClose);
+        resolve();
+      });
+      this.socket.write(`${JSON.stringify({ v: 1, id, ...request })}\n`);
+    });
+  }
+
+  /** One request, one reply. */
+  async call(request: Outgoing): Promise<Reply> {
+    let last: Reply | undefined;
+    await this.stream(request, (reply) => {
+      last = reply;
+      return true;
+    });
+    return last as Reply;
+  }
+
+  close(): void {
+    this.socket.end();
+  }
+
+  private receive(chunk: string): void {
+    this.buffer += chunk;
+    for (let nl = this.buffer.indexOf("\n"); nl >= 0; nl = this.buffer.indexOf("\n")) {
+      const line = this.buffer.slice(0, nl);
+      this.buffer = this.buffer.slice(nl + 1);
+      let reply: Reply;
+      try {
+        reply = JSON.parse(line) as Reply;
+      } catch {
+        continue;
+      }
+      if (reply.id !== null) this.handlers.get(reply.id)?.(reply);
+    }
+  }
+}

@@ -1,0 +1,32 @@
+import { createReadStream, createWriteStream } from "node:fs";
+import { createInterface } from "node:readline/promises";
+import type { Confirm } from "./run-view.js";
+
+/** --yes approves, --no denies; otherwise ask [y/N] on the terminal, and without one the answer is no. */
+export function confirmFor(values: { yes?: boolean; no?: boolean }): Confirm {
+  if (values.yes) return announce(true);
+  if (values.no) return announce(false);
+  if (!process.stdin.isTTY) return announce(false, " (no terminal to ask; use --yes to approve)");
+  return askOnTerminal;
+}
+
+function announce(answer: boolean, note = ""): Confirm {
+  return async (prompt) => {
+    process.stderr.write(`${prompt}\n→ ${answer ? "approved" : "denied"}${note}\n`);
+    return answer;
+  };
+}
+
+async function askOnTerminal(prompt: string): Promise<boolean> {
+  const input = createReadStream("/dev/tty");
+  const output = createWriteStream("/dev/tty");
+  const rl = createInterface({ input, output });
+  try {
+    const answer = await rl.question(`${prompt}\nRun it? [y/N] `);
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    rl.close();
+    input.destroy();
+    output.end();
+  }
+}

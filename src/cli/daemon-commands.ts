@@ -1,0 +1,53 @@
+import { stringify } from "yaml";
+import { loadConfig, maskSecrets } from "../config/load.js";
+import { ConfigError } from "../errors.js";
+
+/** `hermes start`: the daemon in the foreground until SIGTERM/SIGINT; SIGHUP reloads the config. */
+export async function start(configPath: string): Promise<number> {
+  const { startDaemon } = await import("../daemon/daemon.js");
+  let daemon: Awaited<ReturnType<typeof startDaemon>>;
+  try {
+    daemon = await startDaemon(configPath);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`hermes: invalid config\n${err.message}\n`);
+      return 1;
+    }
+    process.stderr.write(`hermes: cannot start: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+  const log = daemon.core.log;
+  process.on("unhandledRejection", (err) => log.error({ err }, "unhandled rejection (kept running)"));
+  process.on("uncaughtException", (err) => {
+    log.fatal({ err }, "uncaught exception; exiting so systemd restarts a clean process");
+    process.exit(1);
+  });
+  return new Promise<number>((resolve) => {
+    const shutdown = (signal: string) => {
+      log.info({ signal }, "shutdown requested");
+      daemon.stop().then(
+        () => resolve(0),
+        (err: unknown) => {
+          log.error({ err }, "error during shutdown");
+          resolve(1);
+        },
+      );
+    };
+    process.once("SIGTERM", () => shutdown("SIGTERM"));
+    process.once("SIGINT", () => shutdown("SIGINT"));
+    process.on("SIGHUP", () => void daemon.reload());
+  });
+}
+
+/** `hermes config check`: validate, then print the effective config with secrets masked. */
+export function configCheck(configPath: string): number {
+  try {
+    const { config } = loadConfig(configPath);
+    process.stdout.write(`# ${configPath}: valid\n${stringify(maskSecrets(config))}`);
+    return 0;
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    return 1;
+  }
+}

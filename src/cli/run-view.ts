@@ -1,0 +1,101 @@
+import type { Client } from "./client.js";
+import type { Reply } from "./protocol.js";
+import { createSpinner, createStyle, formatDuration, shortArgs } from "./render.js";
+
+export type Confirm = (prompt: string) => Promise<boolean>;
+
+export interface RunViewOptions {
+  json: boolean;
+  /** Print text as it streams (chat) or only the final reply (ask). */
+  stream: boolean;
+  /** Decides approval requests: --yes, --no, a [y/N] prompt, or "no" without a TTY. */
+  confirm: Confirm;
+  out: NodeJS.WriteStream;
+  err: NodeJS.WriteStream;
+}
+
+export interface RunEnd {
+  reply: string;
+  stopReason: string;
+}
+
+/** Sends one message and renders its run until `done`. */
+export async function runMessage(client: Client, session: string, text: string, o: RunViewOptions): Promise<RunEnd> {
+  const style = createStyle(o.out.isTTY === true);
+  const spinner = createSpinner(o.err);
+  let streamed = false;
+  let end: RunEnd = { reply: "", stopReason: "error" };
+  const decisions: Promise<void>[] = [];
+  if (!o.json) spinner.start("thinking");
+  await client.stream({ op: "ask", session, text }, (reply: Reply) => {
+    if (o.json) o.out.write(`${JSON.stringify(jsonLine(reply))}\n`);
+    if (reply.type === "error") {
+      end = { reply: reply.error.message, stopReason: "error" };
+      return true;
+    }
+    if (reply.type === "done") {
+      end = { reply: reply.reply, stopReason: reply.stop_reason };
+      return true;
+    }
+    if (reply.type !== "event") return false;
+    const e = reply.event as Record<string, unknown> & { type: string };
+    if (e.type === "approval_requested") {
+      spinner.stop();
+      decisions.push(decide(client, e, o));
+      return false;
+    }
+    if (o.json) return false;
+    switch (e.type) {
+      case "text":
+        if (o.stream) {
+          spinner.stop();
+          o.out.write(String(e.delta));
+          streamed = true;
+        }
+        break;
+      case "tool_call":
+        spinner.stop();
+        if (streamed) o.out.write("\n");
+        streamed = false;
+        o.err.write(style.dim(`  ⋯ ${e.tool} ${shortArgs(e.args)}\n`));
+        break;
+      case "tool_result":
+        o.err.write(`  ${e.ok ? style.green("✓") : style.red("✗")} ${e.tool} ${style.dim(formatDuration(Number(e.durationMs)))}\n`);
+        spinner.start("thinking");
+        break;
+      case "blocked":
+        o.err.write(`  ${style.yellow("⊘")} ${e.tool} ${style.dim(`blocked: ${e.reason}`)}\n`);
+        break;
+      case "approval_decided":
+        o.err.write(`  ${e.decision === "approved" ? style.green("✓") : style.red("✗")} ${e.tool} ${e.decision} by ${e.by}\n`);
+        break;
+    }
+    return false;
+  });
+  spinner.stop();
+  await Promise.all(decisions);
+  if (!o.json) {
+    if (o.stream && streamed && end.stopReason === "done") o.out.write("\n");
+    else o.out.write(`${end.reply}\n`);
+  }
+  return end;
+}
+
+async function decide(client: Client, e: Record<string, unknown>, o: RunViewOptions): Promise<void> {
+  const approve = await o.confirm(String(e.prompt ?? `Run ${e.tool}?`));
+  const reply = await client.call({ op: "decide", approval_id: String(e.approvalId), approve });
+  if (!o.json && reply.type === "result" && !reply.ok) o.err.write(`${reply.message}\n`);
+}
+
+function jsonLine(reply: Reply): unknown {
+  switch (reply.type) {
+    case "event":
+      return reply.event;
+    case "done":
+      return { type: "done", run_id: reply.run_id, reply: reply.reply, stop_reason: reply.stop_reason };
+    case "error":
+      return { type: "error", code: reply.error.code, message: reply.error.message };
+    default:
+      return reply;
+  }
+}

@@ -1,0 +1,144 @@
+import { readFileSync } from "node:fs";
+import { dirname, isAbsolute, resolve } from "node:path";
+import { type Document, isMap, isPair, isScalar, LineCounter, type Node, parseDocument, Scalar, visit } from "yaml";
+import type { z } from "zod";
+import { ConfigError, type ConfigProblem } from "../errors.js";
+import { type Config, configSchema } from "./schema.js";
+
+export interface LoadedConfig {
+  file: string;
+  config: Config;
+  /** Values that came from the environment or are tokens: never to be printed or logged. */
+  secrets: string[];
+}
+
+const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/** Reads and validates a config file. Throws ConfigError naming file:line:col and the key path. */
+export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code === "ENOENT" ? "file not found" : String(err);
+    throw new ConfigError([{ file, line: 1, col: 1, path: "", message: reason }]);
+  }
+  return parseConfig(text, file, env);
+}
+
+/** Parses config text; relative paths in it are resolved against the file's directory. */
+export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const at = (offset: number, path: string, message: string): ConfigProblem => {
+    const { line, col } = lineCounter.linePos(offset);
+    return { file, line, col, path, message };
+  };
+  if (doc.errors.length > 0) {
+    throw new ConfigError(doc.errors.map((e) => at(e.pos[0], "", e.message.split("\n")[0] ?? e.message)));
+  }
+  const secrets = substituteEnv(doc, env);
+  const raw = doc.contents === null ? {} : doc.toJS();
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+    throw new ConfigError([at(0, "", "expected a mapping of settings at the top level")]);
+  }
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => locateIssue(doc, issue, at)));
+  }
+  const config = resolvePaths(parsed.data, dirname(resolve(file)));
+  return { file, config, secrets: [...secrets, ...tokensOf(config)].filter((s) => s.length >= 4) };
+}
+
+/** Replaces ${VAR} and ${VAR:-default} in scalar values; an unquoted result is re-read as YAML (numbers, booleans). */
+function substituteEnv(doc: Document, env: NodeJS.ProcessEnv): string[] {
+  const secrets: string[] = [];
+  visit(doc, {
+    Scalar(_key, node) {
+      if (typeof node.value !== "string" || !node.value.includes("${")) return;
+      const replaced = node.value.replace(ENV_REF, (_m, name: string, fallback?: string) => {
+        const value = env[name] ?? fallback ?? "";
+        if (env[name]) secrets.push(env[name]);
+        return value;
+      });
+      node.value = node.type === Scalar.PLAIN ? reparseScalar(replaced) : replaced;
+    },
+  });
+  return secrets;
+}
+
+function reparseScalar(text: string): unknown {
+  if (text === "") return "";
+  const value = parseDocument(text).toJS();
+  return value !== null && typeof value === "object" ? text : value;
+}
+
+type At = (offset: number, path: string, message: string) => ConfigProblem;
+
+function locateIssue(doc: Document, issue: z.core.$ZodIssue, at: At): ConfigProblem {
+  const path = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p));
+  if (issue.code === "unrecognized_keys") {
+    const key = issue.keys[0] ?? "";
+    const node = findKeyNode(doc, path, key);
+    const full = [...path, key].join(".");
+    const known = knownKeysHint(issue);
+    return at(node?.range?.[0] ?? 0, full, `unknown key '${key}'${known}`);
+  }
+  const { node, depth } = deepestNode(doc, path);
+  const message = depth < path.length ? `missing: ${issue.message}` : issue.message;
+  return at(node?.range?.[0] ?? 0, path.join("."), describeIssue(issue, message));
+}
+
+function knownKeysHint(issue: z.core.$ZodIssue): string {
+  return issue.path.length === 0 ? " (see config/hermes.schema.json for the keys)" : "";
+}
+
+function describeIssue(issue: z.core.$ZodIssue, message: string): string {
+  if (issue.code === "invalid_type") return `expected ${issue.expected}, ${message.replace(/^Invalid input: /, "")}`;
+  return message.replace(/^Invalid input: /, "");
+}
+
+function findKeyNode(doc: Document, path: (string | number)[], key: string): Node | undefined {
+  const parent = path.length === 0 ? doc.contents : doc.getIn(path, true);
+  if (!isMap(parent)) return undefined;
+  const pair = parent.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === key);
+  return pair && isScalar(pair.key) ? pair.key : undefined;
+}
+
+function deepestNode(doc: Document, path: (string | number)[]): { node: Node | undefined; depth: number } {
+  for (let depth = path.length; depth > 0; depth--) {
+    const node = doc.getIn(path.slice(0, depth), true) as Node | undefined;
+    if (node && typeof node === "object" && "range" in node) return { node, depth };
+  }
+  return { node: (doc.contents as Node | null) ?? undefined, depth: 0 };
+}
+
+function resolvePaths(config: Config, base: string): Config {
+  const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
+  return {
+    ...config,
+    storage: { ...config.storage, path: abs(config.storage.path) },
+    tools: { ...config.tools, files: { ...config.tools.files, root: abs(config.tools.files.root) } },
+    connectors: { ...config.connectors, cli: { ...config.connectors.cli, socket: abs(config.connectors.cli.socket) } },
+  };
+}
+
+function tokensOf(config: Config): string[] {
+  const { telegram, discord } = config.connectors;
+  return [telegram.token, discord.token, config.model.api_key];
+}
+
+/** The effective config with tokens and keys masked, for `hermes config check`. */
+export function maskSecrets(config: Config): Config {
+  const mask = (s: string) => (s ? "********" : "");
+  const { telegram, discord } = config.connectors;
+  return {
+    ...config,
+    model: { ...config.model, api_key: mask(config.model.api_key) },
+    connectors: {
+      ...config.connectors,
+      telegram: { ...telegram, token: mask(telegram.token) },
+      discord: { ...discord, token: mask(discord.token) },
+    },
+  };
+}

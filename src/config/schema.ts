@@ -1,0 +1,176 @@
+import { z } from "zod";
+
+/** Every tool hermes knows. `tools.enabled` may only name these. */
+export const TOOL_NAMES = [
+  "clock",
+  "notes",
+  "memory",
+  "remind",
+  "read_file",
+  "list_files",
+  "write_file",
+  "shell",
+  "http_get",
+  "send_message",
+  "weather",
+  "calendar",
+  "feeds",
+  "web_search",
+] as const;
+export type ToolName = (typeof TOOL_NAMES)[number];
+
+export const DEFAULT_TOOLS: ToolName[] = ["clock", "notes", "remind", "read_file", "list_files", "write_file", "http_get", "weather"];
+
+const DELIVERY_TARGET = /^(telegram:-?\d+|discord:(user:)?\d+|cli:[\w.-]+)$/;
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const systemZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+const positiveInt = () => z.int().min(1);
+
+/** Settings every tool accepts under `tools.<name>`. */
+const toolBase = {
+  max_result_chars: positiveInt().optional(),
+  timeout_s: z.number().positive().optional(),
+};
+const toolSettings = <T extends z.ZodRawShape>(shape: T) => z.strictObject({ ...toolBase, ...shape }).prefault({} as never);
+
+const model = z
+  .strictObject({
+    provider: z.enum(["ollama", "openai"]).default("ollama"),
+    base_url: z.url({ message: "expected an http(s) URL" }).default("http://127.0.0.1:11434"),
+    name: z.string().min(1).default("hermes3:8b"),
+    api_key: z.string().default(""),
+    context_tokens: z.int().min(512).default(16384),
+    max_output_tokens: z.int().min(16).default(1024),
+    temperature: z.number().min(0).max(2).default(0.2),
+    timeout_s: z.number().positive().default(300),
+    tool_call_format: z.enum(["auto", "native", "hermes"]).default("auto"),
+    keep_alive: z.string().default("30m"),
+    concurrency: positiveInt().default(1),
+    retries: z.int().min(0).max(10).default(4),
+    retry_base_ms: z.int().min(1).default(500),
+    stream: z.boolean().default(true),
+  })
+  .prefault({});
+
+const agent = z
+  .strictObject({
+    max_steps: z.int().min(1).max(100).default(8),
+    repeat_limit: positiveInt().default(2),
+    failure_limit: positiveInt().default(3),
+    confirm: z.array(z.string()).default(["shell", "write_file", "send_message"]),
+    confirm_timeout_s: z.number().positive().default(600),
+    system_prompt: z.string().optional(),
+  })
+  .prefault({});
+
+const tools = z
+  .strictObject({
+    enabled: z.array(z.enum(TOOL_NAMES)).default(DEFAULT_TOOLS),
+    clock: toolSettings({}),
+    notes: toolSettings({}),
+    memory: toolSettings({ max_facts: positiveInt().default(50) }),
+    remind: toolSettings({}),
+    files: toolSettings({ root: z.string().default("./data/files"), max_bytes: positiveInt().default(1_000_000) }),
+    shell: toolSettings({ cwd: z.string().optional(), max_output_chars: positiveInt().default(4000) }),
+    http_get: toolSettings({
+      allow: z.array(z.string()).default([]),
+      max_bytes: positiveInt().default(2_000_000),
+    }),
+    send_message: toolSettings({}),
+    weather: toolSettings({
+      base_url: z.url().default("https://api.open-meteo.com"),
+      geocoding_url: z.url().default("https://geocoding-api.open-meteo.com"),
+      location: z.string().optional(),
+    }),
+    calendar: toolSettings({ sources: z.array(z.string()).default([]) }),
+    feeds: toolSettings({ urls: z.array(z.string()).default([]) }),
+    web_search: toolSettings({ url: z.url().optional() }),
+  })
+  .prefault({});
+
+const telegram = z
+  .strictObject({
+    enabled: z.boolean().default(false),
+    token: z.string().default(""),
+    allowed_users: z.array(z.int()).default([]),
+    api_root: z.url().default("https://api.telegram.org"),
+  })
+  .prefault({});
+
+const discord = z
+  .strictObject({
+    enabled: z.boolean().default(false),
+    token: z.string().default(""),
+    allowed_users: z.array(z.union([z.string().regex(/^\d+$/), z.int()]).transform(String)).default([]),
+    api_root: z.url().default("https://discord.com/api"),
+  })
+  .prefault({});
+
+const cronJob = z.strictObject({
+  name: z.string().regex(/^[\w.-]+$/, "expected a name of letters, digits, '.', '_' or '-'"),
+  schedule: z.string().min(1),
+  prompt: z.string().min(1),
+  deliver: z.string().regex(DELIVERY_TARGET, "expected telegram:<chat_id>, discord:<channel_id>, discord:user:<id> or cli:<name>"),
+  tools: z.array(z.enum(TOOL_NAMES)).optional(),
+  enabled: z.boolean().default(true),
+  timezone: z.string().refine(isTimeZone, "expected an IANA time zone such as Europe/Berlin").optional(),
+});
+
+const connectors = z
+  .strictObject({
+    cli: z.strictObject({ enabled: z.boolean().default(true), socket: z.string().default("./data/hermes.sock") }).prefault({}),
+    telegram,
+    discord,
+    cron: z
+      .strictObject({
+        enabled: z.boolean().default(true),
+        jobs: z.array(cronJob).default([]),
+      })
+      .prefault({}),
+  })
+  .prefault({});
+
+export const configSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    timezone: z.string().refine(isTimeZone, "expected an IANA time zone such as Europe/Berlin").default(systemZone),
+    model,
+    agent,
+    tools,
+    storage: z.strictObject({ path: z.string().default("./data/hermes.db") }).prefault({}),
+    connectors,
+    log: z.strictObject({ level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info") }).prefault({}),
+  })
+  .superRefine((cfg, ctx) => {
+    for (const name of ["telegram", "discord"] as const) {
+      const c = cfg.connectors[name];
+      if (c.enabled && !c.token) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["connectors", name, "token"],
+          message: `${name} is enabled but has no token (set ${name.toUpperCase()}_BOT_TOKEN in the environment)`,
+        });
+      }
+    }
+    const seen = new Set<string>();
+    cfg.connectors.cron.jobs.forEach((job, i) => {
+      if (seen.has(job.name)) {
+        ctx.addIssue({ code: "custom", path: ["connectors", "cron", "jobs", i, "name"], message: `duplicate job name '${job.name}'` });
+      }
+      seen.add(job.name);
+    });
+  });
+
+export type Config = z.output<typeof configSchema>;
+export type ModelConfig = Config["model"];
+export type AgentConfig = Config["agent"];
+export type ToolsConfig = Config["tools"];

@@ -1,0 +1,50 @@
+/**
+ * The connector contract. A connector turns user input and button presses into core calls and
+ * renders a run's events back. Rules:
+ * - `start` resolves once the connector can take input; it throws only for a problem the owner must fix.
+ * - Nothing a remote peer sends may throw out of a connector: failures go to the log with their context.
+ * - `deliver` returns the sent message's id as evidence, or throws a TransportError.
+ */
+import type { DecideResult, SubmitRequest } from "./agent/runner.js";
+import type { EventListener, RunOutcome } from "./agent/types.js";
+import type { Config } from "./config/schema.js";
+import type { Logger } from "./log.js";
+import type { Store } from "./store/store.js";
+
+export interface ConnectorHealth {
+  ok: boolean;
+  detail: string;
+}
+
+export interface Connector {
+  readonly name: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  health(): ConnectorHealth;
+  /** Sends text to one of this connector's targets (e.g. `telegram:123`). */
+  deliver?(target: string, text: string): Promise<{ messageId: string }>;
+  /** Renders events of a run nobody is attached to (e.g. resumed after a restart) into `channel`. */
+  listenerFor?(channel: string): EventListener | undefined;
+}
+
+export interface DaemonStatus {
+  version: string;
+  pid: number;
+  uptime_s: number;
+  connectors: { name: string; ok: boolean; detail: string }[];
+  model: { provider: string; base_url: string; name: string; reachable: boolean | null; detail: string };
+  runs: { running: number; queued: number; suspended: number };
+  pending_approvals: number;
+}
+
+/** What connectors may ask of the daemon. */
+export interface Core {
+  submit(req: SubmitRequest): { runId: string; done: Promise<RunOutcome> };
+  stop(sessionKey: string): boolean;
+  newSession(sessionKey: string): number;
+  decide(approvalId: string, approve: boolean, by: string): DecideResult;
+  status(): Promise<DaemonStatus>;
+  config(): Config;
+  store: Store;
+  log: Logger;
+}

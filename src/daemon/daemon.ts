@@ -1,0 +1,175 @@
+import type { Logger } from "pino";
+import { DEFAULT_SYSTEM_PROMPT } from "../agent/context.js";
+import { Limiter } from "../agent/limiter.js";
+import { Runner } from "../agent/runner.js";
+import type { EventListener } from "../agent/types.js";
+import { type LoadedConfig, loadConfig } from "../config/load.js";
+import type { Config } from "../config/schema.js";
+import type { Connector, Core, DaemonStatus } from "../connector.js";
+import { errorMessage } from "../errors.js";
+import { Gate } from "../gate/gate.js";
+import { createLogger } from "../log.js";
+import { createModelClient } from "../model/create.js";
+import type { ModelClient, ProbeResult, ToolSpec } from "../model/types.js";
+import { openStore, type Store } from "../store/store.js";
+import { toolSpec } from "../tools/define.js";
+import { loadTools } from "../tools/registry.js";
+import type { AnyTool } from "../tools/types.js";
+import { VERSION } from "../version.js";
+import { loadConnectors } from "./connectors.js";
+import { createNotifier, type Notifier } from "./systemd.js";
+
+export interface Daemon {
+  core: Core;
+  /** Graceful stop: no new input, runs finish within the grace period, connectors close, database closes. */
+  stop(): Promise<void>;
+  /** Re-reads the config; an invalid one is rejected and the running one stays. */
+  reload(): Promise<boolean>;
+}
+
+interface State {
+  loaded: LoadedConfig;
+  tools: Map<string, AnyTool>;
+  specs: ToolSpec[];
+  model: ModelClient;
+}
+
+export async function startDaemon(configPath: string, options: { notifier?: Notifier; now?: () => Date } = {}): Promise<Daemon> {
+  const initial = loadConfig(configPath);
+  const log = createLogger(initial.config.log.level, initial.secrets);
+  const notifier = options.notifier ?? createNotifier();
+  const now = options.now ?? (() => new Date());
+  const store = openStore(initial.config.storage.path);
+  const state: State = { loaded: initial, ...(await buildParts(initial.config, store, now, log)) };
+  const config = () => state.loaded.config;
+  const limiter = new Limiter(initial.config.model.concurrency);
+  const gate = new Gate({ store, tools: () => state.tools, config });
+  const startedAt = Date.now();
+  let connectors: Connector[] = [];
+  const probe = createProbeCache(() => state.model);
+  const runner = new Runner({
+    store,
+    gate,
+    limiter,
+    config,
+    log,
+    model: () => state.model,
+    systemPrompt: () => config().agent.system_prompt ?? DEFAULT_SYSTEM_PROMPT,
+    toolSpecs: () => state.specs,
+    timeNote: () => timeNote(now(), config().timezone),
+    fallbackListener: (channel) => listenerFor(connectors, channel),
+  });
+
+  const core: Core = {
+    submit: (req) => runner.submit(req),
+    stop: (key) => runner.stop(key),
+    newSession: (key) => runner.newSession(key),
+    decide: (id, approve, by) => runner.decide(id, approve, by),
+    status: async () => statusOf(state, runner, connectors, startedAt, await probe.get()),
+    config,
+    store,
+    log,
+  };
+
+  runner.recover();
+  try {
+    connectors = await loadConnectors(core, initial.config);
+    for (const c of connectors) await c.start();
+  } catch (err) {
+    await Promise.allSettled(connectors.map((c) => c.stop()));
+    store.close();
+    throw err;
+  }
+  void probe.get().then((p) => logProbe(log, p));
+  await notifier.ready(`serving; ${connectors.map((c) => `${c.name} ${c.health().ok ? "ok" : "down"}`).join("; ")}`);
+  log.info(
+    { version: VERSION, config: configPath, connectors: connectors.map((c) => c.name), tools: [...state.tools.keys()] },
+    "hermes is ready",
+  );
+
+  let stopping: Promise<void> | undefined;
+  return {
+    core,
+    stop: () => {
+      stopping ??= (async () => {
+        await notifier.stopping();
+        log.info("stopping: finishing runs");
+        await runner.shutdown(10_000);
+        await Promise.allSettled(connectors.map((c) => c.stop()));
+        store.close();
+        log.info("stopped");
+      })();
+      return stopping;
+    },
+    reload: async () => {
+      await notifier.reloading();
+      try {
+        const next = loadConfig(configPath);
+        const parts = await buildParts(next.config, store, now, log);
+        Object.assign(state, { loaded: next, ...parts });
+        limiter.setLimit(next.config.model.concurrency);
+        log.info({ tools: [...parts.tools.keys()] }, "config reloaded");
+        return true;
+      } catch (err) {
+        log.error({ detail: errorMessage(err) }, "config reload rejected; keeping the running config");
+        return false;
+      } finally {
+        await notifier.status("serving");
+      }
+    },
+  };
+}
+
+async function buildParts(config: Config, store: Store, now: () => Date, log: Logger) {
+  const { tools, unavailable } = await loadTools(config.tools.enabled, { config, store, now });
+  if (unavailable.length) log.warn({ tools: unavailable }, "enabled tools that this version does not provide are skipped");
+  return { tools, specs: [...tools.values()].map(toolSpec), model: createModelClient(config.model) };
+}
+
+function listenerFor(connectors: Connector[], channel: string): EventListener | undefined {
+  const prefix = channel.split(":")[0];
+  return connectors.find((c) => c.name === prefix)?.listenerFor?.(channel);
+}
+
+function createProbeCache(model: () => ModelClient) {
+  let last: { at: number; result: Promise<ProbeResult> } | undefined;
+  return {
+    get(): Promise<ProbeResult> {
+      if (!last || Date.now() - last.at > 5000) last = { at: Date.now(), result: model().probe(AbortSignal.timeout(3000)) };
+      return last.result;
+    },
+  };
+}
+
+function logProbe(log: Logger, probe: ProbeResult): void {
+  if (probe.reachable && probe.modelPresent !== false) log.info({ detail: probe.detail }, "model endpoint ok");
+  else log.warn({ detail: probe.detail }, "model endpoint not ready; replies will say so until it is");
+}
+
+function statusOf(state: State, runner: Runner, connectors: Connector[], startedAt: number, probe: ProbeResult): DaemonStatus {
+  const runs = runner.status();
+  const cfg = state.loaded.config.model;
+  return {
+    version: VERSION,
+    pid: process.pid,
+    uptime_s: Math.round((Date.now() - startedAt) / 1000),
+    connectors: connectors.map((c) => ({ name: c.name, ...c.health() })),
+    model: { provider: cfg.provider, base_url: cfg.base_url, name: cfg.name, reachable: probe.reachable, detail: probe.detail },
+    runs: { running: runs.running, queued: runs.queued, suspended: runs.suspended },
+    pending_approvals: runs.pendingApprovals,
+  };
+}
+
+export function timeNote(now: Date, timeZone: string): string {
+  const text = new Intl.DateTimeFormat("en-GB", {
+    timeZone,
+    weekday: "long",
+    day: "numeric",
+    month: "long",
+    year: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    timeZoneName: "short",
+  }).format(now);
+  return `Current time: ${text} (${timeZone})`;
+}

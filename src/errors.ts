@@ -1,0 +1,65 @@
+/**
+ * The few typed errors of hermes. Each says whose fault a failure is:
+ * - ConfigError: the owner's configuration (fix the file or the environment);
+ * - ModelError: the model endpoint (unreachable, refused, answered nonsense);
+ * - ToolError: a tool that could not do what was asked;
+ * - TransportError: a chat network or socket peer.
+ */
+
+/** One problem found in a config file, located to file:line:col and a key path. */
+export interface ConfigProblem {
+  file: string;
+  line: number;
+  col: number;
+  path: string;
+  message: string;
+}
+
+export class ConfigError extends Error {
+  readonly problems: ConfigProblem[];
+  constructor(problems: ConfigProblem[]) {
+    super(problems.map(formatProblem).join("\n"));
+    this.name = "ConfigError";
+    this.problems = problems;
+  }
+}
+
+export function formatProblem(p: ConfigProblem): string {
+  const where = p.path ? ` ${p.path}:` : "";
+  return `${p.file}:${p.line}:${p.col}:${where} ${p.message}`;
+}
+
+export type ModelErrorKind = "unreachable" | "http" | "timeout" | "aborted" | "bad_response" | "model_missing";
+
+export class ModelError extends Error {
+  readonly kind: ModelErrorKind;
+  readonly status: number | undefined;
+  readonly retryable: boolean;
+  constructor(kind: ModelErrorKind, message: string, opts: { status?: number; retryable?: boolean } = {}) {
+    super(message);
+    this.name = "ModelError";
+    this.kind = kind;
+    this.status = opts.status;
+    this.retryable = opts.retryable ?? false;
+  }
+}
+
+export class ToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ToolError";
+  }
+}
+
+export class TransportError extends Error {
+  readonly peer: string;
+  constructor(peer: string, message: string) {
+    super(message);
+    this.name = "TransportError";
+    this.peer = peer;
+  }
+}
+
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

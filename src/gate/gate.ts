@@ -1,0 +1,263 @@
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import { callSignature, canonicalJson, shortHash } from "../agent/canonical.js";
+import type { Config } from "../config/schema.js";
+import type { ToolCall } from "../model/types.js";
+import type { AuditRow } from "../store/audit.js";
+import type { Store } from "../store/store.js";
+import type { AnyTool } from "../tools/types.js";
+import { invokeTool, summarize, truncateResult } from "./invoke.js";
+import { DENIED_RESULT, EXPIRED_RESULT, INTERRUPTED_RESULT, type StepContext, type StepResult } from "./types.js";
+
+export interface GateDeps {
+  store: Store;
+  tools: () => Map<string, AnyTool>;
+  config: () => Config;
+}
+
+interface Admitted {
+  call: ToolCall;
+  tool: AnyTool;
+  args: unknown;
+  signature: string;
+}
+
+type Verdict = { kind: "run"; admitted: Admitted } | { kind: "answered" } | { kind: "pending" } | { kind: "stop"; message: string };
+
+/** Decides and executes the tool calls of one step. The only caller of tool code. */
+export class Gate {
+  constructor(private readonly deps: GateDeps) {}
+
+  /** Works through a step's calls; safe to call again for the same step after a restart or a decision. */
+  async runStep(ctx: StepContext, calls: ToolCall[], answered: Set<string>): Promise<StepResult> {
+    const toRun: Admitted[] = [];
+    let pending = 0;
+    for (const [seq, call] of calls.entries()) {
+      if (answered.has(call.id)) continue;
+      const verdict = await this.decide(ctx, call, seq);
+      if (verdict.kind === "stop") {
+        this.answerRemaining(ctx, calls, answered, "not run: the run was stopped because a call kept repeating.");
+        return { pending: 0, stop: verdict.message };
+      }
+      if (verdict.kind === "pending") pending++;
+      if (verdict.kind === "run") toRun.push(verdict.admitted);
+      if (verdict.kind === "answered") answered.add(call.id);
+    }
+    for (const batch of batches(toRun)) {
+      const results = await Promise.all(batch.map((a) => this.execute(ctx, a)));
+      for (const [i, a] of batch.entries()) this.answer(ctx, a.call, results[i] as string);
+      for (const a of batch) answered.add(a.call.id);
+    }
+    return { pending };
+  }
+
+  private async decide(ctx: StepContext, call: ToolCall, seq: number): Promise<Verdict> {
+    const audit = this.deps.store.audit;
+    let row = audit.get(call.id);
+    if (!row) {
+      audit.propose({
+        id: call.id,
+        runId: ctx.runId,
+        sessionId: ctx.sessionId,
+        step: ctx.step,
+        seq,
+        tool: call.name,
+        args: argsText(call),
+      });
+      ctx.emit({ type: "tool_call", runId: ctx.runId, callId: call.id, tool: call.name, args: call.args, step: ctx.step });
+      row = audit.get(call.id) as AuditRow;
+    }
+    return row.decision === "pending" && !this.deps.store.approvals.byCall(call.id)
+      ? this.judgeNew(ctx, call)
+      : this.resumeDecided(ctx, call, row);
+  }
+
+  /** A call seen for the first time: existence, arguments, loops, then the confirmation policy. */
+  private async judgeNew(ctx: StepContext, call: ToolCall): Promise<Verdict> {
+    const tool = this.deps.tools().get(call.name);
+    if (!tool) return this.refuse(ctx, call, "unknown tool", this.unknownToolText(call.name));
+    if (call.parseError)
+      return this.refuse(ctx, call, "invalid arguments", `error: ${call.parseError}. Send the arguments as one JSON object.`);
+    const parsed = tool.input.safeParse(call.args ?? {});
+    if (!parsed.success) {
+      const detail = z.prettifyError(parsed.error);
+      return this.refuse(ctx, call, "invalid arguments", `error: invalid arguments for ${tool.name}:\n${detail}`);
+    }
+    const signature = callSignature(call.name, parsed.data);
+    const verdict = ctx.guard.check(call.name, signature, `${call.name} ${canonicalJson(call.args ?? {})}`);
+    if (verdict.kind === "stop") {
+      this.deps.store.audit.decide(call.id, "blocked", "repeated after block", "hermes");
+      this.answer(ctx, call, "blocked: the run was stopped because this call kept repeating.");
+      ctx.emit({ type: "blocked", runId: ctx.runId, callId: call.id, tool: call.name, reason: "repeated after block" });
+      return { kind: "stop", message: verdict.message };
+    }
+    if (verdict.kind === "block") {
+      ctx.guard.recordBlock(call.name, signature, verdict.reason);
+      return this.refuse(ctx, call, verdict.reason, verdict.message);
+    }
+    const reason = await this.confirmationReason(tool, parsed.data);
+    if (reason) return this.requestApproval(ctx, call, reason);
+    ctx.guard.admit(signature);
+    this.deps.store.audit.decide(call.id, "auto", null, "policy");
+    return { kind: "run", admitted: { call, tool, args: parsed.data, signature } };
+  }
+
+  /** A call that was decided before (possibly by an earlier process): carry the decision out once. */
+  private resumeDecided(ctx: StepContext, call: ToolCall, row: AuditRow): Verdict {
+    if (row.status === "running" || row.status === "interrupted") {
+      this.deps.store.audit.finish(call.id, {
+        status: "interrupted",
+        durationMs: row.duration_ms ?? 0,
+        resultChars: 0,
+        resultHash: "",
+        summary: "interrupted",
+      });
+      return this.answerWith(ctx, call, INTERRUPTED_RESULT);
+    }
+    if (row.status !== "proposed") return this.answerWith(ctx, call, row.summary ?? "done");
+    switch (row.decision) {
+      case "pending":
+        return { kind: "pending" };
+      case "denied":
+        this.skip(call.id, "denied by the user");
+        return this.answerWith(ctx, call, DENIED_RESULT);
+      case "expired":
+        this.skip(call.id, "expired");
+        return this.answerWith(ctx, call, EXPIRED_RESULT);
+      default: {
+        const tool = this.deps.tools().get(call.name);
+        const parsed = tool?.input.safeParse(call.args ?? {});
+        if (!tool || !parsed?.success) return this.answerWith(ctx, call, `error: ${call.name} is no longer available`);
+        const signature = callSignature(call.name, parsed.data);
+        ctx.guard.admit(signature);
+        return { kind: "run", admitted: { call, tool, args: parsed.data, signature } };
+      }
+    }
+  }
+
+  private async confirmationReason(tool: AnyTool, args: unknown): Promise<string | undefined> {
+    if (this.deps.config().agent.confirm.includes(tool.name)) return `${tool.name} always needs your confirmation (agent.confirm)`;
+    const needs = typeof tool.needsConfirmation === "function" ? await tool.needsConfirmation(args) : tool.needsConfirmation;
+    return needs ? `${tool.name} asks for confirmation for these arguments` : undefined;
+  }
+
+  private requestApproval(ctx: StepContext, call: ToolCall, reason: string): Verdict {
+    const timeoutS = this.deps.config().agent.confirm_timeout_s;
+    const approval = this.deps.store.approvals.insert({
+      id: newApprovalId(),
+      run_id: ctx.runId,
+      call_id: call.id,
+      session_key: ctx.sessionKey,
+      channel: ctx.channel,
+      tool: call.name,
+      args: canonicalJson(call.args ?? {}),
+      reason,
+      expires_at: Date.now() + timeoutS * 1000,
+    });
+    ctx.emit({
+      type: "approval_requested",
+      runId: ctx.runId,
+      approvalId: approval.id,
+      callId: call.id,
+      tool: call.name,
+      args: call.args,
+      reason,
+      expiresAt: approval.expires_at,
+      prompt: approvalPrompt(call, reason, timeoutS),
+    });
+    return { kind: "pending" };
+  }
+
+  private async execute(ctx: StepContext, a: Admitted): Promise<string> {
+    const audit = this.deps.store.audit;
+    audit.markRunning(a.call.id);
+    const result = await invokeTool(a.tool, a.args, {
+      signal: ctx.signal,
+      sessionKey: ctx.sessionKey,
+      runId: ctx.runId,
+      callId: a.call.id,
+    });
+    const content = truncateResult(result.content, a.tool.maxResultChars);
+    const hash = shortHash(result.content);
+    const summary = summarize(result.content);
+    audit.finish(a.call.id, {
+      status: result.ok ? "ok" : "error",
+      durationMs: result.durationMs,
+      resultChars: result.content.length,
+      resultHash: hash,
+      summary,
+      ...(result.ok ? {} : { error: summary }),
+    });
+    ctx.guard.recordResult(a.call.name, a.signature, result.ok, hash);
+    ctx.emit({
+      type: "tool_result",
+      runId: ctx.runId,
+      callId: a.call.id,
+      tool: a.call.name,
+      ok: result.ok,
+      summary,
+      durationMs: Math.round(result.durationMs),
+    });
+    return content;
+  }
+
+  private refuse(ctx: StepContext, call: ToolCall, reason: string, text: string): Verdict {
+    this.deps.store.audit.decide(call.id, "blocked", reason, "hermes");
+    this.skip(call.id, text);
+    ctx.emit({ type: "blocked", runId: ctx.runId, callId: call.id, tool: call.name, reason });
+    return this.answerWith(ctx, call, text);
+  }
+
+  private skip(callId: string, summary: string): void {
+    this.deps.store.audit.finish(callId, { status: "skipped", durationMs: 0, resultChars: 0, resultHash: "", summary: summarize(summary) });
+  }
+
+  private answerWith(ctx: StepContext, call: ToolCall, text: string): Verdict {
+    this.answer(ctx, call, text);
+    return { kind: "answered" };
+  }
+
+  private answer(ctx: StepContext, call: ToolCall, content: string): void {
+    this.deps.store.history.appendMessage(ctx.sessionId, ctx.runId, { role: "tool", content, toolCallId: call.id, toolName: call.name });
+  }
+
+  private answerRemaining(ctx: StepContext, calls: ToolCall[], answered: Set<string>, text: string): void {
+    for (const call of calls) {
+      if (answered.has(call.id) || this.deps.store.audit.get(call.id)?.decision === "blocked") continue;
+      if (!this.deps.store.audit.get(call.id)) continue;
+      this.skip(call.id, text);
+      this.answer(ctx, call, text);
+      answered.add(call.id);
+    }
+  }
+
+  private unknownToolText(name: string): string {
+    const names = [...this.deps.tools().keys()].sort().join(", ") || "none";
+    return `error: there is no tool named '${name}'. Tools that exist: ${names}.`;
+  }
+}
+
+/** Consecutive read-only calls run together; a call with side effects runs alone, in order. */
+function batches(calls: Admitted[]): Admitted[][] {
+  const out: Admitted[][] = [];
+  for (const a of calls) {
+    const last = out.at(-1);
+    if (a.tool.readOnly && last?.[0]?.tool.readOnly) last.push(a);
+    else out.push([a]);
+  }
+  return out;
+}
+
+function argsText(call: ToolCall): string {
+  return call.args === undefined ? JSON.stringify(call.parseError ?? "unparseable") : canonicalJson(call.args);
+}
+
+export function newApprovalId(): string {
+  return randomBytes(12).toString("base64url");
+}
+
+export function approvalPrompt(call: ToolCall, reason: string, timeoutS: number): string {
+  const args = JSON.stringify(call.args ?? {}, null, 2);
+  const minutes = timeoutS >= 120 ? `${Math.round(timeoutS / 60)} minutes` : `${Math.round(timeoutS)} seconds`;
+  return `hermes wants to run ${call.name} with:\n${args}\nWhy this asks first: ${reason}.\nIf nobody answers within ${minutes} it will not run.`;
+}

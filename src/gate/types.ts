@@ -1,0 +1,33 @@
+/**
+ * The gate's contracts. The gate is the only code that executes tools: every call passes
+ * validation, the repeat guard and the confirmation policy first, and leaves an audit row.
+ */
+
+import type { RepeatGuard } from "../agent/repeat-guard.js";
+import type { AgentEvent } from "../agent/types.js";
+
+/** Everything the gate needs to know about the step it is working on. */
+export interface StepContext {
+  runId: string;
+  sessionId: number;
+  sessionKey: string;
+  /** Where approval requests are shown: the chat of the run, or a scheduled job's delivery target. */
+  channel: string;
+  step: number;
+  signal: AbortSignal;
+  guard: RepeatGuard;
+  emit: (event: AgentEvent) => void;
+}
+
+export interface StepResult {
+  /** Gated calls still waiting for a human decision; the run is suspended while this is > 0. */
+  pending: number;
+  /** Set when the run must stop (a call kept repeating after it was blocked). */
+  stop?: string;
+}
+
+/** Text the model gets for a call a human turned down or nobody answered. */
+export const DENIED_RESULT = "the user denied this call; it did not run. Tell the user, and do not try it again in another way.";
+export const EXPIRED_RESULT = "nobody answered the confirmation request in time, so this call did not run. Tell the user it was not done.";
+export const INTERRUPTED_RESULT =
+  "interrupted: hermes stopped while this call was running; it may or may not have taken effect. Tell the user and check before retrying.";

@@ -1,0 +1,50 @@
+import pino, { type Logger } from "pino";
+
+export type { Logger };
+
+const REDACT_PATHS = [
+  "token",
+  "*.token",
+  "api_key",
+  "*.api_key",
+  "apiKey",
+  "*.apiKey",
+  "authorization",
+  "*.authorization",
+  "headers.authorization",
+  "*.headers.authorization",
+];
+
+/**
+ * pino JSON to stdout (journald), pretty on a TTY. Keys that hold secrets are redacted by path, and any
+ * known secret value (tokens, keys from the environment) is scrubbed from messages and errors too.
+ */
+export function createLogger(level: string, secrets: string[] = [], pretty = process.stdout.isTTY === true): Logger {
+  const scrub = makeScrubber(secrets);
+  return pino({
+    level,
+    redact: { paths: REDACT_PATHS, censor: "[redacted]" },
+    hooks: {
+      logMethod(args, method) {
+        method.apply(this, args.map(scrub) as Parameters<typeof method>);
+      },
+    },
+    serializers: { err: (err: unknown) => scrub(pino.stdSerializers.err(err as Error)) },
+    ...(pretty && { transport: { target: "pino-pretty", options: { colorize: true, translateTime: "SYS:HH:MM:ss" } } }),
+  });
+}
+
+function makeScrubber(secrets: string[]): <T>(value: T) => T {
+  const list = secrets.filter((s) => s.length >= 4);
+  if (list.length === 0) return (v) => v;
+  const replace = (s: string) => list.reduce((acc, secret) => acc.split(secret).join("[redacted]"), s);
+  const walk = (value: unknown, depth: number): unknown => {
+    if (typeof value === "string") return replace(value);
+    if (depth > 4 || value === null || typeof value !== "object" || value instanceof Error) return value;
+    if (Array.isArray(value)) return value.map((v) => walk(v, depth + 1));
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = walk(v, depth + 1);
+    return out;
+  };
+  return <T>(value: T) => walk(value, 0) as T;
+}

@@ -1,0 +1,66 @@
+import { errorMessage, ModelError } from "../errors.js";
+
+/** A ModelError for an HTTP answer that was not 2xx. 429 and 5xx are worth retrying. */
+export function httpError(status: number, body: string, where: string, retryAfterMs?: number): ModelError {
+  const detail = extractErrorText(body);
+  const error = new ModelError("http", `the model endpoint ${where} answered HTTP ${status}${detail ? `: ${detail}` : ""}`, {
+    status,
+    retryable: status === 429 || status >= 500,
+  });
+  if (retryAfterMs !== undefined) Object.assign(error, { retryAfterMs });
+  return error;
+}
+
+function extractErrorText(body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { error?: string | { message?: string } };
+    if (typeof parsed.error === "string") return parsed.error;
+    if (parsed.error?.message) return parsed.error.message;
+  } catch {
+    // not JSON: fall through to the raw text
+  }
+  return body.trim().slice(0, 300);
+}
+
+/** Turns a network-level failure into a ModelError; connection refused/reset is retryable. */
+export function networkError(err: unknown, where: string, signal: AbortSignal | undefined, timedOut: () => boolean): ModelError {
+  if (err instanceof ModelError) return err;
+  if (timedOut()) return new ModelError("timeout", `the model endpoint ${where} did not answer in time`);
+  if (signal?.aborted) return new ModelError("aborted", "the request was cancelled");
+  const code = causeCode(err);
+  if (
+    code === "ECONNREFUSED" ||
+    code === "ECONNRESET" ||
+    code === "EPIPE" ||
+    code === "UND_ERR_SOCKET" ||
+    code === "ENOTFOUND" ||
+    code === "EAI_AGAIN"
+  ) {
+    const kind = code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN" ? "unreachable" : "http";
+    return new ModelError(kind, `the model endpoint ${where} is unreachable (${code})`, { retryable: true });
+  }
+  return new ModelError("unreachable", `the model endpoint ${where} failed: ${errorMessage(err)}`, { retryable: false });
+}
+
+function causeCode(err: unknown): string | undefined {
+  let current: unknown = err;
+  for (let depth = 0; current && depth < 5; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+export function retryAfterOf(error: ModelError): number | undefined {
+  return (error as ModelError & { retryAfterMs?: number }).retryAfterMs;
+}
+
+/** Parses a Retry-After header (seconds or HTTP date) into milliseconds. */
+export function parseRetryAfter(value: string | null): number | undefined {
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}

@@ -1,0 +1,185 @@
+import { randomBytes } from "node:crypto";
+import type { ModelConfig } from "../config/schema.js";
+import { ModelError } from "../errors.js";
+import { httpError, networkError, parseRetryAfter, retryAfterOf } from "./http-errors.js";
+import { withRetry } from "./retry.js";
+import type { ChatMessage, ChatOptions, ModelClient, ModelRequest, ModelResult, ProbeResult, ToolCall } from "./types.js";
+
+interface OllamaToolCall {
+  id?: string;
+  function?: { name?: unknown; arguments?: unknown };
+}
+
+interface OllamaChunk {
+  message?: { content?: string; tool_calls?: OllamaToolCall[] };
+  done?: boolean;
+  done_reason?: string;
+  prompt_eval_count?: number;
+  eval_count?: number;
+  error?: string;
+}
+
+export function newCallId(): string {
+  return `call_${randomBytes(6).toString("hex")}`;
+}
+
+/** Ollama's native /api/chat: the only Ollama API that honours num_ctx. Streams NDJSON. */
+export function createOllamaClient(cfg: ModelConfig): ModelClient {
+  const base = cfg.base_url.replace(/\/+$/, "");
+  const where = `${base} (Ollama)`;
+
+  async function chatOnce(request: ModelRequest, options: ChatOptions): Promise<ModelResult> {
+    const timeout = AbortSignal.timeout(cfg.timeout_s * 1000);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    try {
+      const res = await fetch(`${base}/api/chat`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(toOllamaRequest(cfg, request)),
+        signal,
+      });
+      if (!res.ok) throw ollamaHttpError(res.status, await res.text(), res.headers.get("retry-after"));
+      if (!res.body) throw new ModelError("bad_response", `the model endpoint ${where} sent an empty body`);
+      return await readStream(res.body, options.onText);
+    } catch (err) {
+      throw networkError(err, where, options.signal, () => timeout.aborted);
+    }
+  }
+
+  function ollamaHttpError(status: number, body: string, retryAfter: string | null): ModelError {
+    if (status === 404 && /not found/i.test(body)) {
+      return new ModelError("model_missing", `the model '${cfg.name}' is not pulled on ${base}: run \`ollama pull ${cfg.name}\``, {
+        status,
+      });
+    }
+    return httpError(status, body, where, parseRetryAfter(retryAfter));
+  }
+
+  return {
+    provider: "ollama",
+    baseUrl: base,
+    modelName: cfg.name,
+    async chat(request, options = {}) {
+      try {
+        return await withRetry(
+          () => chatOnce(request, options),
+          { retries: cfg.retries, baseMs: cfg.retry_base_ms, signal: options.signal },
+          retryAfterOf,
+        );
+      } catch (err) {
+        return { ok: false, error: networkError(err, where, options.signal, () => false) };
+      }
+    },
+    probe: (signal) => probeOllama(base, cfg.name, signal),
+  };
+}
+
+function toOllamaRequest(cfg: ModelConfig, request: ModelRequest): Record<string, unknown> {
+  return {
+    model: cfg.name,
+    messages: request.messages.map(toOllamaMessage),
+    ...(request.tools.length > 0 && {
+      tools: request.tools.map((t) => ({ type: "function", function: t })),
+    }),
+    stream: true,
+    keep_alive: cfg.keep_alive,
+    options: { num_ctx: cfg.context_tokens, num_predict: cfg.max_output_tokens, temperature: cfg.temperature },
+  };
+}
+
+function toOllamaMessage(m: ChatMessage): Record<string, unknown> {
+  if (m.role === "assistant" && m.toolCalls?.length) {
+    return {
+      role: "assistant",
+      content: m.content,
+      tool_calls: m.toolCalls.map((c) => ({ function: { name: c.name, arguments: isObject(c.args) ? c.args : {} } })),
+    };
+  }
+  if (m.role === "tool") return { role: "tool", content: m.content, tool_name: m.toolName };
+  return { role: m.role, content: m.content };
+}
+
+async function readStream(body: ReadableStream<Uint8Array>, onText?: (delta: string) => void): Promise<ModelResult> {
+  let text = "";
+  const toolCalls: ToolCall[] = [];
+  let last: OllamaChunk = {};
+  for await (const line of ndjsonLines(body)) {
+    let chunk: OllamaChunk;
+    try {
+      chunk = JSON.parse(line) as OllamaChunk;
+    } catch {
+      throw new ModelError("bad_response", `the model endpoint sent a line that is not JSON: ${line.slice(0, 120)}`);
+    }
+    if (chunk.error) throw new ModelError("bad_response", `the model reported an error: ${chunk.error}`);
+    const delta = chunk.message?.content ?? "";
+    if (delta) {
+      text += delta;
+      onText?.(delta);
+    }
+    for (const call of chunk.message?.tool_calls ?? []) toolCalls.push(fromOllamaCall(call));
+    last = chunk;
+    if (chunk.done) break;
+  }
+  if (!last.done) throw new ModelError("bad_response", "the model stream ended before it was done", { retryable: false });
+  return {
+    ok: true,
+    text,
+    toolCalls,
+    usage: { promptTokens: last.prompt_eval_count, outputTokens: last.eval_count },
+    finishReason: last.done_reason ?? "stop",
+  };
+}
+
+function fromOllamaCall(call: OllamaToolCall): ToolCall {
+  const name = typeof call.function?.name === "string" ? call.function.name : "";
+  const raw = call.function?.arguments;
+  const id = call.id || newCallId();
+  if (typeof raw === "string") {
+    try {
+      return { id, name, args: JSON.parse(raw) };
+    } catch (err) {
+      return { id, name, args: undefined, parseError: `arguments are not valid JSON (${(err as Error).message})` };
+    }
+  }
+  return { id, name, args: raw ?? {} };
+}
+
+/** Splits a byte stream into non-empty lines. */
+export async function* ndjsonLines(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for await (const bytes of body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(bytes, { stream: true });
+    let nl = buffer.indexOf("\n");
+    while (nl >= 0) {
+      const line = buffer.slice(0, nl).trim();
+      buffer = buffer.slice(nl + 1);
+      if (line) yield line;
+      nl = buffer.indexOf("\n");
+    }
+  }
+  const rest = (buffer + decoder.decode()).trim();
+  if (rest) yield rest;
+}
+
+async function probeOllama(base: string, name: string, signal?: AbortSignal): Promise<ProbeResult> {
+  try {
+    const res = await fetch(`${base}/api/tags`, { signal: signal ?? AbortSignal.timeout(5000) });
+    if (!res.ok) return { reachable: true, detail: `GET /api/tags answered HTTP ${res.status}` };
+    const body = (await res.json()) as { models?: { name?: string; model?: string }[] };
+    const names = (body.models ?? []).flatMap((m) => [m.name, m.model]).filter(Boolean) as string[];
+    const wanted = name.includes(":") ? name : `${name}:latest`;
+    const present = names.includes(name) || names.includes(wanted);
+    return {
+      reachable: true,
+      modelPresent: present,
+      detail: present ? `model ${name} is available` : `model ${name} is not pulled: run \`ollama pull ${name}\``,
+    };
+  } catch (err) {
+    return { reachable: false, detail: networkError(err, `${base} (Ollama)`, signal, () => false).message };
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}

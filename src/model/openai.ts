@@ -1,0 +1,180 @@
+import OpenAI from "openai";
+import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionMessageToolCall } from "openai/resources/chat/completions";
+import type { ModelConfig } from "../config/schema.js";
+import { ModelError } from "../errors.js";
+import { httpError, networkError, retryAfterOf } from "./http-errors.js";
+import { newCallId } from "./ollama.js";
+import { withRetry } from "./retry.js";
+import type { ChatMessage, ChatOptions, ModelClient, ModelRequest, ModelResult, ProbeResult, ToolCall } from "./types.js";
+
+interface PartialCall {
+  id: string;
+  index: number;
+  name: string;
+  args: string;
+}
+
+/** Any OpenAI-compatible /v1 endpoint (vLLM, llama.cpp, LM Studio, OpenRouter, OpenAI) through the openai SDK. */
+export function createOpenAIClient(cfg: ModelConfig, options: { stream?: boolean } = {}): ModelClient {
+  const base = cfg.base_url.replace(/\/+$/, "");
+  const where = `${base} (OpenAI-compatible)`;
+  const stream = options.stream ?? true;
+  const sdk = new OpenAI({ baseURL: base, apiKey: cfg.api_key || "none", maxRetries: 0, timeout: cfg.timeout_s * 1000 });
+
+  async function chatOnce(request: ModelRequest, opts: ChatOptions): Promise<ModelResult> {
+    const body = {
+      model: cfg.name,
+      messages: request.messages.map(toOpenAIMessage),
+      ...(request.tools.length > 0 && { tools: request.tools.map((t) => ({ type: "function" as const, function: t })) }),
+      max_tokens: cfg.max_output_tokens,
+      temperature: cfg.temperature,
+    };
+    try {
+      if (!stream) {
+        const completion = await sdk.chat.completions.create({ ...body, stream: false }, { signal: opts.signal });
+        return fromCompletion(completion, opts.onText);
+      }
+      const chunks = await sdk.chat.completions.create(
+        { ...body, stream: true, stream_options: { include_usage: true } },
+        { signal: opts.signal },
+      );
+      return await readChunks(chunks, opts.onText);
+    } catch (err) {
+      throw sdkError(err, where, opts.signal);
+    }
+  }
+
+  return {
+    provider: "openai",
+    baseUrl: base,
+    modelName: cfg.name,
+    async chat(request, opts = {}) {
+      try {
+        return await withRetry(
+          () => chatOnce(request, opts),
+          { retries: cfg.retries, baseMs: cfg.retry_base_ms, signal: opts.signal },
+          retryAfterOf,
+        );
+      } catch (err) {
+        return { ok: false, error: sdkError(err, where, opts.signal) };
+      }
+    },
+    probe: (signal) => probeOpenAI(sdk, cfg.name, where, signal),
+  };
+}
+
+function sdkError(err: unknown, where: string, signal: AbortSignal | undefined): ModelError {
+  if (err instanceof ModelError) return err;
+  if (err instanceof OpenAI.APIConnectionTimeoutError)
+    return new ModelError("timeout", `the model endpoint ${where} did not answer in time`);
+  if (err instanceof OpenAI.APIUserAbortError) return new ModelError("aborted", "the request was cancelled");
+  if (err instanceof OpenAI.APIError && typeof err.status === "number") {
+    const retryAfter = Number(err.headers?.get?.("retry-after"));
+    const body = JSON.stringify(err.error ?? { error: err.message });
+    return httpError(err.status, body, where, Number.isFinite(retryAfter) ? retryAfter * 1000 : undefined);
+  }
+  if (err instanceof OpenAI.APIConnectionError) return networkError(err.cause ?? err, where, signal, () => false);
+  return networkError(err, where, signal, () => false);
+}
+
+function toOpenAIMessage(m: ChatMessage): ChatCompletionMessageParam {
+  if (m.role === "assistant" && m.toolCalls?.length) {
+    return {
+      role: "assistant",
+      content: m.content || null,
+      tool_calls: m.toolCalls.map((c) => ({
+        id: c.id,
+        type: "function" as const,
+        function: { name: c.name, arguments: JSON.stringify(c.args ?? {}) },
+      })),
+    };
+  }
+  if (m.role === "tool") return { role: "tool", content: m.content, tool_call_id: m.toolCallId };
+  return { role: m.role, content: m.content };
+}
+
+/**
+ * Accumulates streamed tool calls by id. Older Ollama servers send every parallel call with index 0,
+ * so an id we have not seen starts a new call even when its index is taken; a fragment without an id
+ * continues the call with its index (or the latest one).
+ */
+export function accumulateToolCall(calls: PartialCall[], delta: NonNullable<ChatCompletionChunk.Choice.Delta["tool_calls"]>[number]): void {
+  const byId = delta.id ? calls.find((c) => c.id === delta.id) : undefined;
+  let target = byId;
+  if (!target && !delta.id) target = calls.findLast((c) => c.index === delta.index) ?? calls.at(-1);
+  if (!target) {
+    target = { id: delta.id || newCallId(), index: delta.index, name: "", args: "" };
+    calls.push(target);
+  }
+  if (delta.function?.name) target.name += delta.function.name;
+  if (delta.function?.arguments) target.args += delta.function.arguments;
+}
+
+async function readChunks(chunks: AsyncIterable<ChatCompletionChunk>, onText?: (delta: string) => void): Promise<ModelResult> {
+  let text = "";
+  let finishReason = "";
+  let usage: ChatCompletionChunk["usage"];
+  const partial: PartialCall[] = [];
+  for await (const chunk of chunks) {
+    if (chunk.usage) usage = chunk.usage;
+    const choice = chunk.choices?.[0];
+    if (!choice) continue;
+    const delta = choice.delta?.content ?? "";
+    if (delta) {
+      text += delta;
+      onText?.(delta);
+    }
+    for (const call of choice.delta?.tool_calls ?? []) accumulateToolCall(partial, call);
+    if (choice.finish_reason) finishReason = choice.finish_reason;
+  }
+  return {
+    ok: true,
+    text,
+    toolCalls: partial.map((c) => parseCall(c.id, c.name, c.args)),
+    usage: { promptTokens: usage?.prompt_tokens, outputTokens: usage?.completion_tokens },
+    finishReason: finishReason || "stop",
+  };
+}
+
+function fromCompletion(completion: OpenAI.Chat.Completions.ChatCompletion, onText?: (delta: string) => void): ModelResult {
+  const choice = completion.choices?.[0];
+  if (!choice) throw new ModelError("bad_response", "the model endpoint answered without any choice");
+  const text = choice.message?.content ?? "";
+  if (text) onText?.(text);
+  const calls = (choice.message?.tool_calls ?? []).filter(
+    (c): c is ChatCompletionMessageToolCall & { type: "function" } => c.type === "function",
+  );
+  return {
+    ok: true,
+    text,
+    toolCalls: calls.map((c) => parseCall(c.id || newCallId(), c.function.name, c.function.arguments)),
+    usage: { promptTokens: completion.usage?.prompt_tokens, outputTokens: completion.usage?.completion_tokens },
+    finishReason: choice.finish_reason ?? "stop",
+  };
+}
+
+function parseCall(id: string, name: string, raw: string): ToolCall {
+  if (!raw.trim()) return { id, name, args: {} };
+  try {
+    return { id, name, args: JSON.parse(raw) };
+  } catch (err) {
+    return { id, name, args: undefined, parseError: `arguments are not valid JSON (${(err as Error).message})` };
+  }
+}
+
+async function probeOpenAI(sdk: OpenAI, name: string, where: string, signal?: AbortSignal): Promise<ProbeResult> {
+  try {
+    const page = await sdk.models.list({ signal: signal ?? AbortSignal.timeout(5000) });
+    const ids = page.data.map((m) => m.id);
+    const present = ids.includes(name);
+    return {
+      reachable: true,
+      modelPresent: present,
+      detail: present ? `model ${name} is available` : `model ${name} is not offered by ${where}`,
+    };
+  } catch (err) {
+    const error = sdkError(err, where, signal);
+    if (error.kind === "http") return { reachable: true, detail: `cannot list models: ${error.message}` };
+    return { reachable: false, detail: error.message };
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * The model boundary. A ModelClient turns a conversation into one assistant turn.
+ * Rule: `chat` never throws; every failure comes back as `{ ok: false, error }` with a reason a user can act on.
+ */
+import type { ModelError } from "../errors.js";
+
+/** A tool call as the agent understands it, whatever wire format carried it. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** Parsed arguments; `undefined` when they could not be parsed (see `parseError`). */
+  args: unknown;
+  /** Set when the model sent arguments that are not valid JSON; the call is answered with this error. */
+  parseError?: string;
+}
+
+export type ChatMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string; toolCalls?: ToolCall[] }
+  | { role: "tool"; content: string; toolCallId: string; toolName: string };
+
+/** What the model is told about a tool: name, description and JSON Schema of the arguments. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  messages: ChatMessage[];
+  tools: ToolSpec[];
+}
+
+export interface ModelUsage {
+  promptTokens?: number;
+  outputTokens?: number;
+}
+
+export type ModelResult =
+  | { ok: true; text: string; toolCalls: ToolCall[]; usage: ModelUsage; finishReason: string }
+  | { ok: false; error: ModelError };
+
+export interface ChatOptions {
+  signal?: AbortSignal;
+  /** Called with each piece of reply text as it streams in. Must not throw. */
+  onText?: (delta: string) => void;
+}
+
+export interface ProbeResult {
+  reachable: boolean;
+  /** `undefined` when the endpoint cannot tell (e.g. a /models listing is not offered). */
+  modelPresent?: boolean;
+  detail: string;
+}
+
+export interface ModelClient {
+  readonly provider: "ollama" | "openai";
+  readonly baseUrl: string;
+  readonly modelName: string;
+  chat(request: ModelRequest, options?: ChatOptions): Promise<ModelResult>;
+  /** Checks reachability and whether the configured model exists. Never throws. */
+  probe(signal?: AbortSignal): Promise<ProbeResult>;
+}

@@ -1,0 +1,135 @@
+import type { ChatMessage, ToolCall } from "../model/types.js";
+import type { Db } from "./db.js";
+
+export interface SessionRow {
+  id: number;
+  key: string;
+  created_at: number;
+  closed_at: number | null;
+}
+
+export type RunStatus = "running" | "suspended" | "done" | "error" | "aborted" | "interrupted";
+
+export interface RunRow {
+  id: string;
+  session_id: number;
+  source: string;
+  status: RunStatus;
+  steps: number;
+  stop_reason: string | null;
+  reply: string | null;
+  started_at: number;
+  ended_at: number | null;
+}
+
+interface MessageRow {
+  role: ChatMessage["role"];
+  content: string;
+  tool_calls: string | null;
+  tool_call_id: string | null;
+  tool_name: string | null;
+}
+
+/** Sessions, runs and messages: the full conversation history, kept forever. */
+export class HistoryStore {
+  private readonly q;
+
+  constructor(private readonly db: Db) {
+    this.q = {
+      activeSession: db.prepare("SELECT * FROM sessions WHERE key = ? AND closed_at IS NULL ORDER BY id DESC LIMIT 1"),
+      sessionById: db.prepare("SELECT * FROM sessions WHERE id = ?"),
+      insertSession: db.prepare("INSERT INTO sessions (key, created_at) VALUES (?, ?) RETURNING *"),
+      closeSessions: db.prepare("UPDATE sessions SET closed_at = ? WHERE key = ? AND closed_at IS NULL"),
+      insertRun: db.prepare("INSERT INTO runs (id, session_id, source, status, started_at) VALUES (?, ?, ?, 'running', ?) RETURNING *"),
+      getRun: db.prepare("SELECT * FROM runs WHERE id = ?"),
+      setRunSteps: db.prepare("UPDATE runs SET steps = ? WHERE id = ?"),
+      setRunStatus: db.prepare("UPDATE runs SET status = ? WHERE id = ?"),
+      endRun: db.prepare("UPDATE runs SET status = ?, stop_reason = ?, reply = ?, ended_at = ? WHERE id = ?"),
+      runsWithStatus: db.prepare("SELECT * FROM runs WHERE status = ? ORDER BY started_at"),
+      insertMessage: db.prepare(
+        "INSERT INTO messages (session_id, run_id, role, content, tool_calls, tool_call_id, tool_name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      ),
+      recentMessages: db.prepare(
+        "SELECT role, content, tool_calls, tool_call_id, tool_name FROM (SELECT * FROM messages WHERE session_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id",
+      ),
+      runMessages: db.prepare("SELECT role, content, tool_calls, tool_call_id, tool_name FROM messages WHERE run_id = ? ORDER BY id"),
+      countMessages: db.prepare("SELECT COUNT(*) FROM messages WHERE session_id = ?").pluck(),
+    };
+  }
+
+  /** The open session for a key such as `cli:default`, created on first use. */
+  activeSession(key: string): SessionRow {
+    const found = this.q.activeSession.get(key) as SessionRow | undefined;
+    return found ?? (this.q.insertSession.get(key, Date.now()) as SessionRow);
+  }
+
+  session(id: number): SessionRow | undefined {
+    return this.q.sessionById.get(id) as SessionRow | undefined;
+  }
+
+  /** Closes the open session of `key` (it stays in the store) and opens a fresh one. */
+  newSession(key: string): SessionRow {
+    return this.db.transaction(() => {
+      this.q.closeSessions.run(Date.now(), key);
+      return this.q.insertSession.get(key, Date.now()) as SessionRow;
+    })();
+  }
+
+  createRun(id: string, sessionId: number, source: string): RunRow {
+    return this.q.insertRun.get(id, sessionId, source, Date.now()) as RunRow;
+  }
+
+  run(id: string): RunRow | undefined {
+    return this.q.getRun.get(id) as RunRow | undefined;
+  }
+
+  setRunSteps(id: string, steps: number): void {
+    this.q.setRunSteps.run(steps, id);
+  }
+
+  setRunStatus(id: string, status: RunStatus): void {
+    this.q.setRunStatus.run(status, id);
+  }
+
+  endRun(id: string, status: RunStatus, stopReason: string, reply: string): void {
+    this.q.endRun.run(status, stopReason, reply, Date.now(), id);
+  }
+
+  runsWithStatus(status: RunStatus): RunRow[] {
+    return this.q.runsWithStatus.all(status) as RunRow[];
+  }
+
+  appendMessage(sessionId: number, runId: string | null, message: ChatMessage): void {
+    const toolCalls = message.role === "assistant" && message.toolCalls?.length ? JSON.stringify(message.toolCalls) : null;
+    const callId = message.role === "tool" ? message.toolCallId : null;
+    const toolName = message.role === "tool" ? message.toolName : null;
+    this.q.insertMessage.run(sessionId, runId, message.role, message.content, toolCalls, callId, toolName, Date.now());
+  }
+
+  /** The newest `limit` messages of a session, oldest first. */
+  recentMessages(sessionId: number, limit: number): ChatMessage[] {
+    return (this.q.recentMessages.all(sessionId, limit) as MessageRow[]).map(toMessage);
+  }
+
+  /** Every message a run added, in order (its user message, assistant turns and tool results). */
+  runMessages(runId: string): ChatMessage[] {
+    return (this.q.runMessages.all(runId) as MessageRow[]).map(toMessage);
+  }
+
+  messageCount(sessionId: number): number {
+    return this.q.countMessages.get(sessionId) as number;
+  }
+}
+
+function toMessage(row: MessageRow): ChatMessage {
+  switch (row.role) {
+    case "assistant": {
+      const toolCalls = row.tool_calls ? (JSON.parse(row.tool_calls) as ToolCall[]) : undefined;
+      return toolCalls ? { role: "assistant", content: row.content, toolCalls } : { role: "assistant", content: row.content };
+    }
+    case "tool":
+      return { role: "tool", content: row.content, toolCallId: row.tool_call_id ?? "", toolName: row.tool_name ?? "" };
+    default:
+      return { role: row.role, content: row.content };
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * Numbered, append-only schema migrations. Never edit a released one: add the next number.
+ * Later features add tables here rather than rewriting earlier ones.
+ */
+export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
+  {
+    version: 1,
+    name: "sessions, runs, messages, audit trail",
+    sql: `
+      CREATE TABLE sessions (
+        id INTEGER PRIMARY KEY,
+        key TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        closed_at INTEGER
+      );
+      CREATE INDEX sessions_key ON sessions(key, id);
+      CREATE TABLE runs (
+        id TEXT PRIMARY KEY,
+        session_id INTEGER NOT NULL REFERENCES sessions(id),
+        source TEXT NOT NULL,
+        status TEXT NOT NULL,
+        steps INTEGER NOT NULL DEFAULT 0,
+        stop_reason TEXT,
+        reply TEXT,
+        started_at INTEGER NOT NULL,
+        ended_at INTEGER
+      );
+      CREATE INDEX runs_status ON runs(status);
+      CREATE TABLE messages (
+        id INTEGER PRIMARY KEY,
+        session_id INTEGER NOT NULL REFERENCES sessions(id),
+        run_id TEXT,
+        role TEXT NOT NULL,
+        content TEXT NOT NULL,
+        tool_calls TEXT,
+        tool_call_id TEXT,
+        tool_name TEXT,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX messages_session ON messages(session_id, id);
+      CREATE TABLE tool_calls (
+        id TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL REFERENCES runs(id),
+        session_id INTEGER NOT NULL REFERENCES sessions(id),
+        step INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        tool TEXT NOT NULL,
+        args TEXT NOT NULL,
+        decision TEXT NOT NULL,
+        reason TEXT,
+        decided_by TEXT,
+        decided_at INTEGER,
+        status TEXT NOT NULL,
+        started_at INTEGER,
+        duration_ms INTEGER,
+        result_chars INTEGER,
+        result_hash TEXT,
+        summary TEXT,
+        error TEXT,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX tool_calls_run ON tool_calls(run_id, step, seq);
+      CREATE INDEX tool_calls_session ON tool_calls(session_id, created_at);
+    `,
+  },
+  {
+    version: 2,
+    name: "notes",
+    sql: `
+      CREATE TABLE notes (
+        id INTEGER PRIMARY KEY,
+        text TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        deleted_at INTEGER
+      );
+    `,
+  },
+  {
+    version: 3,
+    name: "approvals",
+    sql: `
+      CREATE TABLE approvals (
+        id TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL REFERENCES runs(id),
+        call_id TEXT NOT NULL REFERENCES tool_calls(id),
+        session_key TEXT NOT NULL,
+        channel TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        args TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        status TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        decided_by TEXT,
+        decided_at INTEGER,
+        message_ref TEXT
+      );
+      CREATE UNIQUE INDEX approvals_call ON approvals(call_id);
+      CREATE INDEX approvals_status ON approvals(status, expires_at);
+    `,
+  },
+];

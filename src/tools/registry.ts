@@ -1,0 +1,48 @@
+import type { ToolName } from "../config/schema.js";
+import { withSettings } from "./define.js";
+import type { AnyTool, ToolDeps } from "./types.js";
+
+type ToolModule = { createTool(name: ToolName, deps: ToolDeps): AnyTool };
+
+/**
+ * The one seam of dynamic imports: only the tools the config enables are loaded,
+ * so a disabled tool costs neither start-up time nor memory.
+ */
+const MODULES: Partial<Record<ToolName, () => Promise<ToolModule>>> = {
+  clock: () => import("../../tools/clock.js"),
+  notes: () => import("../../tools/notes.js"),
+  read_file: () => import("../../tools/files.js"),
+  list_files: () => import("../../tools/files.js"),
+  write_file: () => import("../../tools/files.js"),
+};
+
+export function isToolAvailable(name: ToolName): boolean {
+  return name in MODULES;
+}
+
+export interface ToolSet {
+  tools: Map<string, AnyTool>;
+  /** Enabled in the config but not part of this build. */
+  unavailable: string[];
+}
+
+export async function loadTools(enabled: readonly ToolName[], deps: ToolDeps, extra: AnyTool[] = []): Promise<ToolSet> {
+  const tools = new Map<string, AnyTool>();
+  const unavailable: string[] = [];
+  for (const name of new Set(enabled)) {
+    const load = MODULES[name];
+    if (!load) {
+      unavailable.push(name);
+      continue;
+    }
+    const tool = (await load()).createTool(name, deps);
+    tools.set(name, withSettings(tool, settingsOf(name, deps)));
+  }
+  for (const tool of extra) tools.set(tool.name, tool);
+  return { tools, unavailable };
+}
+
+function settingsOf(name: ToolName, deps: ToolDeps): { max_result_chars?: number; timeout_s?: number } | undefined {
+  const family = name === "read_file" || name === "list_files" || name === "write_file" ? "files" : name;
+  return deps.config.tools[family as keyof typeof deps.config.tools] as { max_result_chars?: number; timeout_s?: number };
+}

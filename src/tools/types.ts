@@ -1,0 +1,56 @@
+/**
+ * The tool contract. A tool is built by a factory that receives its dependencies; it never imports globals.
+ * Rules:
+ * - `run` may throw: the gate turns any throw or timeout into an error result for the model.
+ * - `input` is always enforced by hermes (local model servers enforce nothing of a JSON Schema).
+ * - `description` is written for a small model: when to use the tool, with an example argument.
+ */
+import type { z } from "zod";
+import type { Config } from "../config/schema.js";
+import type { Store } from "../store/store.js";
+
+export interface ToolContext {
+  signal: AbortSignal;
+  sessionKey: string;
+  runId: string;
+  callId: string;
+}
+
+export interface Tool<I = unknown> {
+  name: string;
+  description: string;
+  input: z.ZodType<I>;
+  /** Read-only tools of one step may run concurrently; the rest run one by one in the model's order. */
+  readOnly: boolean;
+  /** True, or a per-call decision from the (validated) arguments, when a human must say yes first. */
+  needsConfirmation: boolean | ((args: I) => boolean | Promise<boolean>);
+  maxResultChars: number;
+  timeoutMs: number;
+  run(args: I, ctx: ToolContext): Promise<string>;
+}
+
+export interface ToolDefinition<I> {
+  name: string;
+  description: string;
+  input: z.ZodType<I>;
+  readOnly?: boolean;
+  needsConfirmation?: boolean | ((args: I) => boolean | Promise<boolean>);
+  maxResultChars?: number;
+  timeoutMs?: number;
+  run(args: I, ctx: ToolContext): Promise<string> | string;
+}
+
+/** A tool of any input type: each one validates its own input before `run`. */
+// biome-ignore lint/suspicious/noExplicitAny: tools are heterogeneous; each validates its own input
+export type AnyTool = Tool<any>;
+
+/** What a tool factory may use. */
+export interface ToolDeps {
+  config: Config;
+  store: Store;
+  /** The agent's clock; replaceable in tests. */
+  now: () => Date;
+}
+
+export const DEFAULT_MAX_RESULT_CHARS = 4000;
+export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;

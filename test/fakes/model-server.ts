@@ -1,0 +1,235 @@
+/**
+ * A fake model server on 127.0.0.1 speaking Ollama's native chat API (NDJSON streaming) and the
+ * OpenAI chat completions API (JSON and SSE). Tests script it turn by turn; it records every request.
+ */
+import { once } from "node:events";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+
+export interface ScriptedCall {
+  name: string;
+  /** An object is sent as JSON; a string is sent verbatim (to script malformed arguments). */
+  arguments?: unknown;
+  id?: string;
+}
+
+export interface Turn {
+  text?: string;
+  toolCalls?: ScriptedCall[];
+  /** Answer with this HTTP status and an error body instead. */
+  status?: number;
+  retryAfterS?: number;
+  /** Never answer (until the client gives up). */
+  hang?: boolean;
+  /** Send part of the stream, then destroy the connection. */
+  drop?: boolean;
+  /** Wait before answering. */
+  delayMs?: number;
+  /** OpenAI SSE: send every tool call with index 0 (older Ollama servers do). */
+  zeroIndex?: boolean;
+  /** OpenAI: finish_reason to send (default: tool_calls when there are calls, else stop). */
+  finishReason?: string;
+  promptTokens?: number;
+}
+
+export interface RecordedRequest {
+  api: "ollama" | "openai";
+  path: string;
+  body: Record<string, unknown>;
+  messages: { role: string; content: string; [k: string]: unknown }[];
+  tools: { function?: { name: string }; name?: string }[];
+}
+
+export type Responder = (req: RecordedRequest, index: number) => Turn;
+
+export interface FakeModel {
+  /** Base URL for provider ollama. */
+  url: string;
+  /** Base URL for provider openai (…/v1). */
+  openaiUrl: string;
+  requests: RecordedRequest[];
+  models: string[];
+  /** Queue turns; when the queue is empty the responder (default: reply "ok") answers. */
+  script(...turns: Turn[]): void;
+  respond(responder: Responder): void;
+  /** Resolves when at least `n` chat requests have arrived. */
+  waitForRequests(n: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startFakeModel(): Promise<FakeModel> {
+  const queue: Turn[] = [];
+  let responder: Responder = () => ({ text: "ok" });
+  const requests: RecordedRequest[] = [];
+  const waiters: { n: number; resolve: () => void }[] = [];
+  const sockets = new Set<Socket>();
+  const fake: FakeModel = {
+    url: "",
+    openaiUrl: "",
+    requests,
+    models: ["hermes3:8b"],
+    script: (...turns) => queue.push(...turns),
+    respond: (r) => {
+      responder = r;
+    },
+    waitForRequests: (n) => (requests.length >= n ? Promise.resolve() : new Promise((resolve) => waiters.push({ n, resolve }))),
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      server.close();
+      await once(server, "close").catch(() => {});
+    },
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch(() => res.destroy());
+  });
+  server.on("connection", (s) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? "").split("?")[0] ?? "";
+    if (req.method === "GET" && path === "/api/tags") return json(res, 200, { models: fake.models.map((name) => ({ name, model: name })) });
+    if (req.method === "GET" && path === "/v1/models")
+      return json(res, 200, { object: "list", data: fake.models.map((id) => ({ id, object: "model" })) });
+    const isOllama = path === "/api/chat";
+    if (req.method !== "POST" || (!isOllama && path !== "/v1/chat/completions")) return json(res, 404, { error: "not found" });
+    const body = JSON.parse(await readBody(req)) as Record<string, unknown>;
+    const recorded: RecordedRequest = {
+      api: isOllama ? "ollama" : "openai",
+      path,
+      body,
+      messages: (body.messages ?? []) as RecordedRequest["messages"],
+      tools: (body.tools ?? []) as RecordedRequest["tools"],
+    };
+    requests.push(recorded);
+    for (const w of waiters.filter((w) => requests.length >= w.n)) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve();
+    }
+    const turn = queue.shift() ?? responder(recorded, requests.length - 1);
+    if (turn.delayMs) await new Promise((r) => setTimeout(r, turn.delayMs));
+    if (turn.hang) return;
+    if (isOllama && !fake.models.includes(String(body.model))) return json(res, 404, { error: `model '${body.model}' not found` });
+    if (turn.status) {
+      if (turn.retryAfterS !== undefined) res.setHeader("retry-after", String(turn.retryAfterS));
+      return json(
+        res,
+        turn.status,
+        isOllama ? { error: `scripted ${turn.status}` } : { error: { message: `scripted ${turn.status}`, type: "server_error" } },
+      );
+    }
+    if (isOllama) return ollamaStream(res, turn);
+    return body.stream ? openaiStream(res, turn) : openaiJson(res, turn);
+  }
+
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  fake.url = `http://127.0.0.1:${port}`;
+  fake.openaiUrl = `http://127.0.0.1:${port}/v1`;
+  return fake;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let data = "";
+    req.setEncoding("utf8");
+    req.on("data", (c: string) => {
+      data += c;
+    });
+    req.on("end", () => resolve(data));
+    req.on("error", reject);
+  });
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}
+
+function pieces(text: string): string[] {
+  if (text.length < 4) return text ? [text] : [];
+  const third = Math.ceil(text.length / 3);
+  return [text.slice(0, third), text.slice(third, 2 * third), text.slice(2 * third)];
+}
+
+function argsText(call: ScriptedCall): string {
+  return typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {});
+}
+
+function ollamaStream(res: ServerResponse, turn: Turn): void {
+  res.writeHead(200, { "content-type": "application/x-ndjson" });
+  const line = (o: unknown) => res.write(`${JSON.stringify(o)}\n`);
+  const created_at = new Date().toISOString();
+  for (const p of pieces(turn.text ?? "")) line({ model: "m", created_at, message: { role: "assistant", content: p }, done: false });
+  if (turn.drop) return void res.destroy();
+  if (turn.toolCalls?.length) {
+    const tool_calls = turn.toolCalls.map((c) => ({
+      function: { name: c.name, arguments: typeof c.arguments === "string" ? c.arguments : (c.arguments ?? {}) },
+    }));
+    line({ model: "m", created_at, message: { role: "assistant", content: "", tool_calls }, done: false });
+  }
+  line({
+    model: "m",
+    created_at,
+    message: { role: "assistant", content: "" },
+    done: true,
+    done_reason: "stop",
+    prompt_eval_count: turn.promptTokens ?? 100,
+    eval_count: 10,
+  });
+  res.end();
+}
+
+function openaiStream(res: ServerResponse, turn: Turn): void {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const send = (o: unknown) => res.write(`data: ${JSON.stringify(o)}\n\n`);
+  const chunk = (delta: unknown, finish: string | null = null) =>
+    send({ id: "c1", object: "chat.completion.chunk", created: 0, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] });
+  chunk({ role: "assistant", content: "" });
+  for (const p of pieces(turn.text ?? "")) chunk({ content: p });
+  if (turn.drop) return void res.destroy();
+  (turn.toolCalls ?? []).forEach((c, i) => {
+    const index = turn.zeroIndex ? 0 : i;
+    const id = c.id ?? `call_${i}_${Math.random().toString(36).slice(2, 8)}`;
+    const args = argsText(c);
+    const half = Math.ceil(args.length / 2);
+    chunk({ tool_calls: [{ index, id, type: "function", function: { name: c.name, arguments: args.slice(0, half) } }] });
+    chunk({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] });
+  });
+  chunk({}, turn.finishReason ?? (turn.toolCalls?.length ? "tool_calls" : "stop"));
+  send({
+    id: "c1",
+    object: "chat.completion.chunk",
+    created: 0,
+    model: "m",
+    choices: [],
+    usage: { prompt_tokens: turn.promptTokens ?? 100, completion_tokens: 10, total_tokens: 110 },
+  });
+  res.write("data: [DONE]\n\n");
+  res.end();
+}
+
+function openaiJson(res: ServerResponse, turn: Turn): void {
+  const tool_calls = (turn.toolCalls ?? []).map((c, i) => ({
+    id: c.id ?? `call_${i}`,
+    type: "function",
+    function: { name: c.name, arguments: argsText(c) },
+  }));
+  json(res, 200, {
+    id: "c1",
+    object: "chat.completion",
+    created: 0,
+    model: "m",
+    choices: [
+      {
+        index: 0,
+        message: { role: "assistant", content: turn.text ?? null, ...(tool_calls.length && { tool_calls }) },
+        finish_reason: turn.finishReason ?? (tool_calls.length ? "tool_calls" : "stop"),
+      },
+    ],
+    usage: { prompt_tokens: turn.promptTokens ?? 100, completion_tokens: 10, total_tokens: 110 },
+  });
+}

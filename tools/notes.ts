@@ -1,0 +1,44 @@
+import { z } from "zod";
+import type { ToolName } from "../src/config/schema.js";
+import type { Note } from "../src/store/notes.js";
+import { defineTool } from "../src/tools/define.js";
+import type { ToolDeps } from "../src/tools/types.js";
+
+const input = z.discriminatedUnion("action", [
+  z.strictObject({ action: z.literal("add"), text: z.string().min(1).max(4000) }),
+  z.strictObject({ action: z.literal("list") }),
+  z.strictObject({ action: z.literal("search"), query: z.string().min(1) }),
+  z.strictObject({ action: z.literal("delete"), id: z.int().positive() }),
+]);
+
+/** The owner's notes, kept in SQLite. */
+export function createTool(_name: ToolName, deps: ToolDeps) {
+  const notes = deps.store.notes;
+  return defineTool({
+    name: "notes",
+    description:
+      'Keep the owner\'s notes: add one, list all, search by words, delete by id. Use when asked to note, jot down, or recall something. Example: {"action": "add", "text": "buy milk"} or {"action": "search", "query": "milk"}.',
+    input,
+    readOnly: false,
+    run: (args) => {
+      switch (args.action) {
+        case "add": {
+          const note = notes.add(args.text);
+          return `Saved note #${note.id}.`;
+        }
+        case "list":
+          return formatNotes(notes.list(), "No notes yet.");
+        case "search":
+          return formatNotes(notes.search(args.query), `No note contains "${args.query}".`);
+        case "delete":
+          if (!notes.remove(args.id)) throw new Error(`there is no note #${args.id}`);
+          return `Deleted note #${args.id}.`;
+      }
+    },
+  });
+}
+
+function formatNotes(list: Note[], empty: string): string {
+  if (list.length === 0) return empty;
+  return list.map((n) => `#${n.id} (${new Date(n.created_at).toISOString().slice(0, 10)}): ${n.text}`).join("\n");
+}
