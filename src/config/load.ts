@@ -85,17 +85,24 @@ function locateIssue(doc: Document, issue: z.core.$ZodIssue, at: At): ConfigProb
     return at(node?.range?.[0] ?? 0, full, `unknown key '${key}'${known}`);
   }
   const { node, depth } = deepestNode(doc, path);
-  const message = depth < path.length ? `missing: ${issue.message}` : issue.message;
-  return at(node?.range?.[0] ?? 0, path.join("."), describeIssue(issue, message));
+  const offset = node?.range?.[0] ?? 0;
+  if (depth < path.length) {
+    const key = String(path[path.length - 1]);
+    const expected = issue.code === "invalid_type" ? ` (expected ${issue.expected})` : "";
+    return at(offset, path.join("."), `missing required key '${key}'${expected}`);
+  }
+  return at(offset, path.join("."), describeIssue(issue, isScalar(node) ? node.value : undefined));
 }
 
 function knownKeysHint(issue: z.core.$ZodIssue): string {
   return issue.path.length === 0 ? " (see config/hermes.schema.json for the keys)" : "";
 }
 
-function describeIssue(issue: z.core.$ZodIssue, message: string): string {
-  if (issue.code === "invalid_type") return `expected ${issue.expected}, ${message.replace(/^Invalid input: /, "")}`;
-  return message.replace(/^Invalid input: /, "");
+function describeIssue(issue: z.core.$ZodIssue, value: unknown): string {
+  if (issue.code === "invalid_value" && issue.values.length > 1) {
+    return `unknown value ${JSON.stringify(value)}; expected one of ${issue.values.join(", ")}`;
+  }
+  return issue.message.replace(/^Invalid input: /, "");
 }
 
 function findKeyNode(doc: Document, path: (string | number)[], key: string): Node | undefined {

@@ -25,6 +25,8 @@ export interface Turn {
   drop?: boolean;
   /** Wait before answering. */
   delayMs?: number;
+  /** Answer only once this settles (e.g. until another request has arrived). */
+  gate?: Promise<unknown>;
   /** OpenAI SSE: send every tool call with index 0 (older Ollama servers do). */
   zeroIndex?: boolean;
   /** OpenAI: finish_reason to send (default: tool_calls when there are calls, else stop). */
@@ -110,6 +112,7 @@ export async function startFakeModel(): Promise<FakeModel> {
     }
     const turn = queue.shift() ?? responder(recorded, requests.length - 1);
     if (turn.delayMs) await new Promise((r) => setTimeout(r, turn.delayMs));
+    if (turn.gate) await turn.gate;
     if (turn.hang) return;
     if (isOllama && !fake.models.includes(String(body.model))) return json(res, 404, { error: `model '${body.model}' not found` });
     if (turn.status) {

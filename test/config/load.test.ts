@@ -1,0 +1,136 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { renderJsonSchema } from "../../scripts/export-schema.js";
+import { parseConfig } from "../../src/config/load.js";
+import { ConfigError } from "../../src/errors.js";
+import { createTempDir, runCli } from "../helpers/hermes.js";
+
+function problemsOf(text: string, env: NodeJS.ProcessEnv = {}) {
+  try {
+    parseConfig(text, "/etc/hermes/hermes.yaml", env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  throw new Error("expected the config to be rejected");
+}
+
+describe("config loading", () => {
+  it("accepts an empty file and fills in defaults that run with no edits", () => {
+    const { config } = parseConfig("", "/srv/hermes/hermes.yaml", {});
+    expect(config.model).toMatchObject({ provider: "ollama", base_url: "http://127.0.0.1:11434", context_tokens: 16384 });
+    expect(config.connectors.cli).toEqual({ enabled: true, socket: "/srv/hermes/data/hermes.sock" });
+    expect(config.connectors.telegram.enabled).toBe(false);
+    expect(config.connectors.cron).toEqual({ enabled: true, jobs: [] });
+    expect(config.storage.path).toBe("/srv/hermes/data/hermes.db");
+  });
+
+  it("accepts the repository's default hermes.yaml", () => {
+    const text = readFileSync(new URL("../../hermes.yaml", import.meta.url), "utf8");
+    expect(() => parseConfig(text, "hermes.yaml", {})).not.toThrow();
+  });
+
+  it("reports malformed YAML with file:line:col", () => {
+    const [p] = problemsOf("model:\n  name: [unclosed\nagent: {}\n");
+    expect(p?.file).toBe("/etc/hermes/hermes.yaml");
+    expect(p?.line).toBeGreaterThanOrEqual(2);
+    expect(p?.col).toBeGreaterThan(0);
+  });
+
+  it("reports an unknown key at its line and column with the key path", () => {
+    const [p] = problemsOf("model:\n  name: x\n  temprature: 0.5\n");
+    expect(p).toMatchObject({ line: 3, col: 3, path: "model.temprature" });
+    expect(p?.message).toContain("unknown key 'temprature'");
+  });
+
+  it("reports a wrong type with what was expected", () => {
+    const [p] = problemsOf("agent:\n  max_steps: lots\n");
+    expect(p).toMatchObject({ line: 2, col: 14, path: "agent.max_steps" });
+    expect(p?.message).toMatch(/expected (int|number)/);
+  });
+
+  it("names an unknown tool and lists the known ones", () => {
+    const [p] = problemsOf("tools:\n  enabled: [clock, teleport]\n");
+    expect(p).toMatchObject({ line: 2, path: "tools.enabled.1" });
+    expect(p?.message).toContain("clock");
+  });
+
+  it("replaces ${VAR} and ${VAR:-default} from the environment and re-reads numbers", () => {
+    const text = "model:\n  base_url: ${URL:-http://127.0.0.1:9}\n  context_tokens: ${CTX:-8192}\n  api_key: ${KEY}\n";
+    const { config, secrets } = parseConfig(text, "h.yaml", { KEY: "sk-secret-123", CTX: "4096" });
+    expect(config.model.base_url).toBe("http://127.0.0.1:9");
+    expect(config.model.context_tokens).toBe(4096);
+    expect(config.model.api_key).toBe("sk-secret-123");
+    expect(secrets).toContain("sk-secret-123");
+  });
+
+  it("says which variable to set when an enabled connector has no token", () => {
+    const [p] = problemsOf('connectors:\n  telegram: { enabled: true, token: "${TELEGRAM_BOT_TOKEN}" }\n');
+    expect(p?.path).toBe("connectors.telegram.token");
+    expect(p?.message).toContain("TELEGRAM_BOT_TOKEN");
+  });
+
+  it("keeps config/hermes.schema.json in step with the schema (run `npm run schema` to refresh)", () => {
+    const committed = readFileSync(new URL("../../config/hermes.schema.json", import.meta.url), "utf8");
+    expect(committed).toBe(renderJsonSchema());
+  });
+});
+
+describe("hermes config check and hermes start on bad configs", () => {
+  const cases = {
+    "malformed YAML": { text: "model: [\n", where: /hermes\.yaml:\d+:\d+/ },
+    "an unknown key": { text: "log:\n  level: info\n  colour: true\n", where: /hermes\.yaml:3:3: log\.colour: unknown key 'colour'/ },
+    "a wrong type": { text: "model:\n  timeout_s: soon\n", where: /hermes\.yaml:2:14: model\.timeout_s: expected number/ },
+  };
+  for (const [name, { text, where }] of Object.entries(cases)) {
+    it(`exits 1 naming file:line:col and the key path for ${name}`, async () => {
+      const dir = createTempDir();
+      try {
+        const path = join(dir.path, "hermes.yaml");
+        (await import("node:fs")).writeFileSync(path, text);
+        const check = await runCli(["config", "check", "--config", path]);
+        expect(check.code).toBe(1);
+        expect(check.stderr).toMatch(where);
+        const start = await runCli(["start", "--config", path]);
+        expect(start.code).toBe(1);
+        expect(start.stderr).toMatch(where);
+      } finally {
+        dir.cleanup();
+      }
+    });
+  }
+
+  it("prints the effective config with secrets masked", async () => {
+    const dir = createTempDir();
+    try {
+      const path = join(dir.path, "hermes.yaml");
+      (await import("node:fs")).writeFileSync(path, "model:\n  provider: openai\n  base_url: http://127.0.0.1:8000/v1\n  api_key: ${OPENAI_API_KEY}\n");
+      const check = await runCli(["config", "check", "--config", path], { env: { OPENAI_API_KEY: "sk-very-secret" } });
+      expect(check.code).toBe(0);
+      expect(check.stdout).toContain("api_key: \"********\"");
+      expect(check.stdout).not.toContain("sk-very-secret");
+    } finally {
+      dir.cleanup();
+    }
+  });
+});
+
+describe("the hermes command", () => {
+  it("prints help and exits 2 on usage errors", async () => {
+    expect((await runCli(["--help"])).stdout).toContain("hermes ask TEXT".replace("hermes ", ""));
+    expect((await runCli(["frobnicate"])).code).toBe(2);
+    expect((await runCli(["ask"])).code).toBe(2);
+  });
+
+  it("exits 3 with a hint when the daemon is not running", async () => {
+    const dir = createTempDir();
+    try {
+      const result = await runCli(["ask", "hi"], { cwd: dir.path, env: { HERMES_SOCKET: join(dir.path, "none.sock") } });
+      expect(result.code).toBe(3);
+      expect(result.stderr).toContain("hermes start");
+    } finally {
+      dir.cleanup();
+    }
+  });
+});

@@ -1,0 +1,130 @@
+import { createServer } from "node:net";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
+import { baseSettings, type Hermes, startHermes } from "../helpers/hermes.js";
+
+async function closedPortUrl(): Promise<string> {
+  const server = createServer().listen(0, "127.0.0.1");
+  await new Promise((r) => server.once("listening", r));
+  const { port } = server.address() as { port: number };
+  await new Promise((r) => server.close(r));
+  return `http://127.0.0.1:${port}`;
+}
+
+describe.each(["ollama", "openai"] as const)("the daemon with provider %s", (provider) => {
+  let model: FakeModel;
+  let hermes: Hermes | undefined;
+  const settings = (extra: Record<string, unknown> = {}) => {
+    const base = baseSettings(provider === "ollama" ? model.url : model.openaiUrl, provider);
+    return { ...base, ...extra };
+  };
+
+  beforeEach(async () => {
+    model = await startFakeModel();
+  });
+  afterEach(async () => {
+    await hermes?.stop();
+    hermes = undefined;
+    await model.close();
+  });
+
+  it("answers a plain message and sends the context size", async () => {
+    model.script({ text: "Hello from the model." });
+    hermes = await startHermes(settings());
+    const result = await hermes.ask("hi");
+    expect(result.stdout).toBe("Hello from the model.\n");
+    expect(result.code).toBe(0);
+    const body = model.requests[0]?.body as Record<string, any>;
+    if (provider === "ollama") expect(body.options.num_ctx).toBe(16384);
+    expect(model.requests[0]?.messages.at(-1)?.content).toMatch(/^hi\n\n\(Current time: .*\(Europe\/Berlin\)\)$/);
+  });
+
+  it("runs a clock round trip and feeds the result back to the model", async () => {
+    model.script({ toolCalls: [{ name: "clock", arguments: {} }] });
+    model.respond((req) => ({ text: `The clock says: ${req.messages.at(-1)?.content}` }));
+    hermes = await startHermes(settings());
+    const result = await hermes.ask("what time is it?");
+    expect(result.stdout).toMatch(/^The clock says: .*\(Europe\/Berlin; ISO \d{4}-/);
+    const toolMessage = model.requests[1]?.messages.at(-1);
+    expect(toolMessage?.role).toBe("tool");
+  });
+
+  it("keeps a note across a daemon restart", async () => {
+    model.script({ toolCalls: [{ name: "notes", arguments: { action: "add", text: "buy oat milk" } }] }, { text: "Noted." });
+    hermes = await startHermes(settings());
+    expect((await hermes.ask("note: buy oat milk")).stdout).toBe("Noted.\n");
+    await hermes.stop();
+    hermes = await hermes.restart();
+    model.script({ toolCalls: [{ name: "notes", arguments: { action: "list" } }] });
+    model.respond((req) => ({ text: `Your notes: ${req.messages.at(-1)?.content}` }));
+    const result = await hermes.ask("what are my notes?");
+    expect(result.stdout).toContain("buy oat milk");
+  });
+
+  it("answers an unknown tool and invalid arguments with error results, and the run still ends", async () => {
+    model.script({
+      toolCalls: [
+        { name: "teleport", arguments: { to: "mars" } },
+        { name: "notes", arguments: { action: "fly" } },
+        { name: "clock", arguments: "{not json" },
+      ],
+    });
+    model.script({ text: "Sorry, I could not do that." });
+    hermes = await startHermes(settings());
+    const result = await hermes.ask("do impossible things");
+    expect(result.stdout).toBe("Sorry, I could not do that.\n");
+    const results = model.requests[1]?.messages.filter((m) => m.role === "tool").map((m) => m.content) ?? [];
+    expect(results[0]).toMatch(/no tool named 'teleport'.*Tools that exist: .*clock.*notes/);
+    expect(results[1]).toMatch(/invalid arguments for notes/);
+    expect(results[2]).toMatch(/not valid JSON/);
+  });
+
+  it("cuts a model that never stops calling tools at max_steps, with a reply that says so", async () => {
+    model.respond((_req, i) => ({ toolCalls: [{ name: "notes", arguments: { action: "search", query: `q${i}` } }] }));
+    hermes = await startHermes(settings({ agent: { max_steps: 3 } }));
+    const result = await hermes.ask("loop forever");
+    expect(result.stdout).toContain("stopped after 3 model steps");
+    expect(result.stdout).toContain("agent.max_steps");
+    expect(model.requests).toHaveLength(3);
+  });
+
+  it("retries a 429 and then succeeds", async () => {
+    model.script({ status: 429, retryAfterS: 0 }, { status: 503 }, { text: "Worked on the third try." });
+    hermes = await startHermes(settings());
+    const result = await hermes.ask("hello");
+    expect(result.stdout).toBe("Worked on the third try.\n");
+    expect(model.requests).toHaveLength(3);
+  });
+});
+
+describe("the daemon when the model endpoint is down", () => {
+  it("keeps running and every reply says where the model is unreachable and how to fix it", async () => {
+    const url = await closedPortUrl();
+    const hermes = await startHermes(baseSettings(url));
+    try {
+      const result = await hermes.ask("hello?");
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain(`unreachable`);
+      expect(result.stdout).toContain(url);
+      expect(result.stdout).toContain("systemctl start ollama");
+      const status = await hermes.cli(["status", "--json"]);
+      expect(status.code).toBe(0);
+      expect(JSON.parse(status.stdout).model.reachable).toBe(false);
+    } finally {
+      await hermes.stop();
+    }
+  });
+
+  it("tells a missing model apart and names the pull command", async () => {
+    const model = await startFakeModel();
+    model.models = ["llama3.2:3b"];
+    const hermes = await startHermes(baseSettings(model.url));
+    try {
+      const result = await hermes.ask("hello?");
+      expect(result.stdout).toContain("ollama pull hermes3:8b");
+    } finally {
+      await hermes.stop();
+      await model.close();
+    }
+  });
+});

@@ -1,0 +1,147 @@
+/** Runs the real daemon (`hermes start`) and the real CLI as child processes in a temp directory. */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { stringify } from "yaml";
+
+export const CLI = resolve(import.meta.dirname, "../../dist/src/cli/main.js");
+
+export function createTempDir(prefix = "hermes-test-"): { path: string; cleanup: () => void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `hermes ARGS` and collects its output. */
+export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string } = {}): Promise<CliResult> {
+  return new Promise((resolvePromise) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: options.cwd,
+      env: { ...process.env, HERMES_CONFIG: "", ...options.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      stderr += d;
+    });
+    child.stdin.end(options.input ?? "");
+    child.on("close", (code) => resolvePromise({ code, stdout, stderr }));
+  });
+}
+
+export interface Hermes {
+  dir: string;
+  configPath: string;
+  socketPath: string;
+  dbPath: string;
+  process: ChildProcess;
+  /** Every log line the daemon printed, parsed. */
+  logs: Record<string, unknown>[];
+  cli(args: string[], options?: { env?: NodeJS.ProcessEnv; input?: string }): Promise<CliResult>;
+  ask(text: string, ...flags: string[]): Promise<CliResult>;
+  waitForLog(predicate: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
+  /** SIGTERM and wait for exit; resolves the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL and wait for exit. */
+  kill(): Promise<void>;
+  /** Start a new daemon on the same directory and config. */
+  restart(): Promise<Hermes>;
+}
+
+type Settings = Record<string, unknown>;
+
+export function writeConfig(dir: string, settings: Settings): string {
+  const path = join(dir, "hermes.yaml");
+  writeFileSync(path, stringify(settings));
+  return path;
+}
+
+/** Default test settings: a model URL, info logs, everything else from the defaults. */
+export function baseSettings(modelUrl: string, provider: "ollama" | "openai" = "ollama"): Settings {
+  return {
+    timezone: "Europe/Berlin",
+    model: { provider, base_url: modelUrl, name: "hermes3:8b", retries: 2, retry_base_ms: 20, timeout_s: 20 },
+    connectors: { cron: { enabled: false } },
+    log: { level: "info" },
+  };
+}
+
+export async function startHermes(settings: Settings, options: { dir?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Hermes> {
+  const dir = options.dir ?? createTempDir().path;
+  const configPath = writeConfig(dir, settings);
+  return launch(dir, configPath, options.env ?? {});
+}
+
+export async function launch(dir: string, configPath: string, env: NodeJS.ProcessEnv): Promise<Hermes> {
+  const child = spawn(process.execPath, [CLI, "start", "--config", configPath], {
+    cwd: dir,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const logs: Record<string, unknown>[] = [];
+  const watchers: { predicate: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = [];
+  let buffer = "";
+  let stderr = "";
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+    buffer += chunk;
+    for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      try {
+        const parsed = JSON.parse(line) as Record<string, unknown>;
+        logs.push(parsed);
+        for (const w of watchers.filter((w) => w.predicate(parsed))) {
+          watchers.splice(watchers.indexOf(w), 1);
+          w.resolve(parsed);
+        }
+      } catch {
+        // not a log line
+      }
+    }
+  });
+  child.stderr?.setEncoding("utf8").on("data", (d: string) => {
+    stderr += d;
+  });
+  const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+  const waitForLog = (predicate: (l: Record<string, unknown>) => boolean) => {
+    const found = logs.find(predicate);
+    if (found) return Promise.resolve(found);
+    return new Promise<Record<string, unknown>>((resolveLog, reject) => {
+      watchers.push({ predicate, resolve: resolveLog });
+      void exited.then((code) => reject(new Error(`hermes exited with ${code} before the log line appeared:\n${stderr}`)));
+    });
+  };
+  await waitForLog((l) => l.msg === "hermes is ready");
+  const cliEnv = { HERMES_CONFIG: configPath };
+  const hermes: Hermes = {
+    dir,
+    configPath,
+    socketPath: join(dir, "data", "hermes.sock"),
+    dbPath: join(dir, "data", "hermes.db"),
+    process: child,
+    logs,
+    cli: (args, o = {}) => runCli(args, { cwd: dir, env: { ...cliEnv, ...o.env }, input: o.input }),
+    ask: (text, ...flags) => runCli(["ask", text, ...flags], { cwd: dir, env: cliEnv }),
+    waitForLog,
+    stop: async () => {
+      child.kill("SIGTERM");
+      return exited;
+    },
+    kill: async () => {
+      child.kill("SIGKILL");
+      await exited;
+    },
+    restart: () => launch(dir, configPath, env),
+  };
+  return hermes;
+}

@@ -1,0 +1,92 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { configSchema } from "../../src/config/schema.js";
+import { createOllamaClient } from "../../src/model/ollama.js";
+import { createOpenAIClient } from "../../src/model/openai.js";
+import type { ModelRequest } from "../../src/model/types.js";
+import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
+
+const request: ModelRequest = { messages: [{ role: "user", content: "hi" }], tools: [] };
+const modelConfig = (base_url: string, extra: Record<string, unknown> = {}) =>
+  configSchema.parse({ model: { base_url, retries: 2, retry_base_ms: 5, ...extra } }).model;
+
+describe("model clients against the fake server", () => {
+  let fake: FakeModel;
+  beforeEach(async () => {
+    fake = await startFakeModel();
+  });
+  afterEach(() => fake.close());
+
+  it("openai: accumulates parallel calls by id even when an old server sends them all with index 0", async () => {
+    fake.script({
+      zeroIndex: true,
+      finishReason: "stop",
+      toolCalls: [
+        { name: "clock", arguments: { timezone: "UTC" }, id: "a" },
+        { name: "notes", arguments: { action: "list" }, id: "b" },
+      ],
+    });
+    const result = await createOpenAIClient(modelConfig(fake.openaiUrl)).chat(request);
+    expect(result.ok && result.toolCalls).toEqual([
+      { id: "a", name: "clock", args: { timezone: "UTC" } },
+      { id: "b", name: "notes", args: { action: "list" } },
+    ]);
+  });
+
+  it("openai: speaks plain JSON when streaming is off", async () => {
+    fake.script({ text: "plain", toolCalls: [{ name: "clock", arguments: {} }] });
+    const result = await createOpenAIClient(modelConfig(fake.openaiUrl), { stream: false }).chat(request);
+    expect(result.ok && result.text).toBe("plain");
+    expect(result.ok && result.toolCalls[0]?.name).toBe("clock");
+    expect(fake.requests[0]?.body.stream).toBe(false);
+  });
+
+  it("returns malformed arguments as a parse error on the call, not a failure", async () => {
+    fake.script({ toolCalls: [{ name: "clock", arguments: '{"timezone": "UTC"' }] });
+    const result = await createOpenAIClient(modelConfig(fake.openaiUrl)).chat(request);
+    expect(result.ok && result.toolCalls[0]?.parseError).toMatch(/not valid JSON/);
+  });
+
+  it("ollama: streams text pieces and reports usage; sends num_ctx and keep_alive", async () => {
+    fake.script({ text: "streamed reply", promptTokens: 321 });
+    const pieces: string[] = [];
+    const result = await createOllamaClient(modelConfig(fake.url)).chat(request, { onText: (d) => pieces.push(d) });
+    expect(pieces.join("")).toBe("streamed reply");
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(result.ok && result.usage.promptTokens).toBe(321);
+    expect(fake.requests[0]?.body).toMatchObject({ keep_alive: "30m", options: { num_ctx: 16384, num_predict: 1024 } });
+  });
+
+  for (const provider of ["ollama", "openai"] as const) {
+    const client = (url: string, extra = {}) =>
+      provider === "ollama" ? createOllamaClient(modelConfig(url, extra)) : createOpenAIClient(modelConfig(`${url}/v1`, extra));
+
+    it(`${provider}: a dropped connection is a failure result, never a throw`, async () => {
+      fake.script({ text: "partial text here", drop: true }, { text: "partial text here", drop: true }, { text: "again", drop: true });
+      const result = await client(fake.url).chat(request);
+      expect(result.ok).toBe(false);
+    });
+
+    it(`${provider}: a hung request is aborted by the signal`, async () => {
+      fake.script({ hang: true });
+      const controller = new AbortController();
+      const pending = client(fake.url).chat(request, { signal: controller.signal });
+      await fake.waitForRequests(1);
+      controller.abort();
+      const result = await pending;
+      expect(!result.ok && result.error.kind).toBe("aborted");
+    });
+
+    it(`${provider}: a hung request times out`, async () => {
+      fake.script({ hang: true });
+      const result = await client(fake.url, { timeout_s: 0.3, retries: 0 }).chat(request);
+      expect(!result.ok && result.error.kind).toBe("timeout");
+    });
+
+    it(`${provider}: a 400 is not retried`, async () => {
+      fake.script({ status: 400 });
+      const result = await client(fake.url).chat(request);
+      expect(!result.ok && result.error.status).toBe(400);
+      expect(fake.requests).toHaveLength(1);
+    });
+  }
+});

@@ -1,0 +1,56 @@
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { openDatabase } from "../../src/store/db.js";
+import { MIGRATIONS } from "../../src/store/migrations.js";
+import { openStore } from "../../src/store/store.js";
+import { createTempDir } from "../helpers/hermes.js";
+
+describe("the store", () => {
+  const dirs: { cleanup: () => void }[] = [];
+  const tempDb = () => {
+    const dir = createTempDir();
+    dirs.push(dir);
+    return join(dir.path, "sub", "hermes.db");
+  };
+  afterEach(() => {
+    for (const d of dirs.splice(0)) d.cleanup();
+  });
+
+  it("opens in WAL mode with a busy timeout and applies every migration once", () => {
+    const path = tempDb();
+    const db = openDatabase(path);
+    expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(db.pragma("busy_timeout", { simple: true })).toBe(5000);
+    const versions = db.prepare("SELECT version FROM schema_migrations ORDER BY version").pluck().all();
+    expect(versions).toEqual(MIGRATIONS.map((m) => m.version));
+    db.close();
+    const again = openDatabase(path);
+    expect(again.prepare("SELECT COUNT(*) FROM schema_migrations").pluck().get()).toBe(MIGRATIONS.length);
+    again.close();
+  });
+
+  it("keeps a closed session's history when /new opens a fresh one", () => {
+    const store = openStore(tempDb());
+    const first = store.history.activeSession("telegram:1");
+    store.history.appendMessage(first.id, null, { role: "user", content: "old" });
+    const fresh = store.history.newSession("telegram:1");
+    expect(fresh.id).not.toBe(first.id);
+    expect(store.history.activeSession("telegram:1").id).toBe(fresh.id);
+    expect(store.history.recentMessages(first.id, 10)).toEqual([{ role: "user", content: "old" }]);
+    expect(store.history.recentMessages(fresh.id, 10)).toEqual([]);
+    store.close();
+  });
+
+  it("round-trips assistant tool calls and tool results", () => {
+    const store = openStore(tempDb());
+    const s = store.history.activeSession("cli:x");
+    const calls = [{ id: "c1", name: "clock", args: { timezone: "UTC" } }];
+    store.history.appendMessage(s.id, null, { role: "assistant", content: "", toolCalls: calls });
+    store.history.appendMessage(s.id, null, { role: "tool", content: "noon", toolCallId: "c1", toolName: "clock" });
+    expect(store.history.recentMessages(s.id, 10)).toEqual([
+      { role: "assistant", content: "", toolCalls: calls },
+      { role: "tool", content: "noon", toolCallId: "c1", toolName: "clock" },
+    ]);
+    store.close();
+  });
+});
