@@ -105,10 +105,13 @@ describe("hermes config check and hermes start on bad configs", () => {
     const dir = createTempDir();
     try {
       const path = join(dir.path, "hermes.yaml");
-      (await import("node:fs")).writeFileSync(path, "model:\n  provider: openai\n  base_url: http://127.0.0.1:8000/v1\n  api_key: ${OPENAI_API_KEY}\n");
+      (await import("node:fs")).writeFileSync(
+        path,
+        "model:\n  provider: openai\n  base_url: http://127.0.0.1:8000/v1\n  api_key: ${OPENAI_API_KEY}\n",
+      );
       const check = await runCli(["config", "check", "--config", path], { env: { OPENAI_API_KEY: "sk-very-secret" } });
       expect(check.code).toBe(0);
-      expect(check.stdout).toContain("api_key: \"********\"");
+      expect(check.stdout).toContain('api_key: "********"');
       expect(check.stdout).not.toContain("sk-very-secret");
     } finally {
       dir.cleanup();

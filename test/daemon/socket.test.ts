@@ -49,7 +49,7 @@ describe("the CLI socket", () => {
     expect((await c.next()).error.code).toBe("bad_json");
     c.send('{"v":1,"id":"x",\n');
     expect((await c.next()).error.code).toBe("bad_json");
-    c.send('[1,2,3]\n');
+    c.send("[1,2,3]\n");
     expect((await c.next()).error.code).toBe("bad_json");
     c.send('{"v":2,"id":"y","op":"hello"}\n');
     expect((await c.next()).error.code).toBe("unsupported_version");
