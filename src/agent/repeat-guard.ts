@@ -12,11 +12,6 @@ export type GuardVerdict =
   | { kind: "block"; reason: "repeated call" | "repeated cycle" | "failing tool"; message: string }
   | { kind: "stop"; message: string };
 
-interface Execution {
-  signature: string;
-  resultHash: string;
-}
-
 /**
  * Keeps a run from looping. Its state is rebuilt from the audit trail when a run resumes,
  * so a restart never resets the counts.
@@ -25,7 +20,9 @@ export class RepeatGuard {
   private readonly executions = new Map<string, number>();
   private readonly blocked = new Set<string>();
   private readonly failuresInRow = new Map<string, number>();
-  private readonly sequence: Execution[] = [];
+  private readonly results = new Map<string, Set<string>>();
+  /** Every call proposed past validation, executed or blocked, in order. */
+  private readonly attempts: string[] = [];
 
   constructor(private readonly limits: GuardLimits) {}
 
@@ -54,16 +51,20 @@ export class RepeatGuard {
 
   recordBlock(tool: string, signature: string, reason: string): void {
     this.blocked.add(reason === "failing tool" ? failKey(tool) : signature);
+    this.attempts.push(signature);
   }
 
   /** Counts an execution as soon as it is decided, so duplicates within one step are limited too. */
   admit(signature: string): void {
     this.executions.set(signature, (this.executions.get(signature) ?? 0) + 1);
+    this.attempts.push(signature);
   }
 
   recordResult(tool: string, signature: string, ok: boolean, resultHash: string): void {
     this.failuresInRow.set(tool, ok ? 0 : (this.failuresInRow.get(tool) ?? 0) + 1);
-    this.sequence.push({ signature, resultHash });
+    const seen = this.results.get(signature) ?? new Set<string>();
+    seen.add(resultHash);
+    this.results.set(signature, seen);
   }
 
   private judge(tool: string, signature: string): GuardVerdict {
@@ -93,14 +94,17 @@ export class RepeatGuard {
     return { kind: "allow" };
   }
 
-  /** True when the last four executions are A,B,A,B with unchanged results and `signature` is A again. */
+  /** True when the attempts end in A,B,A,B (B being `signature`'s partner) and neither call ever gave a new result. */
   private continuesCycle(signature: string): boolean {
-    const s = this.sequence;
-    if (s.length < 4) return false;
-    const [a1, b1, a2, b2] = s.slice(-4) as [Execution, Execution, Execution, Execution];
-    const cycling = a1.signature === a2.signature && b1.signature === b2.signature && a1.signature !== b1.signature;
-    const unchanged = a1.resultHash === a2.resultHash && b1.resultHash === b2.resultHash;
-    return cycling && unchanged && signature === a1.signature;
+    const a = this.attempts;
+    if (a.length < 4) return false;
+    const [s4, s3, s2, s1] = a.slice(-4) as [string, string, string, string];
+    const cycling = s4 === signature && s2 === signature && s3 === s1 && s1 !== signature;
+    return cycling && this.unchanged(signature) && this.unchanged(s1);
+  }
+
+  private unchanged(signature: string): boolean {
+    return (this.results.get(signature)?.size ?? 0) <= 1;
   }
 }
 

@@ -39,9 +39,9 @@ async function audit(client: Client, values: Values): Promise<number> {
   if (rows.length === 0) return out("no tool calls recorded");
   const lines = rows.reverse().map((r) => {
     const time = new Date(r.created_at).toISOString().replace("T", " ").slice(0, 19);
-    const by = r.decided_by && r.decision !== "auto" ? ` by ${r.decided_by}` : "";
+    const by = r.decided_by && ["approved", "denied", "expired"].includes(r.decision) ? ` by ${r.decided_by}` : "";
     const reason = r.reason ? ` (${r.reason})` : "";
-    const duration = r.duration_ms === null ? "" : ` ${r.duration_ms} ms`;
+    const duration = r.status === "ok" || r.status === "error" ? ` ${r.duration_ms} ms` : "";
     return `${time}  ${r.session_key}  ${r.tool} ${r.args}  ${r.decision}${by}${reason}  ${r.status}${duration}  ${r.summary ?? ""}`;
   });
   return out(lines.join("\n"));

@@ -34,13 +34,20 @@ interface State {
   model: ModelClient;
 }
 
-export async function startDaemon(configPath: string, options: { notifier?: Notifier; now?: () => Date } = {}): Promise<Daemon> {
+export interface DaemonOptions {
+  notifier?: Notifier;
+  now?: () => Date;
+  /** Tools added to the enabled ones, for embedding hermes (and for tests that need instrumented tools). */
+  extraTools?: AnyTool[];
+}
+
+export async function startDaemon(configPath: string, options: DaemonOptions = {}): Promise<Daemon> {
   const initial = loadConfig(configPath);
   const log = createLogger(initial.config.log.level, initial.secrets);
   const notifier = options.notifier ?? createNotifier();
   const now = options.now ?? (() => new Date());
   const store = openStore(initial.config.storage.path);
-  const state: State = { loaded: initial, ...(await buildParts(initial.config, store, now, log)) };
+  const state: State = { loaded: initial, ...(await buildParts(initial.config, store, now, log, options.extraTools)) };
   const config = () => state.loaded.config;
   const limiter = new Limiter(initial.config.model.concurrency);
   const gate = new Gate({ store, tools: () => state.tools, config });
@@ -105,7 +112,7 @@ export async function startDaemon(configPath: string, options: { notifier?: Noti
       await notifier.reloading();
       try {
         const next = loadConfig(configPath);
-        const parts = await buildParts(next.config, store, now, log);
+        const parts = await buildParts(next.config, store, now, log, options.extraTools);
         Object.assign(state, { loaded: next, ...parts });
         limiter.setLimit(next.config.model.concurrency);
         log.info({ tools: [...parts.tools.keys()] }, "config reloaded");
@@ -120,8 +127,8 @@ export async function startDaemon(configPath: string, options: { notifier?: Noti
   };
 }
 
-async function buildParts(config: Config, store: Store, now: () => Date, log: Logger) {
-  const { tools, unavailable } = await loadTools(config.tools.enabled, { config, store, now });
+async function buildParts(config: Config, store: Store, now: () => Date, log: Logger, extra: AnyTool[] = []) {
+  const { tools, unavailable } = await loadTools(config.tools.enabled, { config, store, now }, extra);
   if (unavailable.length) log.warn({ tools: unavailable }, "enabled tools that this version does not provide are skipped");
   return { tools, specs: [...tools.values()].map(toolSpec), model: createModelClient(config.model) };
 }

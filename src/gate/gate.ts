@@ -75,9 +75,10 @@ export class Gate {
   /** A call seen for the first time: existence, arguments, loops, then the confirmation policy. */
   private async judgeNew(ctx: StepContext, call: ToolCall): Promise<Verdict> {
     const tool = this.deps.tools().get(call.name);
+    if (call.parseError) {
+      return this.refuse(ctx, call, "malformed call", `error: ${call.parseError}. Send the call again as valid JSON.`);
+    }
     if (!tool) return this.refuse(ctx, call, "unknown tool", this.unknownToolText(call.name));
-    if (call.parseError)
-      return this.refuse(ctx, call, "invalid arguments", `error: ${call.parseError}. Send the arguments as one JSON object.`);
     const parsed = tool.input.safeParse(call.args ?? {});
     if (!parsed.success) {
       const detail = z.prettifyError(parsed.error);
@@ -86,8 +87,10 @@ export class Gate {
     const signature = callSignature(call.name, parsed.data);
     const verdict = ctx.guard.check(call.name, signature, `${call.name} ${canonicalJson(call.args ?? {})}`);
     if (verdict.kind === "stop") {
+      const text = "blocked: the run was stopped because this call kept repeating.";
       this.deps.store.audit.decide(call.id, "blocked", "repeated after block", "hermes");
-      this.answer(ctx, call, "blocked: the run was stopped because this call kept repeating.");
+      this.skip(call.id, text);
+      this.answer(ctx, call, text);
       ctx.emit({ type: "blocked", runId: ctx.runId, callId: call.id, tool: call.name, reason: "repeated after block" });
       return { kind: "stop", message: verdict.message };
     }

@@ -1,0 +1,232 @@
+import { describe, expect, it } from "vitest";
+import { createToolCallTextFilter, parseToolCallText } from "../../src/model/tool-call-text.js";
+
+interface Case {
+  name: string;
+  text: string;
+  calls: { name: string; args?: unknown; error?: RegExp }[];
+  rest: string;
+  fenced?: boolean;
+}
+
+const T = "<tool_call>";
+const E = "</tool_call>";
+
+const cases: Case[] = [
+  { name: "plain text", text: "Hello there.", calls: [], rest: "Hello there." },
+  { name: "one call", text: `${T}\n{"name": "clock", "arguments": {}}\n${E}`, calls: [{ name: "clock", args: {} }], rest: "" },
+  {
+    name: "one call, arguments first",
+    text: `${T}{"arguments": {"timezone": "UTC"}, "name": "clock"}${E}`,
+    calls: [{ name: "clock", args: { timezone: "UTC" } }],
+    rest: "",
+  },
+  {
+    name: "two calls",
+    text: `${T}\n{"name": "clock", "arguments": {}}\n${E}\n${T}\n{"name": "notes", "arguments": {"action": "list"}}\n${E}`,
+    calls: [
+      { name: "clock", args: {} },
+      { name: "notes", args: { action: "list" } },
+    ],
+    rest: "",
+  },
+  {
+    name: "text before",
+    text: `Let me check the time.\n${T}{"name": "clock", "arguments": {}}${E}`,
+    calls: [{ name: "clock" }],
+    rest: "Let me check the time.",
+  },
+  {
+    name: "text after",
+    text: `${T}{"name": "clock", "arguments": {}}${E}\nOne moment.`,
+    calls: [{ name: "clock" }],
+    rest: "One moment.",
+  },
+  {
+    name: "text between two calls",
+    text: `First ${T}{"name": "a", "arguments": {}}${E} then ${T}{"name": "b", "arguments": {}}${E} done`,
+    calls: [{ name: "a" }, { name: "b" }],
+    rest: "First  then  done",
+  },
+  {
+    name: "braces inside strings",
+    text: `${T}{"name": "notes", "arguments": {"action": "add", "text": "use {curly} and } braces {"}}${E}`,
+    calls: [{ name: "notes", args: { action: "add", text: "use {curly} and } braces {" } }],
+    rest: "",
+  },
+  {
+    name: "escaped quotes inside strings",
+    text: `${T}{"name": "notes", "arguments": {"action": "add", "text": "she said \\"hi}\\""}}${E}`,
+    calls: [{ name: "notes", args: { action: "add", text: 'she said "hi}"' } }],
+    rest: "",
+  },
+  {
+    name: "closing tag inside a string",
+    text: `${T}{"name": "notes", "arguments": {"action": "add", "text": "a ${E} b"}}${E}`,
+    calls: [{ name: "notes", args: { action: "add", text: `a ${E} b` } }],
+    rest: "",
+  },
+  {
+    name: "a final block cut off by the token limit",
+    text: `Sure.\n${T}\n{"name": "write_file", "arguments": {"path": "a.txt", "content": "long text that never`,
+    calls: [{ name: "write_file", error: /cut off/ }],
+    rest: "Sure.",
+  },
+  {
+    name: "cut off right after the tag",
+    text: `Checking.${T}`,
+    calls: [{ name: "", error: /no JSON object/ }],
+    rest: "Checking.",
+  },
+  {
+    name: "malformed JSON: trailing comma",
+    text: `${T}{"name": "clock", "arguments": {},}${E}`,
+    calls: [{ name: "clock", error: /not valid JSON/ }],
+    rest: "",
+  },
+  {
+    name: "malformed JSON: single quotes",
+    text: `${T}{'name': 'clock', 'arguments': {}}${E}`,
+    calls: [{ name: "", error: /not valid JSON/ }],
+    rest: "",
+  },
+  {
+    name: "malformed JSON, then a good call",
+    text: `${T}{"name": "clock", arguments: {}}${E}${T}{"name": "notes", "arguments": {"action": "list"}}${E}`,
+    calls: [
+      { name: "clock", error: /not valid JSON/ },
+      { name: "notes", args: { action: "list" } },
+    ],
+    rest: "",
+  },
+  {
+    name: "missing name",
+    text: `${T}{"arguments": {"a": 1}}${E}`,
+    calls: [{ name: "", error: /needs \{"name"/ }],
+    rest: "",
+  },
+  {
+    name: "arguments as a JSON string",
+    text: `${T}{"name": "clock", "arguments": "{\\"timezone\\": \\"UTC\\"}"}${E}`,
+    calls: [{ name: "clock", args: { timezone: "UTC" } }],
+    rest: "",
+  },
+  {
+    name: "arguments as a string that is not JSON",
+    text: `${T}{"name": "clock", "arguments": "UTC please"}${E}`,
+    calls: [{ name: "clock", error: /not JSON/ }],
+    rest: "",
+  },
+  {
+    name: "parameters instead of arguments",
+    text: `${T}{"name": "clock", "parameters": {"timezone": "Asia/Tokyo"}}${E}`,
+    calls: [{ name: "clock", args: { timezone: "Asia/Tokyo" } }],
+    rest: "",
+  },
+  { name: "no arguments key", text: `${T}{"name": "clock"}${E}`, calls: [{ name: "clock", args: {} }], rest: "" },
+  {
+    name: "missing closing tag but complete JSON",
+    text: `${T}{"name": "clock", "arguments": {}}`,
+    calls: [{ name: "clock", args: {} }],
+    rest: "",
+  },
+  {
+    name: "nested arrays and objects",
+    text: `${T}{"name": "x", "arguments": {"list": [1, {"a": [2, 3]}], "s": "]"}}${E}`,
+    calls: [{ name: "x", args: { list: [1, { a: [2, 3] }], s: "]" } }],
+    rest: "",
+  },
+  {
+    name: "unicode text and arguments",
+    text: `Ich schaue nach 🙂 ${T}{"name": "notes", "arguments": {"action": "search", "query": "Müsli"}}${E}`,
+    calls: [{ name: "notes", args: { action: "search", query: "Müsli" } }],
+    rest: "Ich schaue nach 🙂",
+  },
+  {
+    name: "fenced JSON call",
+    text: 'I will check.\n```json\n{"name": "clock", "arguments": {}}\n```',
+    calls: [{ name: "clock", args: {} }],
+    rest: "I will check.",
+    fenced: true,
+  },
+  {
+    name: "fenced JSON without a language",
+    text: '```\n{"name": "notes", "arguments": {"action": "list"}}\n```',
+    calls: [{ name: "notes", args: { action: "list" } }],
+    rest: "",
+    fenced: true,
+  },
+  {
+    name: "fenced JSON that is data, not a call",
+    text: 'Here is your data:\n```json\n{"name": "Sam", "age": 41}\n```',
+    calls: [],
+    rest: 'Here is your data:\n```json\n{"name": "Sam", "age": 41}\n```',
+    fenced: true,
+  },
+  {
+    name: "fenced JSON call ignored when fences are off",
+    text: '```json\n{"name": "clock", "arguments": {}}\n```',
+    calls: [],
+    rest: '```json\n{"name": "clock", "arguments": {}}\n```',
+  },
+  {
+    name: "fenced block with invalid JSON stays text",
+    text: '```json\n{"name": "clock", "arguments": {\n```',
+    calls: [],
+    rest: '```json\n{"name": "clock", "arguments": {\n```',
+    fenced: true,
+  },
+  {
+    name: "empty block",
+    text: `${T}${E} ok`,
+    calls: [{ name: "", error: /no JSON object/ }],
+    rest: "ok",
+  },
+  {
+    name: "three calls on one line",
+    text: `${T}{"name":"a","arguments":{}}${E}${T}{"name":"b","arguments":{}}${E}${T}{"name":"c","arguments":{}}${E}`,
+    calls: [{ name: "a" }, { name: "b" }, { name: "c" }],
+    rest: "",
+  },
+];
+
+describe("parsing tool calls written as text", () => {
+  it("has a table of at least 25 real-looking outputs", () => {
+    expect(cases.length).toBeGreaterThanOrEqual(25);
+  });
+
+  for (const c of cases) {
+    it(c.name, () => {
+      const parsed = parseToolCallText(c.text, { fenced: c.fenced ?? false });
+      expect(parsed.text).toBe(c.rest);
+      expect(parsed.calls).toHaveLength(c.calls.length);
+      c.calls.forEach((want, i) => {
+        const got = parsed.calls[i];
+        expect(got?.name).toBe(want.name);
+        expect(got?.id).toMatch(/^call_/);
+        if (want.error) expect(got?.parseError).toMatch(want.error);
+        else expect(got?.parseError).toBeUndefined();
+        if (want.args !== undefined) expect(got?.args).toEqual(want.args);
+      });
+    });
+  }
+});
+
+describe("the streamed-text filter", () => {
+  const run = (pieces: string[]) => {
+    let out = "";
+    const feed = createToolCallTextFilter((t) => {
+      out += t;
+    });
+    for (const p of pieces) feed(p);
+    return out;
+  };
+
+  it("hides a block split across many pieces and keeps the text around it", () => {
+    expect(run(["Hi ", "<tool", "_ca", 'll>{"name":', '"clock"}</tool', "_call> bye"])).toBe("Hi  bye");
+  });
+
+  it("releases text that only looked like the start of a tag", () => {
+    expect(run(["a <t", "able> b"])).toBe("a <table> b");
+  });
+});
