@@ -205,13 +205,18 @@ export class Runner {
         this.deps,
       );
       if (outcome.stopReason !== "suspended") {
+        this.deps.log.info({ runId: live.runId, session: live.sessionKey, stopReason: outcome.stopReason }, "run ended");
         this.emit(live, { type: "run_end", runId: live.runId, reply: outcome.reply, stopReason: outcome.stopReason });
         return outcome;
       }
-      await new Promise<void>((resolve) => {
-        live.wake = resolve;
-      });
-      live.wake = undefined;
+      // Decisions may have arrived while the rest of the step ran; only wait for ones still open.
+      if (this.deps.store.approvals.pendingCount(live.runId) > 0 && !live.controller.signal.aborted) {
+        this.deps.log.info({ runId: live.runId, session: live.sessionKey }, "run waiting for approval");
+        await new Promise<void>((resolve) => {
+          live.wake = resolve;
+        });
+        live.wake = undefined;
+      }
       if (live.controller.signal.aborted) this.deps.store.history.setRunStatus(live.runId, "running");
     }
   }

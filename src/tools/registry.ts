@@ -14,6 +14,7 @@ const MODULES: Partial<Record<ToolName, () => Promise<ToolModule>>> = {
   read_file: () => import("../../tools/files.js"),
   list_files: () => import("../../tools/files.js"),
   write_file: () => import("../../tools/files.js"),
+  shell: () => import("../../tools/shell.js"),
 };
 
 export function isToolAvailable(name: ToolName): boolean {
