@@ -1,6 +1,7 @@
+import { truncateResult } from "../gate/invoke.js";
 import type { ChatMessage, ToolSpec } from "../model/types.js";
 
-/** A rough, deliberately pessimistic token estimate: ~4 characters a token plus per-message framing. */
+/** A deliberately pessimistic token estimate (~3.6 characters a token); calibrated per model by `ratio`. */
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 3.6);
 }
@@ -10,37 +11,70 @@ export function messageTokens(m: ChatMessage): number {
   return estimateTokens(m.content) + Math.ceil(calls / 3.6) + 6;
 }
 
+/** Estimated tokens of a whole request: messages plus tool signatures. */
+export function promptTokens(messages: ChatMessage[], tools: ToolSpec[]): number {
+  return messages.reduce((sum, m) => sum + messageTokens(m), 0) + estimateTokens(JSON.stringify(tools));
+}
+
 export interface PromptInput {
   system: string;
   tools: ToolSpec[];
   /** Session history, oldest first; the last user message is the current one. */
   history: ChatMessage[];
-  /** Goes at the end of the last user message, so the prefix stays byte-stable for the model's cache. */
-  timeNote: string;
   /** context_tokens minus max_output_tokens. */
   budgetTokens: number;
+  /** Real tokens per estimated token for this model (1 until calibrated). */
+  ratio?: number;
 }
 
+/** Old tool results longer than this are shortened before any turn is dropped. */
+export const OLD_RESULT_CHARS = 600;
 const NO_RESULT = "no result: the run ended before this call was answered.";
 
 /**
- * System prompt, then as much recent history as fits. Turns (a user message and everything after it)
- * are dropped oldest first, so a tool call is never separated from its result.
+ * System prompt, then as much recent history as fits: old tool results are shortened first, then turns
+ * (a user message and everything after it) are dropped oldest first, so a tool call is never separated
+ * from its result. The current turn is always kept; a user message too large on its own is cut.
  */
 export function buildPrompt(input: PromptInput): ChatMessage[] {
-  const fixed = estimateTokens(input.system) + estimateTokens(JSON.stringify(input.tools)) + estimateTokens(input.timeNote) + 10;
-  const turns = splitTurns(repairPairs(input.history));
-  let room = input.budgetTokens - fixed;
+  const ratio = input.ratio ?? 1;
+  const cost = (m: ChatMessage) => Math.ceil(messageTokens(m) * ratio);
+  const fixed = Math.ceil((estimateTokens(input.system) + estimateTokens(JSON.stringify(input.tools)) + 16) * ratio);
+  let turns = splitTurns(repairPairs(input.history));
+  const room = input.budgetTokens - fixed;
+  const total = (ts: ChatMessage[][]) => ts.reduce((sum, t) => sum + t.reduce((s, m) => s + cost(m), 0), 0);
+  if (total(turns) > room) turns = turns.map((t, i) => (i === turns.length - 1 ? t : t.map(shortenOldResult)));
   const kept: ChatMessage[][] = [];
+  let left = room;
   for (let i = turns.length - 1; i >= 0; i--) {
     const turn = turns[i] as ChatMessage[];
-    const cost = turn.reduce((sum, m) => sum + messageTokens(m), 0);
-    if (cost > room && kept.length > 0) break;
+    const size = turn.reduce((sum, m) => sum + cost(m), 0);
+    if (size > left && kept.length > 0) break;
     kept.unshift(turn);
-    room -= cost;
+    left -= size;
   }
-  const messages = kept.flat();
-  return [{ role: "system", content: input.system }, ...withTimeNote(messages, input.timeNote)];
+  const current = kept[kept.length - 1];
+  if (current && left < 0) kept[kept.length - 1] = fitCurrentTurn(current, room, ratio);
+  return [{ role: "system", content: input.system }, ...kept.flat()];
+}
+
+function shortenOldResult(m: ChatMessage): ChatMessage {
+  if (m.role !== "tool" || m.content.length <= OLD_RESULT_CHARS) return m;
+  return { ...m, content: truncateResult(m.content, OLD_RESULT_CHARS) };
+}
+
+/** The current turn alone is over budget: shorten its tool results, then cut the user message itself. */
+function fitCurrentTurn(turn: ChatMessage[], room: number, ratio: number): ChatMessage[] {
+  const shortened = turn.map(shortenOldResult);
+  const others = shortened.slice(1).reduce((sum, m) => sum + Math.ceil(messageTokens(m) * ratio), 0);
+  const first = shortened[0] as ChatMessage;
+  const maxChars = Math.max(200, Math.floor(((room - others) / ratio - 6) * 3.6));
+  if (first.role !== "user" || first.content.length <= maxChars) return shortened;
+  const cut = first.content.length - maxChars;
+  const marker = `\n[… ${cut} characters of this message were cut to fit the model's context …]\n`;
+  const head = Math.floor((maxChars - marker.length) * 0.8);
+  const tail = Math.max(0, maxChars - marker.length - head);
+  return [{ role: "user", content: first.content.slice(0, head) + marker + first.content.slice(first.content.length - tail) }, ...shortened.slice(1)];
 }
 
 function splitTurns(history: ChatMessage[]): ChatMessage[][] {
@@ -73,17 +107,31 @@ export function repairPairs(history: ChatMessage[]): ChatMessage[] {
   return out;
 }
 
-function withTimeNote(messages: ChatMessage[], note: string): ChatMessage[] {
-  if (!note) return messages;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const m = messages[i] as ChatMessage;
-    if (m.role === "user") {
-      const copy = messages.slice();
-      copy[i] = { role: "user", content: `${m.content}\n\n(${note})` };
-      return copy;
+/** Learns real tokens per estimated token from the prompt sizes the endpoint reports. */
+export class TokenCalibration {
+  private readonly ratios = new Map<string, number>();
+
+  constructor(private readonly persist?: { load(model: string): number | undefined; save(model: string, ratio: number): void }) {}
+
+  ratio(model: string): number {
+    let r = this.ratios.get(model);
+    if (r === undefined) {
+      r = this.persist?.load(model) ?? 1;
+      this.ratios.set(model, r);
     }
+    return r;
   }
-  return messages;
+
+  /** Feeds one observation: the estimate we made and the prompt tokens the model reported. */
+  observe(model: string, estimated: number, reported: number | undefined): void {
+    if (!reported || estimated <= 0) return;
+    // A prompt served partly from the model's cache may report only the uncached part: ignore those.
+    if (reported < estimated * 0.5) return;
+    const sample = Math.min(3, reported / estimated);
+    const next = this.ratio(model) * 0.7 + sample * 0.3;
+    this.ratios.set(model, next);
+    this.persist?.save(model, next);
+  }
 }
 
 export const DEFAULT_SYSTEM_PROMPT = `You are hermes, a personal assistant running on the owner's home server.

@@ -4,7 +4,7 @@ import type { Gate } from "../gate/gate.js";
 import type { ChatMessage, ModelClient, ToolCall, ToolSpec } from "../model/types.js";
 import type { RunStatus } from "../store/history.js";
 import type { Store } from "../store/store.js";
-import { buildPrompt } from "./context.js";
+import { buildPrompt, promptTokens, type TokenCalibration } from "./context.js";
 import type { Limiter } from "./limiter.js";
 import { RepeatGuard } from "./repeat-guard.js";
 import type { AgentEvent, RunOutcome, StopReason } from "./types.js";
@@ -15,8 +15,8 @@ export interface LoopDeps {
   limiter: Limiter;
   config: () => Config;
   model: () => ModelClient;
-  systemPrompt: () => string;
   toolSpecs: () => ToolSpec[];
+  calibration: TokenCalibration;
 }
 
 /** A run being driven by this process. */
@@ -27,7 +27,8 @@ export interface ActiveRun {
   channel: string;
   signal: AbortSignal;
   emit: (event: AgentEvent) => void;
-  timeNote: string;
+  /** The system prompt for this run (base prompt and memory block), fixed for the run's duration. */
+  system: string;
 }
 
 /**
@@ -73,21 +74,20 @@ export async function driveRun(run: ActiveRun, deps: LoopDeps): Promise<RunOutco
 
 async function callModel(run: ActiveRun, deps: LoopDeps) {
   const cfg = deps.config();
+  const model = deps.model();
+  const tools = deps.toolSpecs();
   const prompt = buildPrompt({
-    system: deps.systemPrompt(),
-    tools: deps.toolSpecs(),
+    system: run.system,
+    tools,
     history: deps.store.history.recentMessages(run.sessionId, 400),
-    timeNote: run.timeNote,
     budgetTokens: cfg.model.context_tokens - cfg.model.max_output_tokens,
+    ratio: deps.calibration.ratio(model.modelName),
   });
-  return deps.limiter.run(() =>
-    deps
-      .model()
-      .chat(
-        { messages: prompt, tools: deps.toolSpecs() },
-        { signal: run.signal, onText: (delta) => run.emit({ type: "text", runId: run.runId, delta }) },
-      ),
+  const result = await deps.limiter.run(() =>
+    model.chat({ messages: prompt, tools }, { signal: run.signal, onText: (delta) => run.emit({ type: "text", runId: run.runId, delta }) }),
   );
+  if (result.ok) deps.calibration.observe(model.modelName, promptTokens(prompt, tools), result.usage.promptTokens);
+  return result;
 }
 
 /** The calls of the run's latest step that have no result yet, if any. */

@@ -38,6 +38,8 @@ export interface RunnerDeps extends LoopDeps {
   /** Listener for runs nobody is attached to (resumed after a restart): usually the chat connector. */
   fallbackListener: (channel: string) => EventListener | undefined;
   timeNote: () => string;
+  /** The system prompt for a run starting now. */
+  systemPrompt: () => string;
 }
 
 /** Serializes runs per session, runs sessions concurrently, and resumes runs when approvals are decided. */
@@ -67,7 +69,9 @@ export class Runner {
       const session = this.deps.store.db.transaction(() => {
         const s = history.activeSession(req.sessionKey);
         history.createRun(runId, s.id, req.source);
-        history.appendMessage(s.id, runId, { role: "user", content: req.text });
+        // The time goes at the end of the message and stays there, so every earlier request is a
+        // byte-identical prefix of the next one and the model server's prompt cache is reused.
+        history.appendMessage(s.id, runId, { role: "user", content: `${req.text}\n\n(${this.deps.timeNote()})` });
         return s;
       })();
       this.emit(live, { type: "run_start", runId, session: req.sessionKey, source: req.source });
@@ -200,7 +204,7 @@ export class Runner {
           channel: live.channel,
           signal: live.controller.signal,
           emit: (e) => this.emit(live, e),
-          timeNote: this.deps.timeNote(),
+          system: this.deps.systemPrompt(),
         },
         this.deps,
       );

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { DEFAULT_SYSTEM_PROMPT } from "../agent/context.js";
+import { DEFAULT_SYSTEM_PROMPT, TokenCalibration } from "../agent/context.js";
 import { Limiter } from "../agent/limiter.js";
 import { Runner } from "../agent/runner.js";
 import type { EventListener } from "../agent/types.js";
@@ -11,6 +11,7 @@ import { Gate } from "../gate/gate.js";
 import { createLogger } from "../log.js";
 import { createModelClient } from "../model/create.js";
 import type { ModelClient, ProbeResult, ToolSpec } from "../model/types.js";
+import { memoryBlock } from "../store/memory.js";
 import { openStore, type Store } from "../store/store.js";
 import { toolSpec } from "../tools/define.js";
 import { loadTools } from "../tools/registry.js";
@@ -61,8 +62,9 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     config,
     log,
     model: () => state.model,
-    systemPrompt: () => config().agent.system_prompt ?? DEFAULT_SYSTEM_PROMPT,
+    systemPrompt: () => systemPrompt(config(), store, state.tools.has("memory")),
     toolSpecs: () => state.specs,
+    calibration: new TokenCalibration({ load: (m) => store.memory.loadRatio(m), save: (m, r) => store.memory.saveRatio(m, r) }),
     timeNote: () => timeNote(now(), config().timezone),
     fallbackListener: (channel) => listenerFor(connectors, channel),
   });
@@ -131,6 +133,12 @@ async function buildParts(config: Config, store: Store, now: () => Date, log: Lo
   const { tools, unavailable } = await loadTools(config.tools.enabled, { config, store, now }, extra);
   if (unavailable.length) log.warn({ tools: unavailable }, "enabled tools that this version does not provide are skipped");
   return { tools, specs: [...tools.values()].map(toolSpec), model: createModelClient(config.model) };
+}
+
+function systemPrompt(config: Config, store: Store, withMemory: boolean): string {
+  const base = config.agent.system_prompt ?? DEFAULT_SYSTEM_PROMPT;
+  const memories = withMemory ? memoryBlock(store.memory.list()) : "";
+  return memories ? `${base}\n\n${memories}` : base;
 }
 
 function listenerFor(connectors: Connector[], channel: string): EventListener | undefined {

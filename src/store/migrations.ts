@@ -99,4 +99,21 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       CREATE INDEX approvals_status ON approvals(status, expires_at);
     `,
   },
+  {
+    version: 4,
+    name: "memories and token calibration",
+    sql: `
+      CREATE TABLE memories (
+        id INTEGER PRIMARY KEY,
+        fact TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        forgotten_at INTEGER
+      );
+      CREATE TABLE token_calibration (
+        model TEXT PRIMARY KEY,
+        ratio REAL NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];

@@ -2,6 +2,7 @@ import { ApprovalStore } from "./approvals.js";
 import { AuditStore } from "./audit.js";
 import { type Db, openDatabase } from "./db.js";
 import { HistoryStore } from "./history.js";
+import { MemoryStore } from "./memory.js";
 import { NotesStore } from "./notes.js";
 
 /** The daemon's one database, split by concern. */
@@ -11,6 +12,7 @@ export interface Store {
   audit: AuditStore;
   notes: NotesStore;
   approvals: ApprovalStore;
+  memory: MemoryStore;
   close(): void;
 }
 
@@ -22,6 +24,7 @@ export function openStore(path: string): Store {
     audit: new AuditStore(db),
     notes: new NotesStore(db),
     approvals: new ApprovalStore(db),
+    memory: new MemoryStore(db),
     close: () => {
       if (db.open) db.close();
     },

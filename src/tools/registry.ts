@@ -11,6 +11,7 @@ type ToolModule = { createTool(name: ToolName, deps: ToolDeps): AnyTool };
 const MODULES: Partial<Record<ToolName, () => Promise<ToolModule>>> = {
   clock: () => import("../../tools/clock.js"),
   notes: () => import("../../tools/notes.js"),
+  memory: () => import("../../tools/memory.js"),
   read_file: () => import("../../tools/files.js"),
   list_files: () => import("../../tools/files.js"),
   write_file: () => import("../../tools/files.js"),

@@ -1,0 +1,161 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { buildPrompt, DEFAULT_SYSTEM_PROMPT, OLD_RESULT_CHARS, promptTokens, TokenCalibration } from "../../src/agent/context.js";
+import { configSchema, DEFAULT_TOOLS } from "../../src/config/schema.js";
+import type { ChatMessage } from "../../src/model/types.js";
+import { openStore } from "../../src/store/store.js";
+import { toolSpec } from "../../src/tools/define.js";
+import { loadTools } from "../../src/tools/registry.js";
+import { type FakeModel, type RecordedRequest, startFakeModel } from "../fakes/model-server.js";
+import { baseSettings, createTempDir } from "../helpers/hermes.js";
+import { startInProcess } from "../helpers/in-process.js";
+
+type Wire = RecordedRequest["messages"][number];
+
+/** Every assistant tool call is directly followed by its results, in order, and no result is orphaned. */
+function expectIntactPairs(messages: Wire[]): void {
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i] as Wire & { tool_calls?: { id?: string }[] };
+    if (m.role === "tool") expect(messages[i - 1]?.role === "assistant" || messages[i - 1]?.role === "tool").toBe(true);
+    if (m.role !== "assistant" || !m.tool_calls?.length) continue;
+    m.tool_calls.forEach((_, k) => expect(messages[i + 1 + k]?.role).toBe("tool"));
+  }
+}
+
+function asChat(messages: Wire[]): ChatMessage[] {
+  return messages.map((m) => ({ role: m.role, content: m.content }) as ChatMessage);
+}
+
+describe("the prompt budget", () => {
+  it("keeps the newest turns, drops whole old turns, and cuts an oversized current message", () => {
+    const history: ChatMessage[] = [];
+    for (let i = 0; i < 300; i++) {
+      history.push({ role: "user", content: `question ${i} ${"x".repeat(200)}` });
+      history.push({ role: "assistant", content: "", toolCalls: [{ id: `c${i}`, name: "clock", args: {} }] });
+      history.push({ role: "tool", content: `result ${i} ${"y".repeat(2000)}`, toolCallId: `c${i}`, toolName: "clock" });
+      history.push({ role: "assistant", content: `answer ${i}` });
+    }
+    const prompt = buildPrompt({ system: "sys", tools: [], history, budgetTokens: 3000 });
+    expect(promptTokens(prompt, [])).toBeLessThanOrEqual(3000);
+    expect(prompt.at(-1)).toEqual({ role: "assistant", content: "answer 299" });
+    expect(prompt[1]?.role).toBe("user");
+    const results = prompt.filter((m) => m.role === "tool");
+    expect(results.slice(0, -1).every((m) => m.content.length <= OLD_RESULT_CHARS)).toBe(true);
+    expect(results.at(-1)?.content.length).toBeGreaterThan(OLD_RESULT_CHARS);
+
+    const huge: ChatMessage[] = [{ role: "user", content: `${"a".repeat(50_000)}END` }];
+    const cut = buildPrompt({ system: "sys", tools: [], history: huge, budgetTokens: 1000 });
+    expect(promptTokens(cut, [])).toBeLessThanOrEqual(1000);
+    expect(cut[1]?.content).toMatch(/characters of this message were cut/);
+    expect(cut[1]?.content.endsWith("END")).toBe(true);
+  });
+
+  it("calibrates its estimate from the prompt sizes the model reports, ignoring cached counts", () => {
+    const calibration = new TokenCalibration();
+    for (let i = 0; i < 20; i++) calibration.observe("m", 1000, 1500);
+    expect(calibration.ratio("m")).toBeCloseTo(1.5, 1);
+    calibration.observe("m", 1000, 100);
+    expect(calibration.ratio("m")).toBeCloseTo(1.5, 1);
+    expect(calibration.ratio("other")).toBe(1);
+  });
+
+  it("keeps the default system prompt and the default tools' signatures under 1,500 tokens", async () => {
+    const dir = createTempDir();
+    const config = configSchema.parse({ tools: { files: { root: dir.path } } });
+    const store = openStore(":memory:");
+    const { tools } = await loadTools(DEFAULT_TOOLS, { config, store, now: () => new Date() });
+    const specs = [...tools.values()].map(toolSpec);
+    const bytes = Buffer.byteLength(DEFAULT_SYSTEM_PROMPT) + Buffer.byteLength(JSON.stringify(specs));
+    const tokens = promptTokens([{ role: "system", content: DEFAULT_SYSTEM_PROMPT }], specs);
+    console.log(`default prompt: ${bytes} bytes, ~${tokens} tokens, tools: ${specs.map((s) => s.name).join(", ")}`);
+    expect(tokens).toBeLessThan(1500);
+    store.close();
+    dir.cleanup();
+  });
+});
+
+describe("prompts the model receives", () => {
+  let model: FakeModel;
+  let hermes: Awaited<ReturnType<typeof startInProcess>> | undefined;
+  beforeEach(async () => {
+    model = await startFakeModel();
+  });
+  afterEach(async () => {
+    await hermes?.close();
+    hermes = undefined;
+    await model.close();
+  });
+
+  it("never exceed the budget over a 300-turn session, keep the newest messages and intact call/result pairs", async () => {
+    const settings = baseSettings(model.url);
+    hermes = await startInProcess({ ...settings, model: { ...(settings.model as object), context_tokens: 2048, max_output_tokens: 256 } }, []);
+    model.respond((req) => {
+      const last = req.messages.at(-1);
+      if (last?.role === "user" && /^turn \d*[05] /.test(last.content)) {
+        return { toolCalls: [{ name: "notes", arguments: { action: "search", query: last.content.slice(0, 12) } }] };
+      }
+      return { text: `reply to ${last?.content.slice(0, 10)} ${"z".repeat(300)}` };
+    });
+    for (let i = 0; i < 300; i++) {
+      const outcome = await hermes.ask(`turn ${i} ${"w".repeat(150)}`, "cli:long");
+      expect(outcome.stopReason).toBe("done");
+    }
+    const budget = 2048 - 256;
+    for (const [i, req] of model.requests.entries()) {
+      expect(promptTokens(asChat(req.messages), req.tools as never)).toBeLessThanOrEqual(budget);
+      expectIntactPairs(req.messages);
+      const lastUser = req.messages.findLast((m) => m.role === "user");
+      expect(lastUser?.content).toMatch(/^turn \d+ /);
+      if (i > 100) expect(req.messages.length).toBeGreaterThan(4);
+    }
+    const final = model.requests.at(-1);
+    expect(final?.messages.findLast((m) => m.role === "user")?.content).toMatch(/^turn 299 /);
+  });
+
+  it("shortens an oversized tool result in later turns", async () => {
+    const settings = baseSettings(model.url);
+    hermes = await startInProcess({ ...settings, model: { ...(settings.model as object), context_tokens: 4096, max_output_tokens: 512 } }, []);
+    const long = "L".repeat(3500);
+    model.script({ toolCalls: [{ name: "notes", arguments: { action: "add", text: long } }] });
+    model.script({ toolCalls: [{ name: "notes", arguments: { action: "list" } }] }, { text: "listed" });
+    await hermes.ask("save and list", "cli:big");
+    const firstResult = model.requests[2]?.messages.filter((m) => m.role === "tool").at(-1)?.content ?? "";
+    expect(firstResult.length).toBeGreaterThan(3000);
+    model.respond(() => ({ text: "ok" }));
+    for (let i = 0; i < 2; i++) await hermes.ask(`next ${i} ${"n".repeat(2000)}`, "cli:big");
+    const later = model.requests.at(-1)?.messages.filter((m) => m.role === "tool") ?? [];
+    expect(later.length).toBeGreaterThan(0);
+    expect(later.every((m) => m.content.length <= OLD_RESULT_CHARS)).toBe(true);
+    expect(later.some((m) => m.content.includes("characters cut"))).toBe(true);
+  });
+
+  it("keeps the prefix byte-identical between consecutive requests", async () => {
+    hermes = await startInProcess(baseSettings(model.url), []);
+    model.script({ text: "first answer" }, { toolCalls: [{ name: "clock", arguments: {} }] }, { text: "second answer" }, { text: "third" });
+    await hermes.ask("first", "cli:p");
+    await hermes.ask("second", "cli:p");
+    await hermes.ask("third", "cli:p");
+    const [a, b, c, d] = model.requests.map((r) => JSON.stringify({ tools: r.body.tools, messages: r.messages }));
+    for (const [earlier, later] of [
+      [a, b],
+      [b, c],
+      [c, d],
+    ] as [string, string][]) {
+      const prefix = earlier.slice(0, earlier.length - 2);
+      expect(later.startsWith(prefix)).toBe(true);
+    }
+  });
+
+  it("shows remembered facts in a new session's prompt", async () => {
+    const settings = baseSettings(model.url);
+    hermes = await startInProcess({ ...settings, tools: { enabled: ["clock", "memory"] } }, []);
+    model.script({ toolCalls: [{ name: "memory", arguments: { action: "remember", fact: "partner's name is Sam" } }] }, { text: "Noted." });
+    await hermes.ask("my partner is Sam", "cli:m1");
+    hermes.daemon.core.newSession("cli:m1");
+    model.script({ text: "Hi" });
+    await hermes.ask("hello", "cli:m1");
+    const system = model.requests.at(-1)?.messages[0]?.content;
+    expect(system).toContain("What you know about the owner");
+    expect(system).toContain("- partner's name is Sam (#1)");
+    expect(model.requests.at(-1)?.messages).toHaveLength(2);
+  });
+});
