@@ -74,7 +74,10 @@ function fitCurrentTurn(turn: ChatMessage[], room: number, ratio: number): ChatM
   const marker = `\n[… ${cut} characters of this message were cut to fit the model's context …]\n`;
   const head = Math.floor((maxChars - marker.length) * 0.8);
   const tail = Math.max(0, maxChars - marker.length - head);
-  return [{ role: "user", content: first.content.slice(0, head) + marker + first.content.slice(first.content.length - tail) }, ...shortened.slice(1)];
+  return [
+    { role: "user", content: first.content.slice(0, head) + marker + first.content.slice(first.content.length - tail) },
+    ...shortened.slice(1),
+  ];
 }
 
 function splitTurns(history: ChatMessage[]): ChatMessage[][] {

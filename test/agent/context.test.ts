@@ -87,7 +87,10 @@ describe("prompts the model receives", () => {
 
   it("never exceed the budget over a 300-turn session, keep the newest messages and intact call/result pairs", async () => {
     const settings = baseSettings(model.url);
-    hermes = await startInProcess({ ...settings, model: { ...(settings.model as object), context_tokens: 2048, max_output_tokens: 256 } }, []);
+    hermes = await startInProcess(
+      { ...settings, model: { ...(settings.model as object), context_tokens: 2048, max_output_tokens: 256 } },
+      [],
+    );
     model.respond((req) => {
       const last = req.messages.at(-1);
       if (last?.role === "user" && /^turn \d*[05] /.test(last.content)) {
@@ -113,7 +116,10 @@ describe("prompts the model receives", () => {
 
   it("shortens an oversized tool result in later turns", async () => {
     const settings = baseSettings(model.url);
-    hermes = await startInProcess({ ...settings, model: { ...(settings.model as object), context_tokens: 4096, max_output_tokens: 512 } }, []);
+    hermes = await startInProcess(
+      { ...settings, model: { ...(settings.model as object), context_tokens: 4096, max_output_tokens: 512 } },
+      [],
+    );
     const long = "L".repeat(3500);
     model.script({ toolCalls: [{ name: "notes", arguments: { action: "add", text: long } }] });
     model.script({ toolCalls: [{ name: "notes", arguments: { action: "list" } }] }, { text: "listed" });
