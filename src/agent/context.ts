@@ -1,5 +1,5 @@
-import { truncateResult } from "../gate/invoke.js";
 import type { ChatMessage, ToolSpec } from "../model/types.js";
+import { truncateResult } from "../text.js";
 
 /** A deliberately pessimistic token estimate (~3.6 characters a token); calibrated per model by `ratio`. */
 export function estimateTokens(text: string): number {

@@ -17,7 +17,9 @@ function expectIntactPairs(messages: Wire[]): void {
     const m = messages[i] as Wire & { tool_calls?: { id?: string }[] };
     if (m.role === "tool") expect(messages[i - 1]?.role === "assistant" || messages[i - 1]?.role === "tool").toBe(true);
     if (m.role !== "assistant" || !m.tool_calls?.length) continue;
-    m.tool_calls.forEach((_, k) => expect(messages[i + 1 + k]?.role).toBe("tool"));
+    m.tool_calls.forEach((_, k) => {
+      expect(messages[i + 1 + k]?.role).toBe("tool");
+    });
   }
 }
 
