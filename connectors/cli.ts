@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { dirname } from "node:path";
 import type { AgentEvent } from "../src/agent/types.js";
@@ -53,7 +53,10 @@ export function createCliConnector(core: Core, socketPath: string): Connector {
       rmSync(socketPath, { force: true });
     },
     health(): ConnectorHealth {
-      return server?.listening ? { ok: true, detail: `listening on ${socketPath}` } : { ok: false, detail: "not listening" };
+      if (!server?.listening) return { ok: false, detail: "not listening" };
+      // A socket file removed from under us (say, a cleaned /run) leaves the daemon unreachable.
+      if (!existsSync(socketPath)) return { ok: false, detail: `socket ${socketPath} was removed` };
+      return { ok: true, detail: `listening on ${socketPath}` };
     },
   };
 }

@@ -44,7 +44,7 @@ export async function driveRun(run: ActiveRun, deps: LoopDeps): Promise<RunOutco
     failureLimit: cfg.agent.failure_limit,
   });
   for (;;) {
-    if (run.signal.aborted) return finish(run, deps, "aborted", "Stopped.");
+    if (run.signal.aborted) return finishAborted(run, deps);
     const open = openStep(store.history.runMessages(run.runId));
     if (open) {
       const ctx = { ...run, step, guard };
@@ -59,7 +59,7 @@ export async function driveRun(run: ActiveRun, deps: LoopDeps): Promise<RunOutco
     if (step >= cfg.agent.max_steps) return finish(run, deps, "max_steps", maxStepsReply(cfg.agent.max_steps));
     const reply = await callModel(run, deps);
     if (!reply.ok) {
-      if (run.signal.aborted) return finish(run, deps, "aborted", "Stopped.");
+      if (run.signal.aborted) return finishAborted(run, deps);
       return finish(run, deps, "model_error", modelErrorReply(reply.error));
     }
     step++;
@@ -115,6 +115,13 @@ const STATUS_OF: Record<StopReason, RunStatus> = {
 function finish(run: ActiveRun, deps: LoopDeps, stopReason: StopReason, reply: string): RunOutcome {
   deps.store.history.endRun(run.runId, STATUS_OF[stopReason], stopReason, reply);
   return { runId: run.runId, reply, stopReason };
+}
+
+function finishAborted(run: ActiveRun, deps: LoopDeps): RunOutcome {
+  if ((run.signal.reason as Error | undefined)?.name === "ShutdownAbort") {
+    return finish(run, deps, "interrupted", "hermes was stopping and interrupted this run before it finished; ask again.");
+  }
+  return finish(run, deps, "aborted", "Stopped.");
 }
 
 function maxStepsReply(maxSteps: number): string {

@@ -4,6 +4,14 @@ import type { ApprovalRow } from "../store/approvals.js";
 import { driveRun, type LoopDeps } from "./loop.js";
 import type { AgentEvent, EventListener, RunOutcome } from "./types.js";
 
+/** The abort reason when the daemon stops: the run is recorded as interrupted, not aborted. */
+export class ShutdownAbort extends Error {
+  constructor() {
+    super("hermes is shutting down");
+    this.name = "ShutdownAbort";
+  }
+}
+
 export interface SubmitRequest {
   sessionKey: string;
   text: string;
@@ -48,6 +56,7 @@ export class Runner {
   private readonly live = new Map<string, Live>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private accepting = true;
+  private readonly idleWaiters: (() => void)[] = [];
 
   constructor(private readonly deps: RunnerDeps) {}
 
@@ -153,19 +162,40 @@ export class Runner {
     return { running: running - suspended, queued, suspended, pendingApprovals: this.deps.store.approvals.pending().length };
   }
 
-  /** Stops taking runs; waits up to `graceMs` for running ones, then aborts and records them as interrupted. */
+  /**
+   * Stops taking runs; waits up to `graceMs` for running ones, then aborts them (recorded as interrupted).
+   * Runs waiting for approval stay suspended in the store and resume after the next start.
+   */
   async shutdown(graceMs: number): Promise<void> {
     this.accepting = false;
     for (const t of this.timers.values()) clearTimeout(t);
-    const active = [...this.lanes.values()].map((l) => l.tail);
-    const idle = Promise.all(active).then(() => true);
-    const inTime = await Promise.race([idle, new Promise<boolean>((r) => setTimeout(() => r(false), graceMs).unref())]);
-    if (inTime) return;
-    for (const live of this.live.values()) {
-      if (live.wake) continue;
-      live.controller.abort(new Error("shutting down"));
-    }
-    await Promise.race([idle, new Promise((r) => setTimeout(r, 2000).unref())]);
+    if (await this.idleWithin(graceMs)) return;
+    for (const live of this.live.values()) if (!live.wake) live.controller.abort(new ShutdownAbort());
+    await this.idleWithin(2000);
+  }
+
+  private busy(): number {
+    let busy = 0;
+    for (const lane of this.lanes.values()) busy += lane.waiting - (lane.current?.wake ? 1 : 0);
+    return busy;
+  }
+
+  private idleWithin(ms: number): Promise<boolean> {
+    if (this.busy() === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      this.idleWaiters.push(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+
+  private notifyIdle(): void {
+    // Deferred so a finished run's reply reaches its connector before shutdown closes the connectors.
+    setImmediate(() => {
+      if (this.busy() === 0) for (const f of this.idleWaiters.splice(0)) f();
+    });
   }
 
   private enqueue(key: string, live: Live, start: () => Promise<RunOutcome>): Promise<RunOutcome> {
@@ -173,6 +203,10 @@ export class Runner {
     this.lanes.set(key, lane);
     lane.waiting++;
     const result = lane.tail.then(async () => {
+      if (!this.accepting && !this.deps.store.history.run(live.runId)) {
+        const reply = "hermes is shutting down; send the message again in a moment.";
+        return { runId: live.runId, reply, stopReason: "interrupted" as const };
+      }
       lane.current = live;
       this.live.set(live.runId, live);
       try {
@@ -188,6 +222,7 @@ export class Runner {
         lane.current = undefined;
         lane.waiting--;
         if (lane.waiting === 0) this.lanes.delete(key);
+        this.notifyIdle();
       }
     });
     lane.tail = result.catch(() => {});
@@ -218,6 +253,7 @@ export class Runner {
         this.deps.log.info({ runId: live.runId, session: live.sessionKey }, "run waiting for approval");
         await new Promise<void>((resolve) => {
           live.wake = resolve;
+          this.notifyIdle();
         });
         live.wake = undefined;
       }

@@ -5,6 +5,10 @@ import { ConfigError } from "../errors.js";
 /** `hermes start`: the daemon in the foreground until SIGTERM/SIGINT; SIGHUP reloads the config. */
 export async function start(configPath: string): Promise<number> {
   const { startDaemon } = await import("../daemon/daemon.js");
+  // Signals that arrive while starting are held and handled once the daemon is up.
+  const early: NodeJS.Signals[] = [];
+  const hold = (signal: NodeJS.Signals) => early.push(signal);
+  for (const s of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(s, hold);
   let daemon: Awaited<ReturnType<typeof startDaemon>>;
   try {
     daemon = await startDaemon(configPath);
@@ -23,7 +27,10 @@ export async function start(configPath: string): Promise<number> {
     process.exit(1);
   });
   return new Promise<number>((resolve) => {
+    let stopping = false;
     const shutdown = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
       log.info({ signal }, "shutdown requested");
       daemon.stop().then(
         () => resolve(0),
@@ -33,9 +40,12 @@ export async function start(configPath: string): Promise<number> {
         },
       );
     };
-    process.once("SIGTERM", () => shutdown("SIGTERM"));
-    process.once("SIGINT", () => shutdown("SIGINT"));
-    process.on("SIGHUP", () => void daemon.reload());
+    const handle = (signal: NodeJS.Signals) => (signal === "SIGHUP" ? void daemon.reload() : shutdown(signal));
+    for (const s of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+      process.off(s, hold);
+      process.on(s, handle);
+    }
+    for (const signal of early) handle(signal);
   });
 }
 

@@ -21,6 +21,7 @@ Commands:
                                       the tool-call audit trail
   approvals [list | approve ID | deny ID]
                                       pending approvals; decide one from the shell
+  doctor                              check config, storage, socket, model, tokens and the systemd setup
   config check                        validate the config and print it with secrets masked
 
 Options:
@@ -63,6 +64,8 @@ async function main(argv: string[]): Promise<number> {
     case "config":
       if (rest[0] !== "check") throw new UsageError("usage: hermes config check");
       return (await import("./daemon-commands.js")).configCheck(configPath);
+    case "doctor":
+      return (await import("./doctor.js")).doctor(configPath);
     case "chat":
       return withClient(configPath, async (c) => (await import("./chat.js")).chat(c, values.session ?? "default"));
     case "ask":

@@ -68,6 +68,7 @@ const agent = z
     failure_limit: positiveInt().default(3),
     confirm: z.array(z.string()).default(["shell", "write_file", "send_message"]),
     confirm_timeout_s: z.number().positive().default(600),
+    shutdown_grace_s: z.number().min(0).default(10),
     system_prompt: z.string().optional(),
   })
   .prefault({});

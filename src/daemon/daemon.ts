@@ -18,6 +18,7 @@ import { loadTools } from "../tools/registry.js";
 import type { AnyTool } from "../tools/types.js";
 import { VERSION } from "../version.js";
 import { loadConnectors } from "./connectors.js";
+import { createModelMonitor, startHealthLoop, statusLine } from "./health.js";
 import { createNotifier, type Notifier } from "./systemd.js";
 
 export interface Daemon {
@@ -54,7 +55,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
   const gate = new Gate({ store, tools: () => state.tools, config });
   const startedAt = Date.now();
   let connectors: Connector[] = [];
-  const probe = createProbeCache(() => state.model);
+  const modelMonitor = createModelMonitor(() => state.model, log);
   const runner = new Runner({
     store,
     gate,
@@ -74,7 +75,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     stop: (key) => runner.stop(key),
     newSession: (key) => runner.newSession(key),
     decide: (id, approve, by) => runner.decide(id, approve, by),
-    status: async () => statusOf(state, runner, connectors, startedAt, await probe.get()),
+    status: async () => statusOf(state, runner, connectors, startedAt, await modelMonitor.get()),
     config,
     store,
     log,
@@ -89,8 +90,9 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     store.close();
     throw err;
   }
-  void probe.get().then((p) => logProbe(log, p));
-  await notifier.ready(`serving; ${connectors.map((c) => `${c.name} ${c.health().ok ? "ok" : "down"}`).join("; ")}`);
+  modelMonitor.start();
+  await notifier.ready(statusLine(connectors, modelMonitor));
+  const health = startHealthLoop({ connectors: () => connectors, notifier, model: modelMonitor, log });
   log.info(
     { version: VERSION, config: configPath, connectors: connectors.map((c) => c.name), tools: [...state.tools.keys()] },
     "hermes is ready",
@@ -102,8 +104,11 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     stop: () => {
       stopping ??= (async () => {
         await notifier.stopping();
-        log.info("stopping: finishing runs");
-        await runner.shutdown(10_000);
+        health.stop();
+        modelMonitor.stop();
+        const graceS = config().agent.shutdown_grace_s;
+        log.info({ graceS }, "stopping: no new input; letting runs finish");
+        await runner.shutdown(graceS * 1000);
         await Promise.allSettled(connectors.map((c) => c.stop()));
         store.close();
         log.info("stopped");
@@ -117,6 +122,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
         const parts = await buildParts(next.config, store, now, log, options.extraTools);
         Object.assign(state, { loaded: next, ...parts });
         limiter.setLimit(next.config.model.concurrency);
+        modelMonitor.start();
         log.info({ tools: [...parts.tools.keys()] }, "config reloaded");
         return true;
       } catch (err) {
@@ -144,21 +150,6 @@ function systemPrompt(config: Config, store: Store, withMemory: boolean): string
 function listenerFor(connectors: Connector[], channel: string): EventListener | undefined {
   const prefix = channel.split(":")[0];
   return connectors.find((c) => c.name === prefix)?.listenerFor?.(channel);
-}
-
-function createProbeCache(model: () => ModelClient) {
-  let last: { at: number; result: Promise<ProbeResult> } | undefined;
-  return {
-    get(): Promise<ProbeResult> {
-      if (!last || Date.now() - last.at > 5000) last = { at: Date.now(), result: model().probe(AbortSignal.timeout(3000)) };
-      return last.result;
-    },
-  };
-}
-
-function logProbe(log: Logger, probe: ProbeResult): void {
-  if (probe.reachable && probe.modelPresent !== false) log.info({ detail: probe.detail }, "model endpoint ok");
-  else log.warn({ detail: probe.detail }, "model endpoint not ready; replies will say so until it is");
 }
 
 function statusOf(state: State, runner: Runner, connectors: Connector[], startedAt: number, probe: ProbeResult): DaemonStatus {

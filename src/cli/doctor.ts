@@ -1,0 +1,226 @@
+import { execFile } from "node:child_process";
+import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import { loadConfig } from "../config/load.js";
+import type { Config } from "../config/schema.js";
+import { ConfigError } from "../errors.js";
+import { createModelClient } from "../model/create.js";
+import { Client } from "./client.js";
+
+type Outcome = "ok" | "fail" | "warn" | "skip";
+interface Check {
+  name: string;
+  outcome: Outcome;
+  detail: string;
+  fix?: string;
+}
+
+const MARK: Record<Outcome, string> = { ok: "✓", fail: "✗", warn: "!", skip: "-" };
+
+/** `hermes doctor`: one line per check, each problem with its fix; exit 1 when any check fails. */
+export async function doctor(configPath: string, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const checks: Check[] = [];
+  const report = (c: Check) => {
+    checks.push(c);
+    process.stdout.write(`${MARK[c.outcome]} ${c.name.padEnd(9)} ${c.detail}${c.fix ? `\n            fix: ${c.fix}` : ""}\n`);
+  };
+  let config: Config;
+  try {
+    config = loadConfig(configPath).config;
+    report({ name: "config", outcome: "ok", detail: `${configPath} is valid` });
+  } catch (err) {
+    const detail = err instanceof ConfigError ? err.message : String(err);
+    report({
+      name: "config",
+      outcome: "fail",
+      detail,
+      fix: "correct the lines named above; `hermes config check` shows the effective config",
+    });
+    return 1;
+  }
+  report(checkStorage(config.storage.path));
+  report(await checkSocket(config.connectors.cli.socket));
+  for (const c of await checkModel(config)) report(c);
+  for (const c of checkTokens(config)) report(c);
+  for (const c of await checkSystemd(config, env.HERMES_SYSTEMD_DIR ?? "/etc/systemd/system")) report(c);
+  return checks.some((c) => c.outcome === "fail") ? 1 : 0;
+}
+
+function checkStorage(path: string): Check {
+  const dir = dirname(path);
+  if (!existsSync(path)) {
+    if (writable(dir) || !existsSync(dir)) return { name: "storage", outcome: "ok", detail: `${path} will be created on start` };
+    return { name: "storage", outcome: "fail", detail: `${dir} is not writable`, fix: `give the daemon's user write access to ${dir}` };
+  }
+  if (!writable(path) || !writable(dir)) {
+    return {
+      name: "storage",
+      outcome: "fail",
+      detail: `${path} is not writable`,
+      fix: `chown the database and its folder to the daemon's user`,
+    };
+  }
+  try {
+    const db = new Database(path, { readonly: true, fileMustExist: true });
+    const result = db.pragma("quick_check", { simple: true });
+    db.close();
+    if (result !== "ok")
+      return { name: "storage", outcome: "fail", detail: `${path}: ${result}`, fix: "restore the database from a backup" };
+  } catch (err) {
+    return { name: "storage", outcome: "fail", detail: `${path}: ${(err as Error).message}`, fix: "check the file is a hermes database" };
+  }
+  return { name: "storage", outcome: "ok", detail: `${path} is writable and sound` };
+}
+
+async function checkSocket(path: string): Promise<Check> {
+  if (Buffer.byteLength(path) > 107) {
+    return {
+      name: "socket",
+      outcome: "fail",
+      detail: `${path} is too long for a Unix socket`,
+      fix: "use a shorter connectors.cli.socket path",
+    };
+  }
+  if (existsSync(path)) {
+    try {
+      const client = await Client.connect(path);
+      const status = await client.call({ op: "status" });
+      client.close();
+      const pid = status.type === "result" ? (status.data as { pid?: number }).pid : undefined;
+      return { name: "socket", outcome: "ok", detail: `the daemon answers on ${path} (pid ${pid})` };
+    } catch {
+      return {
+        name: "socket",
+        outcome: "warn",
+        detail: `${path} exists but nobody answers (a stale socket)`,
+        fix: "start hermes; it replaces the stale socket",
+      };
+    }
+  }
+  const dir = dirname(path);
+  if (existsSync(dir) && !writable(dir))
+    return { name: "socket", outcome: "fail", detail: `${dir} is not writable`, fix: `let the daemon's user write to ${dir}` };
+  return {
+    name: "socket",
+    outcome: "warn",
+    detail: `the daemon is not running (no socket at ${path})`,
+    fix: "start it: `systemctl start hermes` or `hermes start`",
+  };
+}
+
+async function checkModel(config: Config): Promise<Check[]> {
+  const m = config.model;
+  const probe = await createModelClient(m).probe(AbortSignal.timeout(5000));
+  if (!probe.reachable) {
+    const fix =
+      m.provider === "ollama"
+        ? "start Ollama (`systemctl start ollama` or `ollama serve`), or fix model.base_url"
+        : "start the model server, or fix model.base_url";
+    return [{ name: "model", outcome: "fail", detail: probe.detail, fix }];
+  }
+  if (probe.modelPresent === false) {
+    const fix = m.provider === "ollama" ? `ollama pull ${m.name}` : "set model.name to a model the server offers";
+    return [{ name: "model", outcome: "fail", detail: probe.detail, fix }];
+  }
+  return [{ name: "model", outcome: "ok", detail: `${m.provider} at ${m.base_url}: ${probe.detail}` }];
+}
+
+function checkTokens(config: Config): Check[] {
+  const out: Check[] = [];
+  const { telegram, discord } = config.connectors;
+  if (telegram.enabled) {
+    const plausible = /^\d+:[\w-]{30,}$/.test(telegram.token);
+    out.push(
+      plausible
+        ? { name: "telegram", outcome: "ok", detail: `token set; ${telegram.allowed_users.length} allowed user(s)` }
+        : {
+            name: "telegram",
+            outcome: "fail",
+            detail: "the token does not look like a bot token (123456:ABC…)",
+            fix: "set TELEGRAM_BOT_TOKEN to the token @BotFather gave you",
+          },
+    );
+    if (telegram.allowed_users.length === 0)
+      out.push({
+        name: "telegram",
+        outcome: "warn",
+        detail: "allowed_users is empty: nobody can use the bot",
+        fix: "add your numeric Telegram id to connectors.telegram.allowed_users",
+      });
+  }
+  if (discord.enabled) {
+    out.push({
+      name: "discord",
+      outcome: discord.token.length > 50 ? "ok" : "fail",
+      detail: discord.token.length > 50 ? "token set" : "the token looks too short",
+      fix: discord.token.length > 50 ? undefined : "set DISCORD_BOT_TOKEN",
+    });
+  }
+  return out;
+}
+
+async function checkSystemd(config: Config, unitDir: string): Promise<Check[]> {
+  const out: Check[] = [];
+  const onSystemd = existsSync("/run/systemd/system");
+  const unitPath = `${unitDir}/hermes.service`;
+  if (!existsSync(unitPath)) {
+    out.push({
+      name: "service",
+      outcome: onSystemd ? "warn" : "skip",
+      detail: `no ${unitPath}`,
+      fix: onSystemd ? "install the service: sudo deploy/install.sh" : undefined,
+    });
+  } else if (onSystemd) {
+    const enabled = await run("systemctl", ["is-enabled", "hermes.service"]);
+    out.push(
+      enabled === "enabled"
+        ? { name: "service", outcome: "ok", detail: "hermes.service is installed and enabled" }
+        : {
+            name: "service",
+            outcome: "warn",
+            detail: `hermes.service is ${enabled || "not enabled"}`,
+            fix: "systemctl enable --now hermes",
+          },
+    );
+  } else {
+    out.push({ name: "service", outcome: "ok", detail: `${unitPath} is installed` });
+  }
+  if (config.model.provider === "ollama" && /\/\/(127\.0\.0\.1|localhost|\[::1\])[:/]/.test(config.model.base_url))
+    out.push(checkOllamaDropIn(config, unitDir));
+  return out;
+}
+
+function checkOllamaDropIn(config: Config, unitDir: string): Check {
+  const path = `${unitDir}/ollama.service.d/hermes.conf`;
+  if (!existsSync(path))
+    return {
+      name: "ollama",
+      outcome: "warn",
+      detail: `no drop-in at ${path}`,
+      fix: "sudo deploy/install.sh installs it (loopback only, model kept loaded, context length)",
+    };
+  const length = Number(readFileSync(path, "utf8").match(/OLLAMA_CONTEXT_LENGTH=(\d+)/)?.[1]);
+  if (length !== config.model.context_tokens) {
+    return {
+      name: "ollama",
+      outcome: "fail",
+      detail: `the drop-in sets OLLAMA_CONTEXT_LENGTH=${length || "nothing"} but model.context_tokens is ${config.model.context_tokens}`,
+      fix: `set OLLAMA_CONTEXT_LENGTH=${config.model.context_tokens} in ${path}, then systemctl daemon-reload && systemctl restart ollama`,
+    };
+  }
+  return { name: "ollama", outcome: "ok", detail: `drop-in present; context length ${length} matches` };
+}
+
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return statSync(path) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+function run(cmd: string, args: string[]): Promise<string> {
+  return new Promise((resolve) => execFile(cmd, args, (_err, stdout) => resolve(String(stdout).trim())));
+}
