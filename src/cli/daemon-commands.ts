@@ -5,10 +5,13 @@ import { ConfigError } from "../errors.js";
 /** `hermes start`: the daemon in the foreground until SIGTERM/SIGINT; SIGHUP reloads the config. */
 export async function start(configPath: string): Promise<number> {
   const { startDaemon } = await import("../daemon/daemon.js");
-  // Signals that arrive while starting are held and handled once the daemon is up.
+  // One handler per signal for the whole life of the process: removing a listener can drop a signal
+  // that is already pending. Signals that arrive while starting are held until the daemon is up.
+  let handle: ((signal: NodeJS.Signals) => void) | undefined;
   const early: NodeJS.Signals[] = [];
-  const hold = (signal: NodeJS.Signals) => early.push(signal);
-  for (const s of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(s, hold);
+  for (const s of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+    process.on(s, (signal) => (handle ? handle(signal) : early.push(signal)));
+  }
   let daemon: Awaited<ReturnType<typeof startDaemon>>;
   try {
     daemon = await startDaemon(configPath);
@@ -40,12 +43,8 @@ export async function start(configPath: string): Promise<number> {
         },
       );
     };
-    const handle = (signal: NodeJS.Signals) => (signal === "SIGHUP" ? void daemon.reload() : shutdown(signal));
-    for (const s of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
-      process.off(s, hold);
-      process.on(s, handle);
-    }
-    for (const signal of early) handle(signal);
+    handle = (signal) => (signal === "SIGHUP" ? void daemon.reload() : shutdown(signal));
+    for (const signal of early.splice(0)) handle(signal);
   });
 }
 

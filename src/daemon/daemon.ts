@@ -116,6 +116,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
       return stopping;
     },
     reload: async () => {
+      log.info({ config: configPath }, "reloading the config");
       await notifier.reloading();
       try {
         const next = loadConfig(configPath);

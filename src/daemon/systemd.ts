@@ -12,8 +12,11 @@ export function createNotifier(env: NodeJS.ProcessEnv = process.env) {
     queue = queue.then(
       () =>
         new Promise<void>((resolve) => {
-          execFile("systemd-notify", [`--pid=${process.pid}`, ...assignments], { env: { ...process.env, NOTIFY_SOCKET: socket } }, () =>
-            resolve(),
+          execFile(
+            "systemd-notify",
+            [`--pid=${process.pid}`, ...assignments],
+            { timeout: 3000, env: { ...process.env, NOTIFY_SOCKET: socket } },
+            () => resolve(),
           );
         }),
     );

@@ -255,8 +255,9 @@ function argsText(call: ToolCall): string {
   return call.args === undefined ? JSON.stringify(call.parseError ?? "unparseable") : canonicalJson(call.args);
 }
 
+/** Unguessable, short enough for Telegram's 64-byte callback data, and never starts with "-" (a CLI flag). */
 export function newApprovalId(): string {
-  return randomBytes(12).toString("base64url");
+  return `ap${randomBytes(12).toString("base64url")}`;
 }
 
 export function approvalPrompt(call: ToolCall, reason: string, timeoutS: number): string {

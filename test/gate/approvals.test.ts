@@ -20,14 +20,14 @@ function ledger(hermes: Hermes): string[] {
   return existsSync(path) ? readFileSync(path, "utf8").trim().split("\n") : [];
 }
 
-/** Sends an ask over a raw socket and resolves once the daemon asks for approval (the client never answers). */
-async function askAndLeavePending(hermes: Hermes, text: string): Promise<string[]> {
+/** Sends an ask over a raw socket and resolves with the ids of `count` approval requests (never answered). */
+async function askAndLeavePending(hermes: Hermes, text: string, count = 1): Promise<string[]> {
   const socket = createConnection(hermes.socketPath);
   socket.setEncoding("utf8");
   socket.write(`${JSON.stringify({ v: 1, id: "1", op: "ask", session: "pending", text })}\n`);
   const ids: string[] = [];
   let buffer = "";
-  return new Promise((resolve) => {
+  await new Promise<void>((resolve) => {
     socket.on("data", (chunk: string) => {
       buffer += chunk;
       for (const line of buffer.split("\n").slice(0, -1)) {
@@ -35,14 +35,12 @@ async function askAndLeavePending(hermes: Hermes, text: string): Promise<string[
         if (reply.event?.type === "approval_requested") ids.push(reply.event.approvalId);
       }
       buffer = buffer.slice(buffer.lastIndexOf("\n") + 1);
+      if (ids.length >= count) resolve();
     });
-    void hermes
-      .waitForLog((l) => l.msg === "run waiting for approval")
-      .then(() => {
-        socket.destroy();
-        resolve(ids);
-      });
   });
+  await hermes.waitForLog((l) => l.msg === "run waiting for approval");
+  socket.destroy();
+  return ids;
 }
 
 function runRow(hermes: Hermes) {
@@ -146,7 +144,7 @@ describe("confirmation before risky tools", () => {
       ],
     });
     const h = await start();
-    const ids = await askAndLeavePending(h, "two things");
+    const ids = await askAndLeavePending(h, "two things", 2);
     expect(ids).toHaveLength(2);
     expect((await h.cli(["approvals", "deny", String(ids[0])])).code).toBe(0);
     expect(model.requests).toHaveLength(1);
