@@ -14,6 +14,8 @@ import type { Store } from "./store/store.js";
 export interface ConnectorHealth {
   ok: boolean;
   detail: string;
+  /** A problem only the owner can fix (say, a rejected token): restarting the daemon would not help. */
+  needsOwner?: boolean;
 }
 
 export interface Connector {

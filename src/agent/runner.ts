@@ -132,7 +132,9 @@ export class Runner {
     const { history, audit, approvals } = this.deps.store;
     audit.interruptRunning();
     for (const run of history.runsWithStatus("running")) {
-      history.endRun(run.id, "interrupted", "interrupted", "hermes restarted while this run was working; ask again.");
+      // A run killed while asking for approval is waiting, not lost: it resumes when the owner decides.
+      if (approvals.pendingCount(run.id) > 0) history.setRunStatus(run.id, "suspended");
+      else history.endRun(run.id, "interrupted", "interrupted", "hermes restarted while this run was working; ask again.");
     }
     for (const run of history.runsWithStatus("suspended")) {
       const session = history.session(run.session_id);
@@ -144,7 +146,8 @@ export class Runner {
         sessionKey: session.key,
         channel,
         controller: new AbortController(),
-        listener: this.deps.fallbackListener(channel),
+        // Resolved per event: connectors start after recovery.
+        listener: (event) => this.deps.fallbackListener(channel)?.(event),
       };
       void this.enqueue(session.key, live, () => this.drive(live, session.id));
     }

@@ -104,6 +104,8 @@ const telegram = z
     token: z.string().default(""),
     allowed_users: z.array(z.int()).default([]),
     api_root: z.url().default("https://api.telegram.org"),
+    poll_timeout_s: z.int().min(1).max(50).default(30),
+    stream_replies: z.boolean().default(true),
   })
   .prefault({});
 

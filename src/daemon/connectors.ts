@@ -12,8 +12,10 @@ export async function loadConnectors(core: Core, config: Config): Promise<Connec
     const { createCliConnector } = await import("../../connectors/cli.js");
     out.push(createCliConnector(core, c.cli.socket));
   }
-  for (const name of ["telegram", "discord"] as const) {
-    if (c[name].enabled) core.log.warn({ connector: name }, `the ${name} connector is not part of this version yet; it stays off`);
+  if (c.telegram.enabled) {
+    const { createTelegramConnector } = await import("../../connectors/telegram.js");
+    out.push(createTelegramConnector(core, c.telegram));
   }
+  if (c.discord.enabled) core.log.warn({ connector: "discord" }, "the discord connector is not part of this version yet; it stays off");
   return out;
 }

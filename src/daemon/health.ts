@@ -68,7 +68,10 @@ export function startHealthLoop(o: { connectors: () => Connector[]; notifier: No
   const tick = () => {
     const lagMs = Date.now() - expected;
     expected = Date.now() + intervalMs;
-    const sick = o.connectors().filter((c) => !c.health().ok);
+    const sick = o.connectors().filter((c) => {
+      const h = c.health();
+      return !h.ok && !h.needsOwner;
+    });
     const loopOk = lagMs < Math.max(2000, intervalMs);
     const healthy = sick.length === 0 && loopOk;
     if (healthy) void o.notifier.watchdog();

@@ -116,4 +116,25 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       );
     `,
   },
+  {
+    version: 5,
+    name: "inbound updates and small state",
+    sql: `
+      CREATE TABLE inbound_updates (
+        connector TEXT NOT NULL,
+        update_id INTEGER NOT NULL,
+        chat TEXT,
+        payload TEXT NOT NULL,
+        status TEXT NOT NULL,
+        run_id TEXT,
+        received_at INTEGER NOT NULL,
+        PRIMARY KEY (connector, update_id)
+      );
+      CREATE TABLE kv (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];

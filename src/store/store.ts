@@ -2,6 +2,7 @@ import { ApprovalStore } from "./approvals.js";
 import { AuditStore } from "./audit.js";
 import { type Db, openDatabase } from "./db.js";
 import { HistoryStore } from "./history.js";
+import { InboundStore } from "./inbound.js";
 import { MemoryStore } from "./memory.js";
 import { NotesStore } from "./notes.js";
 
@@ -13,6 +14,7 @@ export interface Store {
   notes: NotesStore;
   approvals: ApprovalStore;
   memory: MemoryStore;
+  inbound: InboundStore;
   close(): void;
 }
 
@@ -25,6 +27,7 @@ export function openStore(path: string): Store {
     notes: new NotesStore(db),
     approvals: new ApprovalStore(db),
     memory: new MemoryStore(db),
+    inbound: new InboundStore(db),
     close: () => {
       if (db.open) db.close();
     },

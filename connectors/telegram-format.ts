@@ -1,0 +1,143 @@
+/**
+ * Markdown (as models write it) to Telegram HTML, and splitting under Telegram's 4096-character limit
+ * on paragraph and line boundaries, never inside a tag or a code block.
+ */
+
+export const TELEGRAM_LIMIT = 4096;
+
+export interface Chunk {
+  html: string;
+  /** The same chunk as plain text, for when Telegram rejects the formatting. */
+  plain: string;
+}
+
+const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+/** Inline Markdown of one line or paragraph → HTML: code, bold, italic, strike, links. */
+export function inlineToHtml(text: string): string {
+  const parts = text.split(/(`[^`\n]+`)/g);
+  return parts
+    .map((part) => {
+      if (/^`[^`\n]+`$/.test(part)) return `<code>${escapeHtml(part.slice(1, -1))}</code>`;
+      return escapeHtml(part)
+        .replace(
+          /\[([^\]\n]+)\]\((https?:\/\/[^\s)]+)\)/g,
+          (_m, label: string, url: string) => `<a href="${url.replace(/"/g, "&quot;")}">${label}</a>`,
+        )
+        .replace(/\*\*([^*\n]+)\*\*/g, "<b>$1</b>")
+        .replace(/__([^_\n]+)__/g, "<b>$1</b>")
+        .replace(/(^|[^\w*])\*([^*\n]+)\*(?=[^\w*]|$)/g, "$1<i>$2</i>")
+        .replace(/(^|[^\w])_([^_\n]+)_(?=[^\w]|$)/g, "$1<i>$2</i>")
+        .replace(/~~([^~\n]+)~~/g, "<s>$1</s>");
+    })
+    .join("");
+}
+
+interface Block {
+  kind: "text" | "code";
+  lang?: string;
+  lines: string[];
+}
+
+/** Splits Markdown into paragraphs and fenced code blocks. */
+function blocks(markdown: string): Block[] {
+  const out: Block[] = [];
+  let current: Block | undefined;
+  for (const line of markdown.replace(/\r\n/g, "\n").split("\n")) {
+    const fence = line.match(/^\s*```\s*([\w+-]*)\s*$/);
+    if (current?.kind === "code") {
+      if (fence) current = undefined;
+      else current.lines.push(line);
+      continue;
+    }
+    if (fence) {
+      current = { kind: "code", lang: fence[1] || undefined, lines: [] };
+      out.push(current);
+      continue;
+    }
+    if (line.trim() === "") {
+      current = undefined;
+      continue;
+    }
+    if (!current) {
+      current = { kind: "text", lines: [] };
+      out.push(current);
+    }
+    current.lines.push(line);
+  }
+  return out;
+}
+
+function renderLine(line: string): string {
+  const heading = line.match(/^#{1,6}\s+(.*)$/);
+  if (heading) return `<b>${inlineToHtml(heading[1] ?? "")}</b>`;
+  const bullet = line.match(/^(\s*)[-*+]\s+(.*)$/);
+  if (bullet) return `${bullet[1]}• ${inlineToHtml(bullet[2] ?? "")}`;
+  return inlineToHtml(line);
+}
+
+/** Pieces that may each stand alone in a message: paragraphs, or lines of a paragraph too long to keep whole. */
+function pieces(block: Block, limit: number): Chunk[] {
+  if (block.kind === "code") {
+    const open = block.lang ? `<pre><code class="language-${block.lang}">` : "<pre>";
+    const close = block.lang ? "</code></pre>" : "</pre>";
+    const room = limit - open.length - close.length;
+    return groupLines(block.lines, room, (l) => escapeHtml(l).length).map((lines) => ({
+      html: open + lines.map(escapeHtml).join("\n") + close,
+      plain: lines.join("\n"),
+    }));
+  }
+  const whole: Chunk = { html: block.lines.map(renderLine).join("\n"), plain: block.lines.join("\n") };
+  if (whole.html.length <= limit) return [whole];
+  return groupLines(block.lines, limit, (l) => renderLine(l).length).map((lines) => ({
+    html: lines.map(renderLine).join("\n"),
+    plain: lines.join("\n"),
+  }));
+}
+
+/** Groups lines so each group's rendered size fits; a single line too long is cut as plain text. */
+function groupLines(lines: string[], room: number, size: (line: string) => number): string[][] {
+  const groups: string[][] = [];
+  let current: string[] = [];
+  let used = 0;
+  const flush = () => {
+    if (current.length) groups.push(current);
+    current = [];
+    used = 0;
+  };
+  for (const line of lines) {
+    let l = line;
+    while (size(l) > room) {
+      flush();
+      const cut = Math.floor(room / 2);
+      groups.push([l.slice(0, cut)]);
+      l = l.slice(cut);
+    }
+    const cost = size(l) + (current.length ? 1 : 0);
+    if (used + cost > room) flush();
+    current.push(l);
+    used += size(l) + (current.length > 1 ? 1 : 0);
+  }
+  flush();
+  return groups;
+}
+
+/** Renders a reply into chunks each under the limit, in order. */
+export function formatReply(markdown: string, limit = TELEGRAM_LIMIT): Chunk[] {
+  const chunks: Chunk[] = [];
+  let html = "";
+  let plain = "";
+  for (const block of blocks(markdown)) {
+    for (const piece of pieces(block, limit)) {
+      if (html && html.length + 2 + piece.html.length > limit) {
+        chunks.push({ html, plain });
+        html = "";
+        plain = "";
+      }
+      html = html ? `${html}\n\n${piece.html}` : piece.html;
+      plain = plain ? `${plain}\n\n${piece.plain}` : piece.plain;
+    }
+  }
+  if (html || chunks.length === 0) chunks.push({ html: html || "(empty reply)", plain: plain || "(empty reply)" });
+  return chunks;
+}

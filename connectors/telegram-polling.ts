@@ -1,0 +1,129 @@
+import type { UpdateSupplier } from "@grammyjs/runner";
+import { type Api, GrammyError } from "grammy";
+import type { Update } from "grammy/types";
+import type { Logger } from "../src/log.js";
+import { sleep } from "../src/model/retry.js";
+import type { InboundStore } from "../src/store/inbound.js";
+
+export interface PollerHealth {
+  ok: boolean;
+  detail: string;
+  /** A problem only the owner can fix (a bad token): restarting the daemon would not help. */
+  needsOwner?: boolean;
+}
+
+export const ALLOWED_UPDATES = ["message", "edited_message", "callback_query"] as const;
+
+/**
+ * Long polling that never goes deaf: each batch is recorded in SQLite (with the next offset) before the
+ * next getUpdates call acknowledges it; a getUpdates that does not return in time is abandoned and
+ * reissued; 401 and 409 are reported with their fix instead of being retried blindly.
+ */
+export function createPoller(o: { api: Api; store: InboundStore; log: Logger; pollTimeoutS: number }) {
+  const stallMs = o.pollTimeoutS * 1000 + Math.min(10_000, Math.max(1000, o.pollTimeoutS * 500));
+  let lastProgressAt = Date.now();
+  let restarts = 0;
+  let lastRestartAt: number | undefined;
+  let fatal: string | undefined;
+  let conflict: string | undefined;
+  let failures = 0;
+
+  async function fetchOnce(batchSize: number, signal: AbortSignal): Promise<Update[] | undefined> {
+    const controller = new AbortController();
+    const onAbort = () => controller.abort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    let stalled = false;
+    const timer = setTimeout(() => {
+      stalled = true;
+      controller.abort();
+    }, stallMs);
+    try {
+      const updates = await o.api.getUpdates(
+        {
+          offset: o.store.offset("telegram"),
+          limit: Math.max(1, Math.min(batchSize, 100)),
+          timeout: o.pollTimeoutS,
+          allowed_updates: [...ALLOWED_UPDATES],
+        },
+        // grammY types its signal with a polyfill; the runtime object is the platform's AbortSignal.
+        controller.signal as never,
+      );
+      lastProgressAt = Date.now();
+      failures = 0;
+      conflict = undefined;
+      return updates;
+    } catch (err) {
+      if (signal.aborted) throw err;
+      await handleFailure(err, stalled, signal);
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  async function handleFailure(err: unknown, stalled: boolean, signal: AbortSignal): Promise<void> {
+    if (stalled) {
+      restarts++;
+      lastRestartAt = Date.now();
+      o.log.warn({ restarts, stallMs }, "telegram getUpdates made no progress; restarted polling");
+      return;
+    }
+    if (err instanceof GrammyError && err.error_code === 401) {
+      fatal = "Telegram rejected the bot token (401): set TELEGRAM_BOT_TOKEN to the token from @BotFather";
+      o.log.error({ code: 401 }, fatal);
+      return;
+    }
+    if (err instanceof GrammyError && err.error_code === 409) {
+      if (!conflict) o.log.error({ code: 409 }, "another program is polling this bot (409): stop it, or remove its webhook");
+      conflict = "another program is polling this bot (409 Conflict); stop the other instance";
+      await sleep(Math.min(30_000, o.pollTimeoutS * 1000), signal);
+      return;
+    }
+    failures++;
+    const wait = Math.min(60_000, 500 * 2 ** Math.min(failures, 7));
+    o.log.warn({ err, failures, waitMs: wait }, "telegram getUpdates failed; retrying");
+    await sleep(wait, signal);
+  }
+
+  const supplier: UpdateSupplier<Update> = {
+    async supply(batchSize, runnerSignal) {
+      const signal = runnerSignal as unknown as AbortSignal;
+      for (;;) {
+        if (fatal) {
+          await sleep(3_600_000, signal);
+          if (signal.aborted) return [];
+          continue;
+        }
+        const updates = await fetchOnce(batchSize, signal);
+        if (!updates?.length) {
+          if (signal.aborted) return [];
+          continue;
+        }
+        const fresh = o.store.recordBatch("telegram", updates, chatOf);
+        if (fresh.length) return fresh;
+      }
+    },
+  };
+
+  return {
+    supplier,
+    health(): PollerHealth {
+      if (fatal) return { ok: false, detail: fatal, needsOwner: true };
+      if (conflict) return { ok: false, detail: conflict };
+      const quiet = Date.now() - lastProgressAt;
+      const restarted = restarts ? `; polling restarted ${restarts}× (last ${new Date(lastRestartAt ?? 0).toISOString()})` : "";
+      if (quiet > stallMs + 5000) return { ok: false, detail: `no answer from getUpdates for ${Math.round(quiet / 1000)} s${restarted}` };
+      return { ok: true, detail: `polling${restarted}` };
+    },
+    /** Marks the token as rejected (seen at start-up by getMe). */
+    setFatal(message: string) {
+      fatal = message;
+    },
+  };
+}
+
+export function chatOf(update: Update): string | undefined {
+  const chat = update.message?.chat ?? update.edited_message?.chat ?? update.callback_query?.message?.chat;
+  return chat ? String(chat.id) : undefined;
+}

@@ -1,0 +1,177 @@
+import type { Api } from "grammy";
+import { GrammyError } from "grammy";
+import type { InlineKeyboardMarkup } from "grammy/types";
+import type { AgentEvent, EventListener } from "../src/agent/types.js";
+import type { Logger } from "../src/log.js";
+import type { Store } from "../src/store/store.js";
+import { formatReply, TELEGRAM_LIMIT } from "./telegram-format.js";
+
+const TYPING_EVERY_MS = 4500;
+const EDIT_EVERY_MS = 1000;
+
+export interface RenderDeps {
+  api: Api;
+  store: Store;
+  log: Logger;
+  /** Edit one message as the reply streams in (at most about once a second). */
+  stream: boolean;
+}
+
+/** Sends text as formatted chunks, each falling back to plain text if Telegram rejects its formatting. */
+export async function sendFormatted(api: Api, chatId: number, text: string, log: Logger): Promise<number[]> {
+  const ids: number[] = [];
+  for (const chunk of formatReply(text)) {
+    try {
+      ids.push((await api.sendMessage(chatId, chunk.html, { parse_mode: "HTML", link_preview_options: { is_disabled: true } })).message_id);
+    } catch (err) {
+      if (!isFormattingError(err)) throw err;
+      log.warn({ chatId, detail: (err as GrammyError).description }, "telegram rejected the formatting; sent plain text");
+      ids.push((await api.sendMessage(chatId, chunk.plain.slice(0, TELEGRAM_LIMIT))).message_id);
+    }
+  }
+  return ids;
+}
+
+export function isFormattingError(err: unknown): boolean {
+  return err instanceof GrammyError && err.error_code === 400 && /parse|entit|tag/i.test(err.description);
+}
+
+export function approvalKeyboard(approvalId: string): InlineKeyboardMarkup {
+  return {
+    inline_keyboard: [
+      [
+        { text: "Approve", callback_data: `a:${approvalId}` },
+        { text: "Deny", callback_data: `d:${approvalId}` },
+      ],
+    ],
+  };
+}
+
+const DECISION_TEXT = {
+  approved: "✅ Approved",
+  denied: "❌ Denied",
+  expired: "⌛ Expired: nobody answered in time, it did not run",
+} as const;
+
+/**
+ * Renders one run's events into a Telegram chat: typing while it works, the reply streamed into one
+ * message, approval requests with buttons, decisions edited into them, the final formatted reply.
+ * API calls are serialized so messages and edits arrive in order. Never throws.
+ */
+export function createChatRenderer(deps: RenderDeps, chatId: number): EventListener {
+  let chain: Promise<unknown> = Promise.resolve();
+  let typing: NodeJS.Timeout | undefined;
+  let draft: { id?: number; text: string; shown: string; timer?: NodeJS.Timeout } = { text: "", shown: "" };
+  const run = (what: string, task: () => Promise<unknown>) => {
+    chain = chain.then(task).catch((err: unknown) => deps.log.warn({ err, chatId, what }, "telegram send failed"));
+  };
+  const startTyping = () => {
+    if (typing) return;
+    const tick = () => run("typing", () => deps.api.sendChatAction(chatId, "typing"));
+    tick();
+    typing = setInterval(tick, TYPING_EVERY_MS);
+    typing.unref();
+  };
+  const stopTyping = () => {
+    clearInterval(typing);
+    typing = undefined;
+  };
+  const flushDraft = () => {
+    clearTimeout(draft.timer);
+    draft.timer = undefined;
+    const text = draft.text.trim().slice(0, TELEGRAM_LIMIT);
+    if (!text || text === draft.shown) return;
+    draft.shown = text;
+    const current = draft;
+    run("stream", async () => {
+      if (current.id === undefined) current.id = (await deps.api.sendMessage(chatId, text)).message_id;
+      else await deps.api.editMessageText(chatId, current.id, text);
+    });
+  };
+  const onText = (delta: string) => {
+    if (!deps.stream) return;
+    draft.text += delta;
+    if (draft.id === undefined && !draft.timer && !draft.shown) flushDraft();
+    else draft.timer ??= setTimeout(flushDraft, EDIT_EVERY_MS);
+  };
+  const finish = (reply: string) => {
+    stopTyping();
+    clearTimeout(draft.timer);
+    const current = draft;
+    run("reply", async () => {
+      const chunks = formatReply(reply);
+      const first = chunks[0];
+      if (current.id !== undefined && first) {
+        await editFormatted(deps, chatId, current.id, first.html, first.plain);
+        if (chunks.length > 1)
+          await sendFormatted(
+            deps.api,
+            chatId,
+            chunks
+              .slice(1)
+              .map((c) => c.plain)
+              .join("\n\n"),
+            deps.log,
+          );
+      } else {
+        await sendFormatted(deps.api, chatId, reply, deps.log);
+      }
+    });
+  };
+
+  return (event: AgentEvent) => {
+    switch (event.type) {
+      case "run_start":
+        startTyping();
+        break;
+      case "text":
+        onText(event.delta);
+        break;
+      case "tool_call":
+        flushDraft();
+        draft = { text: "", shown: "" };
+        break;
+      case "approval_requested":
+        stopTyping();
+        run("approval", async () => {
+          const sent = await deps.api.sendMessage(chatId, event.prompt, { reply_markup: approvalKeyboard(event.approvalId) });
+          deps.store.approvals.setMessageRef(event.approvalId, `${chatId}:${sent.message_id}`);
+        });
+        break;
+      case "approval_decided":
+        run("decision", () => showDecision(deps, event.approvalId, event.decision, event.by));
+        if (event.decision === "approved") startTyping();
+        break;
+      case "run_end":
+        finish(event.reply);
+        break;
+      case "error":
+        stopTyping();
+        run("error", () => deps.api.sendMessage(chatId, event.message));
+        break;
+    }
+  };
+}
+
+async function editFormatted(deps: RenderDeps, chatId: number, messageId: number, html: string, plain: string): Promise<void> {
+  try {
+    await deps.api.editMessageText(chatId, messageId, html, { parse_mode: "HTML", link_preview_options: { is_disabled: true } });
+  } catch (err) {
+    if (isFormattingError(err)) await deps.api.editMessageText(chatId, messageId, plain.slice(0, TELEGRAM_LIMIT));
+    else if (!(err instanceof GrammyError && /not modified/.test(err.description))) throw err;
+  }
+}
+
+/** Edits an approval message to show the decision and who made it, and removes its buttons. */
+export async function showDecision(deps: RenderDeps, approvalId: string, decision: keyof typeof DECISION_TEXT, by: string): Promise<void> {
+  const approval = deps.store.approvals.get(approvalId);
+  const [chat, message] = (approval?.message_ref ?? "").split(":");
+  if (!approval || !chat || !message) return;
+  const who = decision === "expired" ? "" : ` by ${by}`;
+  const text = `${approval.tool} ${approval.args}\n${DECISION_TEXT[decision]}${who}`;
+  try {
+    await deps.api.editMessageText(Number(chat), Number(message), text, { reply_markup: { inline_keyboard: [] } });
+  } catch (err) {
+    if (!(err instanceof GrammyError && /not modified/.test(err.description))) throw err;
+  }
+}

@@ -1,0 +1,206 @@
+import { autoRetry } from "@grammyjs/auto-retry";
+import { createConcurrentSink, createRunner, createSource, type RunnerHandle, sequentialize } from "@grammyjs/runner";
+import { Bot, type Context, GrammyError } from "grammy";
+import type { Message, Update } from "grammy/types";
+import type { Config } from "../src/config/schema.js";
+import type { Connector, ConnectorHealth, Core } from "../src/connector.js";
+import { TransportError } from "../src/errors.js";
+import { createPoller } from "./telegram-polling.js";
+import { createChatRenderer, type RenderDeps, sendFormatted, showDecision } from "./telegram-render.js";
+
+type TelegramConfig = Config["connectors"]["telegram"];
+
+const COMMANDS = [
+  { command: "start", description: "Say hello and show your Telegram id" },
+  { command: "help", description: "What I can do" },
+  { command: "new", description: "Start a fresh conversation" },
+  { command: "stop", description: "Stop what I am doing" },
+  { command: "status", description: "Is everything working?" },
+];
+const STRANGER_NOTICE_EVERY_MS = 3_600_000;
+
+/** The owner's phone: a Telegram bot on grammY, long polling through @grammyjs/runner. */
+export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connector {
+  const log = core.log.child({ connector: "telegram" });
+  const bot = new Bot(cfg.token, { client: { apiRoot: cfg.api_root.replace(/\/+$/, ""), timeoutSeconds: cfg.poll_timeout_s + 30 } });
+  bot.api.config.use(autoRetry({ maxRetryAttempts: 5, maxDelaySeconds: 300 }));
+  const poller = createPoller({ api: bot.api, store: core.store.inbound, log, pollTimeoutS: cfg.poll_timeout_s });
+  const renderDeps: RenderDeps = { api: bot.api, store: core.store, log, stream: cfg.stream_replies };
+  const allowed = (id: number | undefined) => id !== undefined && core.config().connectors.telegram.allowed_users.includes(id);
+  let runner: RunnerHandle | undefined;
+  let started = false;
+
+  bot.use(sequentialize((ctx: Context) => ctx.chat?.id.toString()));
+  bot.on("callback_query:data", (ctx) => onButton(ctx));
+  bot.on("message:text", (ctx) => onMessage(ctx));
+  bot.catch((err) => log.error({ err: err.error, update: err.ctx.update.update_id }, "telegram update failed"));
+
+  async function onMessage(ctx: Context): Promise<void> {
+    const message = ctx.message as Message.TextMessage;
+    const from = message.from;
+    const updateId = ctx.update.update_id;
+    const done = (runId?: string) => core.store.inbound.markDone("telegram", updateId, runId);
+    if (!allowed(from?.id)) {
+      await noticeStranger(ctx, from?.id);
+      return done();
+    }
+    const text = addressedText(message, bot.botInfo);
+    if (text === undefined) return done();
+    const sessionKey = `telegram:${message.chat.id}`;
+    const command = text.match(/^\/(\w+)(@\w+)?\b/)?.[1];
+    if (command) {
+      await runCommand(ctx, command, sessionKey);
+      return done();
+    }
+    const listener = createChatRenderer(renderDeps, message.chat.id);
+    const submitted = core.submit({ sessionKey, text, source: "telegram", channel: sessionKey, listener });
+    done(submitted.runId);
+    submitted.done.catch((err: unknown) => log.error({ err }, "telegram run failed"));
+  }
+
+  async function runCommand(ctx: Context, command: string, sessionKey: string): Promise<void> {
+    switch (command) {
+      case "start":
+      case "help":
+        await ctx.reply(
+          `Hi! I am hermes, your assistant on your home server. Just write to me.\n/new starts a fresh conversation, /stop stops what I am doing, /status shows whether everything works.\nYour Telegram id: ${ctx.from?.id}`,
+        );
+        return;
+      case "new":
+        core.newSession(sessionKey);
+        await ctx.reply("Started a new conversation.");
+        return;
+      case "stop":
+        await ctx.reply(core.stop(sessionKey) ? "Stopped." : "Nothing was running.");
+        return;
+      case "status": {
+        const s = await core.status();
+        const lines = [
+          `hermes ${s.version}, up ${Math.round(s.uptime_s / 60)} min`,
+          `model: ${s.model.reachable ? "reachable" : "unreachable"} (${s.model.detail})`,
+          ...s.connectors.map((c) => `${c.name}: ${c.ok ? "ok" : "down"} (${c.detail})`),
+          `runs: ${s.runs.running} running, ${s.runs.queued} queued; approvals pending: ${s.pending_approvals}`,
+        ];
+        await ctx.reply(lines.join("\n"));
+        return;
+      }
+      default:
+        await ctx.reply("I do not know that command. Try /help.");
+    }
+  }
+
+  async function noticeStranger(ctx: Context, userId: number | undefined): Promise<void> {
+    log.warn({ userId, chat: ctx.chat?.id }, "message from a user not in allowed_users ignored");
+    if (userId === undefined || ctx.chat?.type !== "private") return;
+    const key = `telegram:stranger:${userId}`;
+    const last = Number(core.store.inbound.value(key) ?? 0);
+    if (Date.now() - last < STRANGER_NOTICE_EVERY_MS) return;
+    core.store.inbound.setValue(key, String(Date.now()));
+    await ctx.reply(
+      `This is a private assistant. Your Telegram id is ${userId}; the owner can add it to connectors.telegram.allowed_users.`,
+    );
+  }
+
+  async function onButton(ctx: Context): Promise<void> {
+    const query = ctx.callbackQuery;
+    const match = query?.data?.match(/^([ad]):(.+)$/);
+    core.store.inbound.markDone("telegram", ctx.update.update_id);
+    if (!query || !match) return void (await ctx.answerCallbackQuery());
+    if (!allowed(query.from.id)) {
+      log.warn({ userId: query.from.id, approvalId: match[2] }, "approval button pressed by a user not in allowed_users; ignored");
+      await ctx.answerCallbackQuery({ text: "Only the owner can decide this." });
+      return;
+    }
+    const who = query.from.username ? `@${query.from.username}` : `${query.from.first_name} (${query.from.id})`;
+    const result = core.decide(match[2] as string, match[1] === "a", `telegram:${who}`);
+    await ctx.answerCallbackQuery({ text: result.ok ? result.message : result.message.slice(0, 190) });
+    if (!result.ok && result.approval && result.approval.status !== "pending") {
+      await showDecision(renderDeps, result.approval.id, result.approval.status, result.approval.decided_by ?? "");
+    }
+  }
+
+  let initialized: Promise<boolean> | undefined;
+  /** getMe, setMyCommands and the replay of unfinished updates; retried on the next update if Telegram was unreachable. */
+  function ensureInit(): Promise<boolean> {
+    initialized ??= init().catch((err: unknown) => {
+      initialized = undefined;
+      log.warn({ err }, "telegram is not reachable yet; will retry");
+      return false;
+    });
+    return initialized;
+  }
+
+  async function init(): Promise<boolean> {
+    try {
+      await bot.init();
+    } catch (err) {
+      if (err instanceof GrammyError && err.error_code === 401) {
+        const message = "Telegram rejected the bot token (401): set TELEGRAM_BOT_TOKEN to the token from @BotFather";
+        poller.setFatal(message);
+        log.error(message);
+        return false;
+      }
+      throw err;
+    }
+    await bot.api.setMyCommands(COMMANDS).catch((err: unknown) => log.warn({ err }, "setMyCommands failed"));
+    for (const update of core.store.inbound.unfinished<Update>("telegram")) {
+      log.info({ update: update.update_id }, "handling an update received before a restart");
+      await bot.handleUpdate(update).catch((err: unknown) => log.error({ err }, "replayed update failed"));
+    }
+    return true;
+  }
+
+  async function consume(update: Update): Promise<void> {
+    if (!(await ensureInit())) throw new TransportError("telegram", `update ${update.update_id} kept for later: Telegram is not reachable`);
+    await bot.handleUpdate(update);
+  }
+
+  return {
+    name: "telegram",
+    async start() {
+      await ensureInit();
+      const sink = createConcurrentSink<Update>({ consume }, async (err) => {
+        log.error({ err }, "telegram update failed");
+      });
+      runner = createRunner(createSource(poller.supplier), sink);
+      runner.start();
+      started = true;
+    },
+    async stop() {
+      if (runner?.isRunning()) await runner.stop();
+    },
+    health(): ConnectorHealth {
+      if (!started) return { ok: false, detail: "not started" };
+      if (!runner?.isRunning()) return { ok: false, detail: "the poller stopped" };
+      return poller.health();
+    },
+    async deliver(target, text) {
+      const chatId = Number(target.replace(/^telegram:/, ""));
+      try {
+        const ids = await sendFormatted(bot.api, chatId, text, log);
+        return { messageId: String(ids[0]) };
+      } catch (err) {
+        throw new TransportError("telegram", `could not deliver to ${target}: ${(err as Error).message}`);
+      }
+    },
+    listenerFor(channel) {
+      const chatId = Number(channel.replace(/^telegram:/, ""));
+      return Number.isFinite(chatId) ? createChatRenderer({ ...renderDeps, stream: false }, chatId) : undefined;
+    },
+  };
+}
+
+/**
+ * The text of a message meant for the bot: any private message; in groups only when the bot is
+ * mentioned (the mention is removed) or the message replies to the bot. Undefined otherwise.
+ */
+export function addressedText(message: Message.TextMessage, me: { id: number; username: string }): string | undefined {
+  if (message.chat.type === "private") return message.text;
+  const mention = `@${me.username}`;
+  const mentioned = (message.entities ?? []).some(
+    (e) => e.type === "mention" && message.text.slice(e.offset, e.offset + e.length).toLowerCase() === mention.toLowerCase(),
+  );
+  if (mentioned) return message.text.replace(new RegExp(mention, "ig"), "").trim();
+  if (message.reply_to_message?.from?.id === me.id) return message.text;
+  return undefined;
+}

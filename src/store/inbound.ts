@@ -1,0 +1,59 @@
+import type { Db } from "./db.js";
+
+/**
+ * Updates received from chat networks, recorded before they are acknowledged, so a restart neither
+ * processes one twice nor loses one. Plus a small key-value table for offsets and rate limits.
+ */
+export class InboundStore {
+  private readonly q;
+
+  constructor(private readonly db: Db) {
+    this.q = {
+      insert: db.prepare(
+        "INSERT OR IGNORE INTO inbound_updates (connector, update_id, chat, payload, status, received_at) VALUES (?, ?, ?, ?, 'received', ?)",
+      ),
+      setStatus: db.prepare("UPDATE inbound_updates SET status = ?, run_id = COALESCE(?, run_id) WHERE connector = ? AND update_id = ?"),
+      unfinished: db.prepare("SELECT payload FROM inbound_updates WHERE connector = ? AND status = 'received' ORDER BY update_id").pluck(),
+      get: db.prepare("SELECT value FROM kv WHERE key = ?").pluck(),
+      set: db.prepare(
+        "INSERT INTO kv (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+      ),
+    };
+  }
+
+  /**
+   * Records a batch and the next offset in one transaction; returns only the updates not seen before.
+   * Call before the offset is sent to the network (which acknowledges the batch).
+   */
+  recordBatch<T extends { update_id: number }>(connector: string, updates: T[], chatOf: (u: T) => string | undefined): T[] {
+    return this.db.transaction(() => {
+      const fresh = updates.filter(
+        (u) => this.q.insert.run(connector, u.update_id, chatOf(u) ?? null, JSON.stringify(u), Date.now()).changes > 0,
+      );
+      const max = Math.max(...updates.map((u) => u.update_id));
+      if (updates.length) this.setValue(`${connector}:offset`, String(Math.max(max + 1, this.offset(connector))));
+      return fresh;
+    })();
+  }
+
+  markDone(connector: string, updateId: number, runId?: string): void {
+    this.q.setStatus.run("done", runId ?? null, connector, updateId);
+  }
+
+  /** Updates recorded but not handed to the agent (the process died in between), oldest first. */
+  unfinished<T>(connector: string): T[] {
+    return (this.q.unfinished.all(connector) as string[]).map((p) => JSON.parse(p) as T);
+  }
+
+  offset(connector: string): number {
+    return Number(this.value(`${connector}:offset`) ?? 0);
+  }
+
+  value(key: string): string | undefined {
+    return (this.q.get.get(key) as string | undefined) ?? undefined;
+  }
+
+  setValue(key: string, value: string): void {
+    this.q.set.run(key, value, Date.now());
+  }
+}

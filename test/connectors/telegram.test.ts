@@ -1,0 +1,239 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
+import { BOT, type Call, type FakeTelegram, startFakeTelegram, TOKEN } from "../fakes/telegram-server.js";
+import { baseSettings, type Hermes, startHermes } from "../helpers/hermes.js";
+
+const OWNER = 42;
+const STRANGER = 7;
+
+describe("the Telegram connector", () => {
+  let model: FakeModel;
+  let telegram: FakeTelegram;
+  let hermes: Hermes | undefined;
+  const start = async (extra: Record<string, unknown> = {}, telegramExtra: Record<string, unknown> = {}) => {
+    const base = baseSettings(model.url);
+    hermes = await startHermes({
+      ...base,
+      connectors: {
+        cron: { enabled: false },
+        telegram: {
+          enabled: true,
+          token: TOKEN,
+          allowed_users: [OWNER],
+          api_root: telegram.apiRoot,
+          poll_timeout_s: 1,
+          stream_replies: false,
+          ...telegramExtra,
+        },
+      },
+      ...extra,
+    });
+    await telegram.waitFor((c) => c.method === "getUpdates");
+    return hermes;
+  };
+  const sentTo = (chat: number, predicate: (c: Call) => boolean = () => true, from = 0) =>
+    telegram.waitFor((c) => c.method === "sendMessage" && Number(c.params.chat_id) === chat && predicate(c), from);
+
+  beforeEach(async () => {
+    model = await startFakeModel();
+    telegram = await startFakeTelegram();
+  });
+  afterEach(async () => {
+    if (hermes?.process.exitCode === null) await hermes.stop();
+    hermes = undefined;
+    await telegram.close();
+    await model.close();
+  });
+
+  it("registers its commands and answers the owner with the model's reply, as HTML", async () => {
+    model.script({ text: "Hello **owner**, all is `fine`." });
+    await start();
+    const commands = await telegram.waitFor((c) => c.method === "setMyCommands");
+    expect(commands.params.commands.map((c: { command: string }) => c.command)).toEqual(["start", "help", "new", "stop", "status"]);
+    telegram.sendText(OWNER, "hi there");
+    const reply = await sentTo(OWNER, (c) => c.params.text.includes("Hello"));
+    expect(reply.params).toMatchObject({ text: "Hello <b>owner</b>, all is <code>fine</code>.", parse_mode: "HTML" });
+    expect(telegram.calls.some((c) => c.method === "sendChatAction" && c.params.action === "typing")).toBe(true);
+  });
+
+  it("splits a long reply into ordered chunks under 4096 characters", async () => {
+    const paragraphs = Array.from({ length: 40 }, (_, i) => `Paragraph ${i}: ${"word ".repeat(60).trim()}`);
+    model.script({ text: paragraphs.join("\n\n") });
+    await start();
+    telegram.sendText(OWNER, "tell me a lot");
+    await sentTo(OWNER, (c) => c.params.text.includes("Paragraph 39"));
+    const chunks = telegram.messagesTo(OWNER).map((c) => c.params.text as string);
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(chunks.every((t) => t.length < 4096)).toBe(true);
+    expect(chunks.join("\n\n")).toBe(paragraphs.join("\n\n"));
+  });
+
+  it("falls back to plain text when Telegram rejects the formatting", async () => {
+    model.script({ text: "Some **bold** claim" });
+    await start();
+    telegram.rejectHtml = true;
+    telegram.sendText(OWNER, "hi");
+    const plain = await sentTo(OWNER, (c) => c.params.parse_mode === undefined);
+    expect(plain.params.text).toBe("Some **bold** claim");
+    expect(telegram.calls.some((c) => c.method === "sendMessage:rejected")).toBe(true);
+  });
+
+  it("streams the reply into one message, edited as text arrives, and finalises it", async () => {
+    model.script({ text: "A streamed **answer** in pieces." });
+    await start({}, { stream_replies: true });
+    telegram.sendText(OWNER, "stream please");
+    const final = await telegram.waitFor((c) => c.method === "editMessageText" && c.params.parse_mode === "HTML");
+    const first = telegram.messagesTo(OWNER)[0];
+    expect(final.params.message_id).toBe(first?.result.message_id);
+    expect(final.params.text).toBe("A streamed <b>answer</b> in pieces.");
+    expect(telegram.messagesTo(OWNER)).toHaveLength(1);
+  });
+
+  it("answers a stranger once with their id, and nothing reaches the model", async () => {
+    model.script({ text: "owner reply" });
+    const h = await start();
+    const ignored = () => h.logs.filter((l) => l.msg === "message from a user not in allowed_users ignored").length;
+    telegram.sendText(STRANGER, "let me in");
+    const notice = await sentTo(STRANGER);
+    expect(notice.params.text).toContain(`Your Telegram id is ${STRANGER}`);
+    expect(notice.params.text).toContain("allowed_users");
+    telegram.sendText(STRANGER, "please?");
+    telegram.sendText(OWNER, "hello");
+    await sentTo(OWNER);
+    await h.waitForLog(() => ignored() === 2);
+    expect(telegram.messagesTo(STRANGER)).toHaveLength(1);
+    expect(model.requests).toHaveLength(1);
+    expect(model.requests[0]?.messages.at(-1)?.content).toMatch(/^hello/);
+  });
+
+  it("in a group, answers only when mentioned or replied to", async () => {
+    model.respond((req) => ({ text: `got: ${req.messages.at(-1)?.content.split("\n")[0]}` }));
+    await start();
+    telegram.sendText(OWNER, "just chatting", { chatId: -100, chatType: "group" });
+    const mention = `@${BOT.username}`;
+    telegram.sendText(OWNER, `${mention} what time is it`, {
+      chatId: -100,
+      chatType: "group",
+      entities: [{ type: "mention", offset: 0, length: mention.length }],
+    });
+    const reply = await sentTo(-100);
+    expect(reply.params.text).toBe("got: what time is it");
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it("runs a gated tool when the owner presses Approve; another user's press does nothing", async () => {
+    model.script({ toolCalls: [{ name: "shell", arguments: { command: "echo pressed >> ledger.txt" } }] });
+    model.respond((req) => ({ text: `Done: ${req.messages.at(-1)?.content.split("\n")[0]}` }));
+    const h = await start({ tools: { enabled: ["clock", "shell"] } });
+    telegram.sendText(OWNER, "append please");
+    const request = await sentTo(OWNER, (c) => Boolean(c.params.reply_markup));
+    expect(request.params.text).toContain("hermes wants to run shell");
+    const [approve, deny] = request.params.reply_markup.inline_keyboard[0];
+    expect(approve.text).toBe("Approve");
+    expect(deny.text).toBe("Deny");
+    expect(Buffer.byteLength(approve.callback_data)).toBeLessThanOrEqual(64);
+    const messageId = request.result.message_id;
+    telegram.press(STRANGER, OWNER, messageId, approve.callback_data);
+    const refused = await telegram.waitFor((c) => c.method === "answerCallbackQuery");
+    expect(refused.params.text).toBe("Only the owner can decide this.");
+    expect(existsSync(join(h.dir, "data/files/ledger.txt"))).toBe(false);
+    telegram.press(OWNER, OWNER, messageId, approve.callback_data);
+    const edited = await telegram.waitFor((c) => c.method === "editMessageText" && c.params.message_id === messageId);
+    expect(edited.params.text).toMatch(/✅ Approved by telegram:@user42/);
+    expect(edited.params.reply_markup).toEqual({ inline_keyboard: [] });
+    await sentTo(OWNER, (c) => c.params.text.startsWith("Done: exit code 0"));
+    expect(readFileSync(join(h.dir, "data/files/ledger.txt"), "utf8")).toBe("pressed\n");
+    telegram.press(OWNER, OWNER, messageId, approve.callback_data);
+    const second = await telegram.waitFor((c) => c.method === "answerCallbackQuery" && /already approved/.test(c.params.text ?? ""));
+    expect(second).toBeTruthy();
+    expect(readFileSync(join(h.dir, "data/files/ledger.txt"), "utf8")).toBe("pressed\n");
+  });
+
+  it("resumes the run exactly once when the button is pressed after a daemon restart", async () => {
+    model.script({ toolCalls: [{ name: "shell", arguments: { command: "echo once >> ledger.txt" } }] });
+    model.respond(() => ({ text: "Resumed and done." }));
+    const h = await start({ tools: { enabled: ["clock", "shell"] } });
+    telegram.sendText(OWNER, "append once");
+    const request = await sentTo(OWNER, (c) => Boolean(c.params.reply_markup));
+    await h.kill();
+    hermes = await h.restart();
+    const mark = telegram.calls.length;
+    telegram.press(OWNER, OWNER, request.result.message_id, request.params.reply_markup.inline_keyboard[0][0].callback_data);
+    await sentTo(OWNER, (c) => c.params.text === "Resumed and done.", mark);
+    expect(readFileSync(join(h.dir, "data/files/ledger.txt"), "utf8")).toBe("once\n");
+    expect(model.requests).toHaveLength(2);
+  });
+
+  it("processes an update delivered twice only once, and waits out a 429", async () => {
+    model.respond(() => ({ text: "answered" }));
+    await start();
+    telegram.fail("sendMessage", { status: 429, description: "Too Many Requests: retry after 1", retryAfter: 1 });
+    const id = telegram.sendText(OWNER, "only once");
+    telegram.push({
+      update_id: id,
+      message: {
+        message_id: 1,
+        date: 0,
+        chat: { id: OWNER, type: "private" },
+        from: { id: OWNER, is_bot: false, first_name: "o" },
+        text: "only once",
+      },
+    });
+    await sentTo(OWNER, (c) => c.params.text === "answered");
+    expect(telegram.calls.some((c) => c.method === "sendMessage:fault")).toBe(true);
+    telegram.sendText(OWNER, "second message");
+    await telegram.waitFor(
+      (c) => c.method === "sendMessage" && c.params.text === "answered",
+      telegram.calls.findIndex((c) => c.method === "sendMessage") + 1,
+    );
+    expect(model.requests.map((r) => r.messages.at(-1)?.content.split("\n")[0])).toEqual(["only once", "second message"]);
+  });
+
+  it("restarts polling when getUpdates hangs, and status shows it", async () => {
+    model.respond(() => ({ text: "still listening" }));
+    telegram.hangGetUpdates(1);
+    const h = await start();
+    await h.waitForLog((l) => l.msg === "telegram getUpdates made no progress; restarted polling");
+    telegram.sendText(OWNER, "are you there?");
+    await sentTo(OWNER, (c) => c.params.text === "still listening");
+    const status = JSON.parse((await h.cli(["status", "--json"])).stdout);
+    const tg = status.connectors.find((c: { name: string }) => c.name === "telegram");
+    expect(tg.ok).toBe(true);
+    expect(tg.detail).toMatch(/polling restarted 1×/);
+  });
+
+  it("starts a fresh session with /new and aborts a long run with /stop", async () => {
+    model.respond((req) => ({ text: `I see ${req.messages.length} messages` }));
+    await start();
+    telegram.sendText(OWNER, "first");
+    await sentTo(OWNER, (c) => c.params.text === "I see 2 messages");
+    telegram.sendText(OWNER, "/new");
+    await sentTo(OWNER, (c) => c.params.text === "Started a new conversation.");
+    telegram.sendText(OWNER, "again");
+    await sentTo(
+      OWNER,
+      (c) => c.params.text === "I see 2 messages",
+      telegram.calls.findIndex((c) => c.params.text === "Started a new conversation."),
+    );
+    model.script({ hang: true });
+    telegram.sendText(OWNER, "something slow");
+    await model.waitForRequests(3);
+    telegram.sendText(OWNER, "/stop");
+    await sentTo(OWNER, (c) => c.params.text === "Stopped.");
+  });
+
+  it("keeps its offset across a restart, so acknowledged updates are not fetched again", async () => {
+    model.respond(() => ({ text: "ok" }));
+    const h = await start();
+    telegram.sendText(OWNER, "one");
+    await sentTo(OWNER);
+    await h.stop();
+    const before = Math.max(...telegram.offsets);
+    hermes = await h.restart();
+    await telegram.waitFor((c) => c.method === "getUpdates", telegram.calls.length);
+    expect(telegram.offsets.at(-1)).toBeGreaterThanOrEqual(before);
+    expect(model.requests).toHaveLength(1);
+  });
+});

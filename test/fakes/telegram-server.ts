@@ -1,0 +1,233 @@
+/**
+ * A fake Telegram Bot API on 127.0.0.1: getMe, getUpdates (long polling with offsets), sendMessage,
+ * editMessageText, editMessageReplyMarkup, answerCallbackQuery, sendChatAction, setMyCommands —
+ * with fault injection. grammY talks to it through `client.apiRoot`.
+ */
+import { once } from "node:events";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+
+export const BOT = { id: 999, is_bot: true, first_name: "hermes", username: "hermes_test_bot" };
+export const TOKEN = "123456:TEST-token-for-the-fake-bot-api-000000";
+
+export interface Call {
+  method: string;
+  params: Record<string, any>;
+  /** What the fake answered (for sendMessage: the message with its id). */
+  result?: any;
+}
+
+interface Fault {
+  status: number;
+  description: string;
+  retryAfter?: number;
+  times: number;
+}
+
+export interface FakeTelegram {
+  apiRoot: string;
+  calls: Call[];
+  /** Every getUpdates offset the client sent (each acknowledges the updates below it). */
+  offsets: number[];
+  push(update: Record<string, any>): number;
+  /** A text message from `userId` in a private chat (or in `chatId`). Returns the update id. */
+  sendText(userId: number, text: string, options?: { chatId?: number; chatType?: string; entities?: unknown[]; replyTo?: unknown }): number;
+  /** A button press by `userId` on message `messageId` in `chatId`. */
+  press(userId: number, chatId: number, messageId: number, data: string): number;
+  fail(method: string, fault: { status: number; description: string; retryAfter?: number }, times?: number): void;
+  /** The next `n` getUpdates calls never answer. */
+  hangGetUpdates(n: number): void;
+  rejectHtml: boolean;
+  waitFor(predicate: (call: Call) => boolean, from?: number): Promise<Call>;
+  messagesTo(chatId: number): Call[];
+  close(): Promise<void>;
+}
+
+export async function startFakeTelegram(): Promise<FakeTelegram> {
+  let nextUpdate = 1;
+  let nextMessage = 100;
+  const queue: Record<string, any>[] = [];
+  const calls: Call[] = [];
+  const offsets: number[] = [];
+  const faults = new Map<string, Fault>();
+  const pollers: (() => void)[] = [];
+  const waiters: { predicate: (c: Call) => boolean; from: number; resolve: (c: Call) => void }[] = [];
+  const sockets = new Set<Socket>();
+  let hang = 0;
+
+  const record = (call: Call) => {
+    calls.push(call);
+    for (const w of waiters.filter((w) => calls.length - 1 >= w.from && w.predicate(call))) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve(call);
+    }
+  };
+  const wake = () => {
+    for (const p of pollers.splice(0)) p();
+  };
+  const user = (id: number) => ({ id, is_bot: false, first_name: `user${id}`, username: `user${id}` });
+
+  const fake: FakeTelegram = {
+    apiRoot: "",
+    calls,
+    offsets,
+    rejectHtml: false,
+    push(update) {
+      const id = update.update_id ?? nextUpdate++;
+      queue.push({ ...update, update_id: id });
+      wake();
+      return id;
+    },
+    sendText(userId, text, o = {}) {
+      const chatId = o.chatId ?? userId;
+      const message = {
+        message_id: nextMessage++,
+        date: Math.floor(Date.now() / 1000),
+        chat:
+          o.chatType && o.chatType !== "private"
+            ? { id: chatId, type: o.chatType, title: "group" }
+            : { id: chatId, type: "private", first_name: `user${userId}` },
+        from: user(userId),
+        text,
+        ...(o.entities ? { entities: o.entities } : {}),
+        ...(o.replyTo ? { reply_to_message: o.replyTo } : {}),
+      };
+      return fake.push({ message });
+    },
+    press(userId, chatId, messageId, data) {
+      return fake.push({
+        callback_query: {
+          id: `cq${nextUpdate}`,
+          from: user(userId),
+          chat_instance: "ci",
+          data,
+          message: { message_id: messageId, date: 0, chat: { id: chatId, type: "private", first_name: "x" }, text: "approval" },
+        },
+      });
+    },
+    fail(method, fault, times = 1) {
+      faults.set(method, { ...fault, times });
+    },
+    hangGetUpdates(n) {
+      hang = n;
+    },
+    waitFor(predicate, from = 0) {
+      const found = calls.slice(from).find(predicate);
+      if (found) return Promise.resolve(found);
+      return new Promise((resolve) => waiters.push({ predicate, from, resolve }));
+    },
+    messagesTo: (chatId) => calls.filter((c) => c.method === "sendMessage" && Number(c.params.chat_id) === chatId),
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      server.close();
+      await once(server, "close").catch(() => {});
+    },
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const match = (req.url ?? "").match(/^\/bot([^/]+)\/(\w+)/);
+    if (!match) return reply(res, 404, { ok: false, error_code: 404, description: "Not Found" });
+    if (match[1] !== TOKEN) return reply(res, 401, { ok: false, error_code: 401, description: "Unauthorized" });
+    const method = match[2] as string;
+    const params = JSON.parse((await body(req)) || "{}") as Record<string, any>;
+    const fault = faults.get(method);
+    if (fault && fault.times > 0) {
+      fault.times--;
+      record({ method: `${method}:fault`, params });
+      const parameters = fault.retryAfter !== undefined ? { retry_after: fault.retryAfter } : undefined;
+      return reply(res, fault.status, { ok: false, error_code: fault.status, description: fault.description, parameters });
+    }
+    if (method === "getUpdates") return getUpdates(params, res);
+    if ((method === "sendMessage" || method === "editMessageText") && fake.rejectHtml && params.parse_mode === "HTML") {
+      record({ method: `${method}:rejected`, params });
+      return reply(res, 400, { ok: false, error_code: 400, description: "Bad Request: can't parse entities: unsupported start tag" });
+    }
+    const result = answer(method, params);
+    record({ method, params, result });
+    return reply(res, 200, { ok: true, result });
+  }
+
+  function answer(method: string, params: Record<string, any>): unknown {
+    switch (method) {
+      case "getMe":
+        return { ...BOT, can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false };
+      case "sendMessage":
+        return {
+          message_id: nextMessage++,
+          date: Math.floor(Date.now() / 1000),
+          chat: { id: params.chat_id, type: "private" },
+          text: params.text,
+        };
+      case "editMessageText":
+        return { message_id: params.message_id, date: 0, chat: { id: params.chat_id, type: "private" }, text: params.text };
+      default:
+        return true;
+    }
+  }
+
+  function getUpdates(params: Record<string, any>, res: ServerResponse): void {
+    const offset = Number(params.offset ?? 0);
+    offsets.push(offset);
+    record({ method: "getUpdates", params });
+    while (queue.length && (queue[0]?.update_id ?? 0) < offset) queue.shift();
+    if (hang > 0) {
+      hang--;
+      return;
+    }
+    const respond = () => {
+      const ready = queue.filter((u) => u.update_id >= offset).slice(0, Number(params.limit ?? 100));
+      reply(res, 200, { ok: true, result: ready });
+    };
+    if (queue.some((u) => u.update_id >= offset)) {
+      respond();
+      return;
+    }
+    const timer = setTimeout(
+      () => {
+        pollers.splice(pollers.indexOf(wakeThis), 1);
+        respond();
+      },
+      Number(params.timeout ?? 0) * 1000,
+    );
+    const wakeThis = () => {
+      clearTimeout(timer);
+      respond();
+    };
+    pollers.push(wakeThis);
+    res.on("close", () => {
+      clearTimeout(timer);
+      const i = pollers.indexOf(wakeThis);
+      if (i >= 0) pollers.splice(i, 1);
+    });
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => res.destroy());
+  });
+  server.on("connection", (s) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  fake.apiRoot = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return fake;
+}
+
+function reply(res: ServerResponse, status: number, payload: unknown): void {
+  if (res.writableEnded || res.destroyed) return;
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(payload));
+}
+
+function body(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let data = "";
+    req.setEncoding("utf8");
+    req.on("data", (c: string) => {
+      data += c;
+    });
+    req.on("end", () => resolve(data));
+    req.on("error", reject);
+  });
+}
