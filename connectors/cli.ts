@@ -52,6 +52,12 @@ export function createCliConnector(core: Core, socketPath: string): Connector {
       for (const s of sockets) s.destroy();
       rmSync(socketPath, { force: true });
     },
+    /** `cli:<name>`: the text is added to that session's history (there is no screen to push to). */
+    async deliver(target, text) {
+      const session = core.store.history.activeSession(target);
+      const id = core.store.history.appendMessage(session.id, null, { role: "assistant", content: text });
+      return { messageId: String(id) };
+    },
     health(): ConnectorHealth {
       if (!server?.listening) return { ok: false, detail: "not listening" };
       // A socket file removed from under us (say, a cleaned /run) leaves the daemon unreachable.
@@ -153,8 +159,19 @@ async function dispatch(core: Core, id: string, req: Json, send: (reply: Reply) 
       const key = typeof req.session === "string" ? req.session : undefined;
       return result(true, undefined, core.store.audit.list(key, limit));
     }
+    case "schedules":
+      return result(true, undefined, core.scheduler()?.list() ?? []);
+    case "schedule_run": {
+      const scheduler = core.scheduler();
+      if (!scheduler) return result(false, "the cron connector is off (connectors.cron.enabled)");
+      if (typeof req.name !== "string") return bad('"name" is required');
+      const fired = await scheduler.runNow(req.name);
+      return result(fired.status === "ok", `${req.name}: ${fired.status}${fired.error ? ` (${fired.error})` : ""}`, fired);
+    }
     default:
-      return bad(`unknown op ${JSON.stringify(req.op)}; ops: hello, ask, decide, stop, new, status, approvals, audit`);
+      return bad(
+        `unknown op ${JSON.stringify(req.op)}; ops: hello, ask, decide, stop, new, status, approvals, audit, schedules, schedule_run`,
+      );
   }
 }
 

@@ -27,6 +27,35 @@ export interface Connector {
   deliver?(target: string, text: string): Promise<{ messageId: string }>;
   /** Renders events of a run nobody is attached to (e.g. resumed after a restart) into `channel`. */
   listenerFor?(channel: string): EventListener | undefined;
+  /** Present on the cron connector. */
+  scheduler?: Scheduler;
+}
+
+export interface ScheduleInfo {
+  name: string;
+  kind: "job" | "reminder";
+  schedule: string;
+  timezone: string;
+  deliver: string;
+  /** ISO time of the next run, or null when it will not run again. */
+  next: string | null;
+  /** The next run in the schedule's zone, in words. */
+  next_local: string;
+  last_status: string | null;
+  last_slot: string | null;
+}
+
+export interface FireResult {
+  status: string;
+  message_id?: string;
+  reply?: string;
+  error?: string;
+}
+
+export interface Scheduler {
+  list(): ScheduleInfo[];
+  /** Fires a job (or `remind:<id>`) now; resolves when it is recorded. */
+  runNow(name: string): Promise<FireResult>;
 }
 
 export interface DaemonStatus {
@@ -46,6 +75,12 @@ export interface Core {
   newSession(sessionKey: string): number;
   decide(approvalId: string, approve: boolean, by: string): DecideResult;
   status(): Promise<DaemonStatus>;
+  /** Sends text to a delivery target (`telegram:…`, `discord:…`, `cli:<name>`); resolves the message id. */
+  deliver(target: string, text: string): Promise<{ messageId: string }>;
+  /** The renderer of the connector that owns `channel`, for runs nobody is attached to. */
+  listenerFor(channel: string): EventListener | undefined;
+  /** The cron connector's scheduler, when cron is enabled. */
+  scheduler(): Scheduler | undefined;
   config(): Config;
   store: Store;
   log: Logger;

@@ -25,6 +25,8 @@ export interface ActiveRun {
   sessionId: number;
   sessionKey: string;
   channel: string;
+  /** When set, the only tools this run may see and use. */
+  allowedTools?: Set<string>;
   signal: AbortSignal;
   emit: (event: AgentEvent) => void;
   /** The system prompt for this run (base prompt and memory block), fixed for the run's duration. */
@@ -75,7 +77,7 @@ export async function driveRun(run: ActiveRun, deps: LoopDeps): Promise<RunOutco
 async function callModel(run: ActiveRun, deps: LoopDeps) {
   const cfg = deps.config();
   const model = deps.model();
-  const tools = deps.toolSpecs();
+  const tools = run.allowedTools ? deps.toolSpecs().filter((t) => run.allowedTools?.has(t.name)) : deps.toolSpecs();
   const prompt = buildPrompt({
     system: run.system,
     tools,

@@ -20,6 +20,8 @@ export interface SubmitRequest {
   /** Where approval requests and late replies go; defaults to the session key. */
   channel?: string;
   listener?: EventListener;
+  /** Limits the run to these tools (a scheduled job's `tools`). */
+  tools?: string[];
 }
 
 export type DecideResult =
@@ -30,6 +32,7 @@ interface Live {
   runId: string;
   sessionKey: string;
   channel: string;
+  tools?: string[];
   controller: AbortController;
   listener: EventListener | undefined;
   wake?: () => void;
@@ -70,6 +73,7 @@ export class Runner {
       runId,
       sessionKey: req.sessionKey,
       channel: req.channel ?? req.sessionKey,
+      tools: req.tools,
       controller: new AbortController(),
       listener: req.listener,
     };
@@ -77,7 +81,7 @@ export class Runner {
       const { history } = this.deps.store;
       const session = this.deps.store.db.transaction(() => {
         const s = history.activeSession(req.sessionKey);
-        history.createRun(runId, s.id, req.source);
+        history.createRun(runId, s.id, req.source, req.tools);
         // The time goes at the end of the message and stays there, so every earlier request is a
         // byte-identical prefix of the next one and the model server's prompt cache is reused.
         history.appendMessage(s.id, runId, { role: "user", content: `${req.text}\n\n(${this.deps.timeNote()})` });
@@ -145,6 +149,7 @@ export class Runner {
         runId: run.id,
         sessionKey: session.key,
         channel,
+        tools: run.tools ? (JSON.parse(run.tools) as string[]) : undefined,
         controller: new AbortController(),
         // Resolved per event: connectors start after recovery.
         listener: (event) => this.deps.fallbackListener(channel)?.(event),
@@ -240,6 +245,7 @@ export class Runner {
           sessionId,
           sessionKey: live.sessionKey,
           channel: live.channel,
+          allowedTools: live.tools ? new Set(live.tools) : undefined,
           signal: live.controller.signal,
           emit: (e) => this.emit(live, e),
           system: this.deps.systemPrompt(),

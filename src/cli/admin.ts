@@ -11,6 +11,8 @@ export async function admin(client: Client, command: string, rest: string[], val
       return status(client, values.json === true);
     case "audit":
       return audit(client, values);
+    case "schedules":
+      return schedules(client, rest, values.json === true);
     default:
       return approvals(client, rest);
   }
@@ -66,6 +68,45 @@ async function approvals(client: Client, rest: string[]): Promise<number> {
   if (reply.type !== "result") throw new Error(reply.type === "error" ? reply.error.message : "unexpected reply");
   (reply.ok ? process.stdout : process.stderr).write(`${reply.message}\n`);
   return reply.ok ? 0 : 1;
+}
+
+async function schedules(client: Client, rest: string[], json: boolean): Promise<number> {
+  const [action = "list", name] = rest;
+  if (action === "run") {
+    if (!name) {
+      process.stderr.write("usage: hermes schedules run NAME\n");
+      return 2;
+    }
+    const reply = await client.call({ op: "schedule_run", name });
+    if (reply.type !== "result") throw new Error(reply.type === "error" ? reply.error.message : "unexpected reply");
+    (reply.ok ? process.stdout : process.stderr).write(`${reply.message}\n`);
+    return reply.ok ? 0 : 1;
+  }
+  if (action !== "list") {
+    process.stderr.write("usage: hermes schedules [list | run NAME]\n");
+    return 2;
+  }
+  const rows = resultData(await client.call({ op: "schedules" })) as ScheduleData[];
+  if (json) return out(JSON.stringify(rows, null, 2));
+  if (rows.length === 0) return out("no jobs or reminders");
+  return out(
+    rows
+      .map(
+        (r) =>
+          `${r.name}  [${r.schedule}, ${r.timezone}] → ${r.deliver}\n    next: ${r.next_local}; last: ${r.last_status ?? "never ran"}${r.last_slot ? ` (${r.last_slot})` : ""}`,
+      )
+      .join("\n"),
+  );
+}
+
+interface ScheduleData {
+  name: string;
+  schedule: string;
+  timezone: string;
+  deliver: string;
+  next_local: string;
+  last_status: string | null;
+  last_slot: string | null;
 }
 
 function resultData(reply: Reply): unknown {

@@ -21,6 +21,7 @@ Commands:
                                       the tool-call audit trail
   approvals [list | approve ID | deny ID]
                                       pending approvals; decide one from the shell
+  schedules [list | run NAME]         jobs and reminders with their next run; run one now
   doctor                              check config, storage, socket, model, tokens and the systemd setup
   config check                        validate the config and print it with secrets masked
 
@@ -73,6 +74,7 @@ async function main(argv: string[]): Promise<number> {
     case "status":
     case "audit":
     case "approvals":
+    case "schedules":
       return withClient(configPath, async (c) => (await import("./admin.js")).admin(c, command, rest, values));
     default:
       throw new UsageError(`unknown command '${command}'; see \`hermes --help\``);

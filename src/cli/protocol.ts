@@ -15,7 +15,9 @@ export type Request =
   | { v: 1; id: string; op: "new"; session: string }
   | { v: 1; id: string; op: "status" }
   | { v: 1; id: string; op: "approvals" }
-  | { v: 1; id: string; op: "audit"; session?: string; limit?: number };
+  | { v: 1; id: string; op: "audit"; session?: string; limit?: number }
+  | { v: 1; id: string; op: "schedules" }
+  | { v: 1; id: string; op: "schedule_run"; name: string };
 
 export type Reply =
   | { v: 1; id: string; type: "hello"; version: string; protocol: number }

@@ -1,3 +1,4 @@
+import { Cron } from "croner";
 import { z } from "zod";
 
 /** Every tool hermes knows. `tools.enabled` may only name these. */
@@ -29,6 +30,15 @@ function isTimeZone(zone: string): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+function cronProblem(expression: string, timezone: string): string | undefined {
+  try {
+    new Cron(expression, { timezone, paused: true });
+    return undefined;
+  } catch (err) {
+    return `invalid cron expression "${expression}": ${(err as Error).message}`;
   }
 }
 
@@ -137,6 +147,10 @@ const connectors = z
       .strictObject({
         enabled: z.boolean().default(true),
         jobs: z.array(cronJob).default([]),
+        /** How late a slot missed during downtime may still run; default: half the period, 2 min to 2 h. */
+        grace_s: z.number().positive().optional(),
+        retries: z.int().min(0).max(10).default(2),
+        retry_delay_s: z.number().positive().default(30),
       })
       .prefault({}),
   })
@@ -166,10 +180,15 @@ export const configSchema = z
     }
     const seen = new Set<string>();
     cfg.connectors.cron.jobs.forEach((job, i) => {
-      if (seen.has(job.name)) {
-        ctx.addIssue({ code: "custom", path: ["connectors", "cron", "jobs", i, "name"], message: `duplicate job name '${job.name}'` });
-      }
+      const at = (key: string) => ["connectors", "cron", "jobs", i, key];
+      if (seen.has(job.name)) ctx.addIssue({ code: "custom", path: at("name"), message: `duplicate job name '${job.name}'` });
       seen.add(job.name);
+      const problem = cronProblem(job.schedule, job.timezone ?? cfg.timezone);
+      if (problem) ctx.addIssue({ code: "custom", path: at("schedule"), message: problem });
+      const target = job.deliver.split(":")[0] as "telegram" | "discord" | "cli";
+      if (!cfg.connectors[target].enabled) {
+        ctx.addIssue({ code: "custom", path: at("deliver"), message: `delivers to ${target}, but connectors.${target} is not enabled` });
+      }
     });
   });
 

@@ -16,6 +16,10 @@ export async function loadConnectors(core: Core, config: Config): Promise<Connec
     const { createTelegramConnector } = await import("../../connectors/telegram.js");
     out.push(createTelegramConnector(core, c.telegram));
   }
+  if (c.cron.enabled) {
+    const { createCronConnector } = await import("../../connectors/cron.js");
+    out.push(createCronConnector(core, config));
+  }
   if (c.discord.enabled) core.log.warn({ connector: "discord" }, "the discord connector is not part of this version yet; it stays off");
   return out;
 }

@@ -6,7 +6,7 @@ import type { EventListener } from "../agent/types.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import type { Connector, Core, DaemonStatus } from "../connector.js";
-import { errorMessage } from "../errors.js";
+import { errorMessage, TransportError } from "../errors.js";
 import { Gate } from "../gate/gate.js";
 import { createLogger } from "../log.js";
 import { createModelClient } from "../model/create.js";
@@ -76,6 +76,9 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     newSession: (key) => runner.newSession(key),
     decide: (id, approve, by) => runner.decide(id, approve, by),
     status: async () => statusOf(state, runner, connectors, startedAt, await modelMonitor.get()),
+    deliver: (target, text) => deliverTo(connectors, target, text),
+    listenerFor: (channel) => listenerFor(connectors, channel),
+    scheduler: () => connectors.find((c) => c.scheduler)?.scheduler,
     config,
     store,
     log,
@@ -146,6 +149,13 @@ function systemPrompt(config: Config, store: Store, withMemory: boolean): string
   const base = config.agent.system_prompt ?? DEFAULT_SYSTEM_PROMPT;
   const memories = withMemory ? memoryBlock(store.memory.list()) : "";
   return memories ? `${base}\n\n${memories}` : base;
+}
+
+async function deliverTo(connectors: Connector[], target: string, text: string): Promise<{ messageId: string }> {
+  const prefix = target.split(":")[0];
+  const connector = connectors.find((c) => c.name === prefix && c.deliver);
+  if (!connector?.deliver) throw new TransportError(prefix ?? target, `no enabled connector delivers to ${target}`);
+  return connector.deliver(target, text);
 }
 
 function listenerFor(connectors: Connector[], channel: string): EventListener | undefined {

@@ -74,11 +74,11 @@ export class Gate {
 
   /** A call seen for the first time: existence, arguments, loops, then the confirmation policy. */
   private async judgeNew(ctx: StepContext, call: ToolCall): Promise<Verdict> {
-    const tool = this.deps.tools().get(call.name);
+    const tool = this.toolFor(ctx, call.name);
     if (call.parseError) {
       return this.refuse(ctx, call, "malformed call", `error: ${call.parseError}. Send the call again as valid JSON.`);
     }
-    if (!tool) return this.refuse(ctx, call, "unknown tool", this.unknownToolText(call.name));
+    if (!tool) return this.refuse(ctx, call, "unknown tool", this.unknownToolText(ctx, call.name));
     const parsed = tool.input.safeParse(call.args ?? {});
     if (!parsed.success) {
       const detail = z.prettifyError(parsed.error);
@@ -128,7 +128,7 @@ export class Gate {
         this.skip(call.id, "expired");
         return this.answerWith(ctx, call, EXPIRED_RESULT);
       default: {
-        const tool = this.deps.tools().get(call.name);
+        const tool = this.toolFor(ctx, call.name);
         const parsed = tool?.input.safeParse(call.args ?? {});
         if (!tool || !parsed?.success) return this.answerWith(ctx, call, `error: ${call.name} is no longer available`);
         const signature = callSignature(call.name, parsed.data);
@@ -177,6 +177,7 @@ export class Gate {
     const result = await invokeTool(a.tool, a.args, {
       signal: ctx.signal,
       sessionKey: ctx.sessionKey,
+      channel: ctx.channel,
       runId: ctx.runId,
       callId: a.call.id,
     });
@@ -234,8 +235,14 @@ export class Gate {
     }
   }
 
-  private unknownToolText(name: string): string {
-    const names = [...this.deps.tools().keys()].sort().join(", ") || "none";
+  private toolFor(ctx: StepContext, name: string): AnyTool | undefined {
+    if (ctx.allowedTools && !ctx.allowedTools.has(name)) return undefined;
+    return this.deps.tools().get(name);
+  }
+
+  private unknownToolText(ctx: StepContext, name: string): string {
+    const all = [...this.deps.tools().keys()].filter((n) => !ctx.allowedTools || ctx.allowedTools.has(n));
+    const names = all.sort().join(", ") || "none";
     return `error: there is no tool named '${name}'. Tools that exist: ${names}.`;
   }
 }

@@ -13,6 +13,8 @@ export interface StepContext {
   sessionKey: string;
   /** Where approval requests are shown: the chat of the run, or a scheduled job's delivery target. */
   channel: string;
+  /** When set, the only tools this run may use. */
+  allowedTools?: Set<string>;
   step: number;
   signal: AbortSignal;
   guard: RepeatGuard;

@@ -20,6 +20,7 @@ export interface RunRow {
   reply: string | null;
   started_at: number;
   ended_at: number | null;
+  tools: string | null;
 }
 
 interface MessageRow {
@@ -40,7 +41,9 @@ export class HistoryStore {
       sessionById: db.prepare("SELECT * FROM sessions WHERE id = ?"),
       insertSession: db.prepare("INSERT INTO sessions (key, created_at) VALUES (?, ?) RETURNING *"),
       closeSessions: db.prepare("UPDATE sessions SET closed_at = ? WHERE key = ? AND closed_at IS NULL"),
-      insertRun: db.prepare("INSERT INTO runs (id, session_id, source, status, started_at) VALUES (?, ?, ?, 'running', ?) RETURNING *"),
+      insertRun: db.prepare(
+        "INSERT INTO runs (id, session_id, source, status, started_at, tools) VALUES (?, ?, ?, 'running', ?, ?) RETURNING *",
+      ),
       getRun: db.prepare("SELECT * FROM runs WHERE id = ?"),
       setRunSteps: db.prepare("UPDATE runs SET steps = ? WHERE id = ?"),
       setRunStatus: db.prepare("UPDATE runs SET status = ? WHERE id = ?"),
@@ -75,8 +78,9 @@ export class HistoryStore {
     })();
   }
 
-  createRun(id: string, sessionId: number, source: string): RunRow {
-    return this.q.insertRun.get(id, sessionId, source, Date.now()) as RunRow;
+  /** `tools`, when given, limits the run to those tools (a scheduled job's subset). */
+  createRun(id: string, sessionId: number, source: string, tools?: string[]): RunRow {
+    return this.q.insertRun.get(id, sessionId, source, Date.now(), tools ? JSON.stringify(tools) : null) as RunRow;
   }
 
   run(id: string): RunRow | undefined {
@@ -99,11 +103,14 @@ export class HistoryStore {
     return this.q.runsWithStatus.all(status) as RunRow[];
   }
 
-  appendMessage(sessionId: number, runId: string | null, message: ChatMessage): void {
+  /** Appends a message; returns its row id. */
+  appendMessage(sessionId: number, runId: string | null, message: ChatMessage): number {
     const toolCalls = message.role === "assistant" && message.toolCalls?.length ? JSON.stringify(message.toolCalls) : null;
     const callId = message.role === "tool" ? message.toolCallId : null;
     const toolName = message.role === "tool" ? message.toolName : null;
-    this.q.insertMessage.run(sessionId, runId, message.role, message.content, toolCalls, callId, toolName, Date.now());
+    return Number(
+      this.q.insertMessage.run(sessionId, runId, message.role, message.content, toolCalls, callId, toolName, Date.now()).lastInsertRowid,
+    );
   }
 
   /** The newest `limit` messages of a session, oldest first. */

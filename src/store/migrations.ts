@@ -137,4 +137,33 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       );
     `,
   },
+  {
+    version: 6,
+    name: "schedules: firings, reminders, per-run tool subsets",
+    sql: `
+      ALTER TABLE runs ADD COLUMN tools TEXT;
+      CREATE TABLE firings (
+        id INTEGER PRIMARY KEY,
+        job TEXT NOT NULL,
+        slot_at INTEGER NOT NULL,
+        fired_at INTEGER NOT NULL,
+        run_id TEXT,
+        status TEXT NOT NULL,
+        message_id TEXT,
+        error TEXT,
+        UNIQUE (job, slot_at)
+      );
+      CREATE TABLE reminders (
+        id INTEGER PRIMARY KEY,
+        channel TEXT NOT NULL,
+        text TEXT NOT NULL,
+        at INTEGER,
+        cron TEXT,
+        timezone TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        cancelled_at INTEGER,
+        done_at INTEGER
+      );
+    `,
+  },
 ];

@@ -5,6 +5,7 @@ import { HistoryStore } from "./history.js";
 import { InboundStore } from "./inbound.js";
 import { MemoryStore } from "./memory.js";
 import { NotesStore } from "./notes.js";
+import { ScheduleStore } from "./schedules.js";
 
 /** The daemon's one database, split by concern. */
 export interface Store {
@@ -15,6 +16,7 @@ export interface Store {
   approvals: ApprovalStore;
   memory: MemoryStore;
   inbound: InboundStore;
+  schedules: ScheduleStore;
   close(): void;
 }
 
@@ -28,6 +30,7 @@ export function openStore(path: string): Store {
     approvals: new ApprovalStore(db),
     memory: new MemoryStore(db),
     inbound: new InboundStore(db),
+    schedules: new ScheduleStore(db),
     close: () => {
       if (db.open) db.close();
     },

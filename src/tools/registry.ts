@@ -12,6 +12,7 @@ const MODULES: Partial<Record<ToolName, () => Promise<ToolModule>>> = {
   clock: () => import("../../tools/clock.js"),
   notes: () => import("../../tools/notes.js"),
   memory: () => import("../../tools/memory.js"),
+  remind: () => import("../../tools/remind.js"),
   read_file: () => import("../../tools/files.js"),
   list_files: () => import("../../tools/files.js"),
   write_file: () => import("../../tools/files.js"),

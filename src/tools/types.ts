@@ -12,6 +12,8 @@ import type { Store } from "../store/store.js";
 export interface ToolContext {
   signal: AbortSignal;
   sessionKey: string;
+  /** Where the run's replies go: its chat, or a scheduled job's delivery target. */
+  channel: string;
   runId: string;
   callId: string;
 }

@@ -22,7 +22,7 @@ describe("config loading", () => {
     expect(config.model).toMatchObject({ provider: "ollama", base_url: "http://127.0.0.1:11434", context_tokens: 16384 });
     expect(config.connectors.cli).toEqual({ enabled: true, socket: "/srv/hermes/data/hermes.sock" });
     expect(config.connectors.telegram.enabled).toBe(false);
-    expect(config.connectors.cron).toEqual({ enabled: true, jobs: [] });
+    expect(config.connectors.cron).toMatchObject({ enabled: true, jobs: [] });
     expect(config.storage.path).toBe("/srv/hermes/data/hermes.db");
   });
 

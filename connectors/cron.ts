@@ -1,0 +1,233 @@
+import { Cron } from "croner";
+import type { RunOutcome } from "../src/agent/types.js";
+import type { Config } from "../src/config/schema.js";
+import type { Connector, ConnectorHealth, Core, FireResult, ScheduleInfo, Scheduler } from "../src/connector.js";
+import { errorMessage } from "../src/errors.js";
+import { sleep } from "../src/model/retry.js";
+import type { ReminderRow } from "../src/store/schedules.js";
+import { describeTime } from "../src/time.js";
+
+type Job = Config["connectors"]["cron"]["jobs"][number];
+
+const MINUTE = 60_000;
+
+/**
+ * Scheduled runs on croner (node-cron drops a 02:30 job on the spring-forward day; croner moves it to 03:00
+ * and gives the previous/next runs that catch-up needs). Every firing is recorded with its slot, so a slot
+ * never runs twice; a slot missed while hermes was down runs once on start within a grace window.
+ */
+export function createCronConnector(core: Core, config: Config): Connector {
+  const log = core.log.child({ connector: "cron" });
+  const cfg = config.connectors.cron;
+  const schedules = core.store.schedules;
+  const jobs = new Map<string, { job: Job; cron: Cron }>();
+  const reminders = new Map<number, Cron>();
+  let unsubscribe: (() => void) | undefined;
+  const stopping = new AbortController();
+  const zoneOf = (job: Job) => job.timezone ?? config.timezone;
+
+  async function fireJob(job: Job, slotAt: number, why: string): Promise<FireResult> {
+    const firing = schedules.claim(job.name, slotAt);
+    if (firing === undefined) return { status: "skipped", error: "this slot already fired" };
+    log.info({ job: job.name, slot: new Date(slotAt).toISOString(), why }, "job firing");
+    let outcome: RunOutcome | undefined;
+    for (let attempt = 0; attempt <= cfg.retries; attempt++) {
+      if (attempt > 0) await sleep(cfg.retry_delay_s * 1000 * 2 ** (attempt - 1), stopping.signal);
+      if (stopping.signal.aborted) break;
+      const { runId, done } = core.submit({
+        sessionKey: `cron:${job.name}`,
+        text: job.prompt,
+        source: "cron",
+        channel: job.deliver,
+        ...(job.tools ? { tools: job.tools } : {}),
+        listener: approvalsTo(job.deliver),
+      });
+      schedules.setRun(firing, runId);
+      outcome = await done;
+      if (outcome.stopReason !== "model_error") break;
+      log.warn({ job: job.name, attempt, reply: outcome.reply }, "job run failed; will retry");
+    }
+    return finishJob(job, firing, outcome);
+  }
+
+  async function finishJob(job: Job, firing: number, outcome: RunOutcome | undefined): Promise<FireResult> {
+    if (stopping.signal.aborted && outcome?.stopReason !== "done") return { status: "error", error: "hermes stopped" };
+    if (!outcome || outcome.stopReason === "model_error" || outcome.stopReason === "interrupted") {
+      const error = outcome?.reply ?? "hermes stopped before the job ran";
+      schedules.finish(firing, "error", { error });
+      await tellOwnerOnce(job, error);
+      return { status: "error", error };
+    }
+    try {
+      const { messageId } = await core.deliver(job.deliver, outcome.reply);
+      schedules.finish(firing, "ok", { messageId });
+      log.info({ job: job.name, deliver: job.deliver, messageId }, "job delivered");
+      core.store.inbound.setValue(`cron:${job.name}:told`, "");
+      return { status: "ok", message_id: messageId, reply: outcome.reply };
+    } catch (err) {
+      schedules.finish(firing, "delivery_failed", { error: errorMessage(err) });
+      log.error({ job: job.name, err }, "job ran but its reply could not be delivered");
+      return { status: "delivery_failed", error: errorMessage(err), reply: outcome.reply };
+    }
+  }
+
+  /** Tells the owner about a failing job once per failure streak, not at every slot. */
+  async function tellOwnerOnce(job: Job, error: string): Promise<void> {
+    const key = `cron:${job.name}:told`;
+    if (core.store.inbound.value(key)) return;
+    core.store.inbound.setValue(key, String(Date.now()));
+    await core
+      .deliver(job.deliver, `The scheduled job "${job.name}" could not run: ${error}`)
+      .catch((err: unknown) => log.error({ err }, "could not tell the owner"));
+  }
+
+  /** Approval requests of scheduled runs are asked in the delivery chat; the reply itself is delivered by the job. */
+  function approvalsTo(target: string) {
+    return (event: Parameters<NonNullable<ReturnType<Core["listenerFor"]>>>[0]) => {
+      if (event.type === "approval_requested" || event.type === "approval_decided") core.listenerFor(target)?.(event);
+    };
+  }
+
+  /** At start: the latest slot missed while hermes was down runs once if it is recent enough, else it is recorded as missed. */
+  function catchUp(job: Job): void {
+    const now = Date.now();
+    const sinceKey = `cron:${job.name}:since`;
+    const since = Number(core.store.inbound.value(sinceKey) ?? 0);
+    if (!since) core.store.inbound.setValue(sinceKey, String(now));
+    const probe = new Cron(job.schedule, { timezone: zoneOf(job), paused: true });
+    const previous = probe.previousRuns(1, new Date(now))[0];
+    if (!since || !previous) return;
+    const slot = previous.getTime();
+    const last = schedules.lastSlot(job.name);
+    if (slot < since || (last !== undefined && slot <= last)) return;
+    const next = probe.nextRun(previous)?.getTime() ?? slot + 2 * 3_600_000;
+    const grace = cfg.grace_s !== undefined ? cfg.grace_s * 1000 : Math.min(120 * MINUTE, Math.max(2 * MINUTE, (next - slot) / 2));
+    if (now - slot <= grace) {
+      void fireJob(job, slot, "catch-up after downtime");
+    } else {
+      schedules.claim(job.name, slot, "missed");
+      log.warn({ job: job.name, slot: previous.toISOString() }, "slot missed while hermes was down; recorded as missed");
+    }
+  }
+
+  async function fireReminder(r: ReminderRow, slotAt: number, late = false): Promise<FireResult> {
+    const firing = schedules.claim(`remind:${r.id}`, slotAt);
+    if (firing === undefined) return { status: "skipped", error: "this slot already fired" };
+    if (!r.cron) schedules.retire(r.id);
+    const note = late ? ` (due ${describeTime(new Date(slotAt), r.timezone, new Date())}; hermes was not running then)` : "";
+    try {
+      const { messageId } = await core.deliver(r.channel, `⏰ Reminder: ${r.text}${note}`);
+      schedules.finish(firing, "ok", { messageId });
+      log.info({ reminder: r.id, channel: r.channel, messageId }, "reminder delivered");
+      return { status: "ok", message_id: messageId };
+    } catch (err) {
+      schedules.finish(firing, "delivery_failed", { error: errorMessage(err) });
+      log.error({ reminder: r.id, err }, "reminder could not be delivered");
+      return { status: "delivery_failed", error: errorMessage(err) };
+    }
+  }
+
+  function armReminders(): void {
+    const active = new Map(schedules.activeReminders().map((r) => [r.id, r]));
+    for (const [id, cron] of reminders) {
+      if (!active.has(id)) {
+        cron.stop();
+        reminders.delete(id);
+      }
+    }
+    const now = Date.now();
+    for (const r of active.values()) {
+      if (reminders.has(r.id)) continue;
+      if (r.at !== null && r.at <= now) {
+        if (now - r.at <= 120 * MINUTE) void fireReminder(r, r.at, true);
+        else {
+          schedules.claim(`remind:${r.id}`, r.at, "missed");
+          schedules.retire(r.id);
+        }
+        continue;
+      }
+      const pattern = r.cron ?? new Date(r.at ?? now);
+      const cron = new Cron(pattern, { timezone: r.timezone, protect: true, catch: onError }, (self: Cron) => {
+        void fireReminder(r, slotOf(self));
+      });
+      reminders.set(r.id, cron);
+    }
+  }
+
+  const onError = (err: unknown) => log.error({ err }, "scheduled callback failed");
+  const slotOf = (self: Cron) => Math.floor((self.currentRun()?.getTime() ?? Date.now()) / 1000) * 1000;
+
+  const scheduler: Scheduler = {
+    list(): ScheduleInfo[] {
+      const now = new Date();
+      const jobInfos = [...jobs.values()].map(({ job, cron }) =>
+        info(job.name, "job", job.schedule, zoneOf(job), job.deliver, cron.nextRun(), now),
+      );
+      const reminderInfos = schedules.activeReminders().map((r) => {
+        const next = r.cron ? new Cron(r.cron, { timezone: r.timezone, paused: true }).nextRun() : new Date(r.at ?? 0);
+        return info(`remind:${r.id}`, "reminder", r.cron ?? new Date(r.at ?? 0).toISOString(), r.timezone, r.channel, next, now, r.text);
+      });
+      return [...jobInfos, ...reminderInfos];
+    },
+    async runNow(name) {
+      const entry = jobs.get(name) ?? configuredJob(name);
+      if (entry) return fireJob("job" in entry ? entry.job : entry, Date.now(), "run now");
+      const reminder = schedules.activeReminders().find((r) => `remind:${r.id}` === name);
+      if (reminder) return fireReminder(reminder, Date.now());
+      return { status: "unknown", error: `no job or reminder named ${name}` };
+    },
+  };
+
+  function configuredJob(name: string): Job | undefined {
+    return cfg.jobs.find((j) => j.name === name);
+  }
+
+  function info(
+    name: string,
+    kind: ScheduleInfo["kind"],
+    schedule: string,
+    zone: string,
+    deliver: string,
+    next: Date | null,
+    now: Date,
+    text?: string,
+  ): ScheduleInfo {
+    const last = schedules.last(name);
+    return {
+      name: text ? `${name} "${text}"` : name,
+      kind,
+      schedule,
+      timezone: zone,
+      deliver,
+      next: next ? next.toISOString() : null,
+      next_local: next ? describeTime(next, zone, now) : "never",
+      last_status: last?.status ?? null,
+      last_slot: last ? new Date(last.slot_at).toISOString() : null,
+    };
+  }
+
+  return {
+    name: "cron",
+    scheduler,
+    async start() {
+      for (const job of cfg.jobs.filter((j) => j.enabled)) {
+        const cron = new Cron(job.schedule, { timezone: zoneOf(job), protect: true, catch: onError, name: job.name }, (self: Cron) => {
+          void fireJob(job, slotOf(self), "schedule");
+        });
+        jobs.set(job.name, { job, cron });
+        catchUp(job);
+      }
+      armReminders();
+      unsubscribe = schedules.onChange(armReminders);
+    },
+    async stop() {
+      stopping.abort();
+      unsubscribe?.();
+      for (const { cron } of jobs.values()) cron.stop();
+      for (const cron of reminders.values()) cron.stop();
+    },
+    health(): ConnectorHealth {
+      return { ok: true, detail: `${jobs.size} job(s), ${reminders.size} reminder(s)` };
+    },
+  };
+}

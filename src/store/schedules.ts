@@ -1,0 +1,109 @@
+import type { Db } from "./db.js";
+
+export type FiringStatus = "running" | "ok" | "error" | "delivery_failed" | "missed";
+
+export interface FiringRow {
+  id: number;
+  job: string;
+  slot_at: number;
+  fired_at: number;
+  run_id: string | null;
+  status: FiringStatus;
+  message_id: string | null;
+  error: string | null;
+}
+
+export interface ReminderRow {
+  id: number;
+  channel: string;
+  text: string;
+  at: number | null;
+  cron: string | null;
+  timezone: string;
+  created_at: number;
+  cancelled_at: number | null;
+  done_at: number | null;
+}
+
+/** Firings of scheduled jobs (the evidence of what ran and what was delivered) and reminders. */
+export class ScheduleStore {
+  private readonly q;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(db: Db) {
+    this.q = {
+      claim: db.prepare("INSERT OR IGNORE INTO firings (job, slot_at, fired_at, status) VALUES (?, ?, ?, ?) RETURNING id"),
+      finish: db.prepare("UPDATE firings SET status = ?, run_id = COALESCE(?, run_id), message_id = ?, error = ? WHERE id = ?"),
+      setRun: db.prepare("UPDATE firings SET run_id = ? WHERE id = ?"),
+      lastSlot: db.prepare("SELECT MAX(slot_at) FROM firings WHERE job = ?").pluck(),
+      last: db.prepare("SELECT * FROM firings WHERE job = ? ORDER BY slot_at DESC LIMIT 1"),
+      firings: db.prepare("SELECT * FROM firings WHERE job = ? ORDER BY slot_at"),
+      addReminder: db.prepare(
+        "INSERT INTO reminders (channel, text, at, cron, timezone, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *",
+      ),
+      activeReminders: db.prepare("SELECT * FROM reminders WHERE cancelled_at IS NULL AND done_at IS NULL ORDER BY id"),
+      reminder: db.prepare("SELECT * FROM reminders WHERE id = ?"),
+      cancel: db.prepare("UPDATE reminders SET cancelled_at = ? WHERE id = ? AND cancelled_at IS NULL AND done_at IS NULL"),
+      retire: db.prepare("UPDATE reminders SET done_at = ? WHERE id = ?"),
+    };
+  }
+
+  /** Records a firing for (job, slot) unless one exists: a slot never runs twice. Returns its id, or undefined. */
+  claim(job: string, slotAt: number, status: FiringStatus = "running"): number | undefined {
+    return (this.q.claim.get(job, slotAt, Date.now(), status) as { id: number } | undefined)?.id;
+  }
+
+  setRun(id: number, runId: string): void {
+    this.q.setRun.run(runId, id);
+  }
+
+  finish(id: number, status: FiringStatus, o: { runId?: string; messageId?: string; error?: string } = {}): void {
+    this.q.finish.run(status, o.runId ?? null, o.messageId ?? null, o.error ?? null, id);
+  }
+
+  lastSlot(job: string): number | undefined {
+    return (this.q.lastSlot.get(job) as number | null) ?? undefined;
+  }
+
+  last(job: string): FiringRow | undefined {
+    return this.q.last.get(job) as FiringRow | undefined;
+  }
+
+  firings(job: string): FiringRow[] {
+    return this.q.firings.all(job) as FiringRow[];
+  }
+
+  addReminder(r: { channel: string; text: string; at?: number; cron?: string; timezone: string }): ReminderRow {
+    const row = this.q.addReminder.get(r.channel, r.text, r.at ?? null, r.cron ?? null, r.timezone, Date.now()) as ReminderRow;
+    this.changed();
+    return row;
+  }
+
+  activeReminders(): ReminderRow[] {
+    return this.q.activeReminders.all() as ReminderRow[];
+  }
+
+  reminder(id: number): ReminderRow | undefined {
+    return this.q.reminder.get(id) as ReminderRow | undefined;
+  }
+
+  cancel(id: number): boolean {
+    const changed = this.q.cancel.run(Date.now(), id).changes > 0;
+    if (changed) this.changed();
+    return changed;
+  }
+
+  retire(id: number): void {
+    this.q.retire.run(Date.now(), id);
+  }
+
+  /** Called when reminders change, so the scheduler can (re)arm them. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    for (const l of this.listeners) l();
+  }
+}

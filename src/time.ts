@@ -1,0 +1,99 @@
+/** Local times in a configured IANA zone, without a timezone library: Intl does the zone rules. */
+
+interface Fields {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function fieldsIn(date: Date, timeZone: string): Fields {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "numeric",
+      day: "numeric",
+      hour: "numeric",
+      minute: "numeric",
+      second: "numeric",
+    });
+    formatters.set(timeZone, f);
+  }
+  const parts = Object.fromEntries(f.formatToParts(date).map((p) => [p.type, p.value]));
+  return {
+    year: Number(parts.year),
+    month: Number(parts.month),
+    day: Number(parts.day),
+    hour: Number(parts.hour) % 24,
+    minute: Number(parts.minute),
+    second: Number(parts.second),
+  };
+}
+
+function asUtc(f: Fields): number {
+  return Date.UTC(f.year, f.month - 1, f.day, f.hour, f.minute, f.second);
+}
+
+/** The instant at which the wall clock in `timeZone` shows the given fields (a skipped time moves forward). */
+export function zonedToUtc(f: Fields, timeZone: string): Date {
+  const wall = asUtc(f);
+  let guess = wall;
+  for (let i = 0; i < 3; i++) {
+    const offset = asUtc(fieldsIn(new Date(guess), timeZone)) - guess;
+    guess = wall - offset;
+  }
+  return new Date(guess);
+}
+
+/**
+ * Reads a local date-time the way a model writes one: "2026-11-30 18:00", "2026-11-30T18:00:00", or just
+ * "18:00" (the next time the clock shows it). Returns undefined for anything else.
+ */
+export function parseLocalDateTime(text: string, timeZone: string, now: Date): Date | undefined {
+  const full = text.trim().match(/^(\d{4})-(\d{2})-(\d{2})[T ](\d{1,2}):(\d{2})(?::(\d{2}))?$/);
+  if (full) {
+    const [, y, mo, d, h, mi, s] = full.map(Number) as number[];
+    return zonedToUtc(
+      { year: y as number, month: mo as number, day: d as number, hour: h as number, minute: mi as number, second: s || 0 },
+      timeZone,
+    );
+  }
+  const clock = text.trim().match(/^(\d{1,2}):(\d{2})$/);
+  if (!clock) return undefined;
+  const today = fieldsIn(now, timeZone);
+  const at = zonedToUtc({ ...today, hour: Number(clock[1]), minute: Number(clock[2]), second: 0 }, timeZone);
+  if (at.getTime() > now.getTime()) return at;
+  const tomorrow = new Date(Date.UTC(today.year, today.month - 1, today.day + 1));
+  return zonedToUtc(
+    {
+      year: tomorrow.getUTCFullYear(),
+      month: tomorrow.getUTCMonth() + 1,
+      day: tomorrow.getUTCDate(),
+      hour: Number(clock[1]),
+      minute: Number(clock[2]),
+      second: 0,
+    },
+    timeZone,
+  );
+}
+
+/** "tomorrow, Mon 30 Nov, 18:00 CET": a time in words, so a wrong guess is visible to the owner. */
+export function describeTime(date: Date, timeZone: string, now: Date): string {
+  const day = new Intl.DateTimeFormat("en-GB", { timeZone, weekday: "short", day: "numeric", month: "short" })
+    .format(date)
+    .replace(",", "");
+  const time = new Intl.DateTimeFormat("en-GB", { timeZone, hour: "2-digit", minute: "2-digit", timeZoneName: "short" }).format(date);
+  const a = fieldsIn(date, timeZone);
+  const b = fieldsIn(now, timeZone);
+  const days = Math.round((Date.UTC(a.year, a.month - 1, a.day) - Date.UTC(b.year, b.month - 1, b.day)) / 86_400_000);
+  const relative = days === 0 ? "today, " : days === 1 ? "tomorrow, " : "";
+  const year = a.year !== b.year ? ` ${a.year}` : "";
+  return `${relative}${day}${year}, ${time}`;
+}

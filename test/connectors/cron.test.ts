@@ -1,0 +1,206 @@
+import Database from "better-sqlite3";
+import { Cron } from "croner";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describeTime, parseLocalDateTime, zonedToUtc } from "../../src/time.js";
+import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
+import { type FakeTelegram, startFakeTelegram, TOKEN } from "../fakes/telegram-server.js";
+import { baseSettings, type Hermes, startHermes } from "../helpers/hermes.js";
+
+const OWNER = 42;
+
+describe("schedules across daylight-saving changes (croner)", () => {
+  const next = (zone: string, from: string, n = 2) =>
+    new Cron("30 2 * * *", { timezone: zone, paused: true }).nextRuns(n, new Date(from)).map((d) => d.toISOString());
+
+  it("moves Berlin's 02:30 slot on the spring-forward day to 03:00 instead of dropping it", () => {
+    expect(next("Europe/Berlin", "2027-03-27T12:00:00Z")).toEqual(["2027-03-28T01:00:00.000Z", "2027-03-29T00:30:00.000Z"]);
+  });
+
+  it("runs Berlin's 02:30 slot once on the fall-back day", () => {
+    expect(next("Europe/Berlin", "2027-10-30T12:00:00Z")).toEqual(["2027-10-31T00:30:00.000Z", "2027-11-01T01:30:00.000Z"]);
+  });
+
+  it("does the same in America/New_York", () => {
+    expect(next("America/New_York", "2027-03-13T12:00:00Z")).toEqual(["2027-03-14T07:00:00.000Z", "2027-03-15T06:30:00.000Z"]);
+    expect(next("America/New_York", "2027-11-06T12:00:00Z")).toEqual(["2027-11-07T07:30:00.000Z", "2027-11-08T07:30:00.000Z"]);
+  });
+
+  it("finds the previous slot for catch-up", () => {
+    const previous = new Cron("0 7 * * *", { timezone: "Europe/Berlin", paused: true }).previousRuns(1, new Date("2026-11-30T09:00:00Z"));
+    expect(previous[0]?.toISOString()).toBe("2026-11-30T06:00:00.000Z");
+  });
+});
+
+describe("local times for reminders", () => {
+  const now = new Date("2026-11-29T17:00:00Z"); // Sunday 18:00 in Berlin
+  it("reads times in the configured zone and says them back in words", () => {
+    const at = parseLocalDateTime("2026-11-30 18:00", "Europe/Berlin", now);
+    expect(at?.toISOString()).toBe("2026-11-30T17:00:00.000Z");
+    expect(describeTime(at as Date, "Europe/Berlin", now)).toBe("tomorrow, Mon 30 Nov, 18:00 CET");
+    const later = parseLocalDateTime("19:30", "Europe/Berlin", now);
+    expect(describeTime(later as Date, "Europe/Berlin", now)).toBe("today, Sun 29 Nov, 19:30 CET");
+    const past = parseLocalDateTime("08:00", "Europe/Berlin", now);
+    expect(past?.toISOString()).toBe("2026-11-30T07:00:00.000Z");
+    expect(parseLocalDateTime("next tuesday", "Europe/Berlin", now)).toBeUndefined();
+  });
+
+  it("moves a time that does not exist (spring forward) forward", () => {
+    const at = zonedToUtc({ year: 2027, month: 3, day: 28, hour: 2, minute: 30, second: 0 }, "Europe/Berlin");
+    expect(["2027-03-28T01:30:00.000Z", "2027-03-28T00:30:00.000Z"]).toContain(at.toISOString());
+  });
+});
+
+describe("the cron connector", () => {
+  let model: FakeModel;
+  let telegram: FakeTelegram;
+  let hermes: Hermes | undefined;
+  const settings = (cron: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+    ...baseSettings(model.url),
+    connectors: {
+      cron: { enabled: true, ...cron },
+      telegram: {
+        enabled: true,
+        token: TOKEN,
+        allowed_users: [OWNER],
+        api_root: telegram.apiRoot,
+        poll_timeout_s: 1,
+        stream_replies: false,
+      },
+    },
+    ...extra,
+  });
+  const firings = (h: Hermes, job: string) => {
+    const db = new Database(h.dbPath, { readonly: true });
+    try {
+      return db.prepare("SELECT * FROM firings WHERE job = ? ORDER BY slot_at").all(job) as {
+        slot_at: number;
+        status: string;
+        message_id: string;
+      }[];
+    } finally {
+      db.close();
+    }
+  };
+  beforeEach(async () => {
+    model = await startFakeModel();
+    telegram = await startFakeTelegram();
+  });
+  afterEach(async () => {
+    if (hermes?.process.exitCode === null) await hermes.stop();
+    hermes = undefined;
+    await telegram.close();
+    await model.close();
+  });
+
+  it("fires a seconds-level job for real and records the delivered message id", async () => {
+    model.respond(() => ({ text: "Tick report." }));
+    hermes = await startHermes(
+      settings({ jobs: [{ name: "tick", schedule: "*/2 * * * * *", prompt: "Report.", deliver: `telegram:${OWNER}` }] }),
+    );
+    const sent = await telegram.waitFor((c) => c.method === "sendMessage" && c.params.text === "Tick report.");
+    await hermes.waitForLog((l) => l.msg === "job delivered");
+    const ok = firings(hermes, "tick").find((f) => f.status === "ok");
+    expect(ok?.message_id).toBe(String(sent.result.message_id));
+    expect(model.requests[0]?.messages.at(-1)?.content).toMatch(/^Report\./);
+  });
+
+  it("delivers a morning briefing built from clock and notes; `hermes schedules` lists it", async () => {
+    model.script({
+      toolCalls: [
+        { name: "clock", arguments: {} },
+        { name: "notes", arguments: { action: "list" } },
+      ],
+    });
+    model.respond((req) => ({
+      text: `Good morning. ${req.messages
+        .filter((m) => m.role === "tool")
+        .map((m) => m.content.split(" (")[0])
+        .join(" / ")}`,
+    }));
+    hermes = await startHermes(
+      settings({
+        jobs: [
+          {
+            name: "morning-briefing",
+            schedule: "0 7 * * *",
+            prompt: "Morning briefing: time and open notes.",
+            deliver: `telegram:${OWNER}`,
+          },
+        ],
+      }),
+    );
+    const list = await hermes.cli(["schedules"]);
+    expect(list.stdout).toMatch(/morning-briefing\s+\[0 7 \* \* \*, Europe\/Berlin\] → telegram:42\n\s+next: .*07:00 CE/);
+    const run = await hermes.cli(["schedules", "run", "morning-briefing"]);
+    expect(run.stdout).toContain("morning-briefing: ok");
+    const briefing = telegram.messagesTo(OWNER).at(-1);
+    expect(briefing?.params.text).toMatch(/^Good morning\. \w+day, .* \/ No notes yet\.$/);
+    expect((await hermes.cli(["schedules"])).stdout).toContain("last: ok");
+  });
+
+  it("fires a reminder the model created from a chat message into the same chat, and it survives a restart", async () => {
+    model.script({ toolCalls: [{ name: "remind", arguments: { action: "create", text: "call mum", in_minutes: 0.05 } }] });
+    model.respond((req) => ({ text: `OK: ${req.messages.at(-1)?.content}` }));
+    const h = await startHermes(settings({}));
+    hermes = h;
+    await telegram.waitFor((c) => c.method === "getUpdates");
+    telegram.sendText(OWNER, "remind me to call mum in 3 seconds");
+    const confirmation = await telegram.waitFor((c) => c.method === "sendMessage" && String(c.params.text).startsWith("OK:"));
+    expect(confirmation.params.text).toMatch(/Reminder #1 set: "call mum" at today, \w{3} \d+ \w{3}, \d\d:\d\d CET/);
+    await h.kill();
+    hermes = await h.restart();
+    const reminder = await telegram.waitFor((c) => c.method === "sendMessage" && String(c.params.text).startsWith("⏰ Reminder: call mum"));
+    expect(Number(reminder.params.chat_id)).toBe(OWNER);
+    await hermes.waitForLog((l) => l.msg === "reminder delivered");
+    expect(firings(hermes, "remind:1").map((f) => f.status)).toEqual(["ok"]);
+  });
+
+  it("catches up a slot missed while hermes was down exactly once", async () => {
+    model.respond(() => ({ text: "caught up" }));
+    const job = { name: "often", schedule: "*/2 * * * * *", prompt: "Go.", deliver: `telegram:${OWNER}` };
+    const h = await startHermes(settings({ jobs: [job], grace_s: 600 }));
+    hermes = h;
+    await h.waitForLog((l) => l.msg === "job delivered");
+    await h.kill();
+    const lastBefore = Math.max(...firings(h, "often").map((f) => f.slot_at));
+    await new Promise((r) => setTimeout(r, 2500)); // wall time must pass for a slot to be missed
+    hermes = await h.restart();
+    await hermes.waitForLog((l) => l.msg === "job firing" && l.why === "catch-up after downtime");
+    await hermes.stop();
+    const slots = firings(h, "often").map((f) => f.slot_at);
+    expect(new Set(slots).size).toBe(slots.length);
+    const caughtUp = hermes.logs.filter((l) => l.why === "catch-up after downtime");
+    expect(caughtUp).toHaveLength(1);
+    expect(slots.filter((s) => s > lastBefore).length).toBeGreaterThanOrEqual(1);
+  });
+
+  it("retries a job while the model is down, records the error, and tells the owner once", async () => {
+    model.respond(() => ({ status: 500 }));
+    const job = { name: "briefing", schedule: "0 7 * * *", prompt: "Brief me.", deliver: `telegram:${OWNER}` };
+    const base = settings({ jobs: [job], retries: 1, retry_delay_s: 0.1 });
+    hermes = await startHermes({ ...base, model: { ...((base as Record<string, unknown>).model as object), retries: 0 } });
+    const first = await hermes.cli(["schedules", "run", "briefing"]);
+    expect(first.code).toBe(1);
+    expect(first.stderr).toMatch(/briefing: error/);
+    expect(model.requests).toHaveLength(2);
+    await hermes.cli(["schedules", "run", "briefing"]);
+    const told = telegram.messagesTo(OWNER).filter((c) => String(c.params.text).includes('The scheduled job "briefing" could not run'));
+    expect(told).toHaveLength(1);
+    expect(firings(hermes, "briefing").map((f) => f.status)).toEqual(["error", "error"]);
+  });
+
+  it("rejects a bad cron expression and a delivery target whose connector is off, at load", async () => {
+    const { parseConfig } = await import("../../src/config/load.js");
+    const text = `connectors:\n  cron:\n    jobs:\n      - name: bad\n        schedule: "61 * * * *"\n        prompt: hi\n        deliver: discord:1\n`;
+    let message = "";
+    try {
+      parseConfig(text, "h.yaml", {});
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/h\.yaml:5:\d+: connectors\.cron\.jobs\.0\.schedule: invalid cron expression "61 \* \* \* \*"/);
+    expect(message).toMatch(
+      /h\.yaml:7:\d+: connectors\.cron\.jobs\.0\.deliver: delivers to discord, but connectors\.discord is not enabled/,
+    );
+  });
+});

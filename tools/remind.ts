@@ -1,0 +1,87 @@
+import { Cron } from "croner";
+import { z } from "zod";
+import type { ToolName } from "../src/config/schema.js";
+import { ToolError } from "../src/errors.js";
+import { describeTime, parseLocalDateTime } from "../src/time.js";
+import { defineTool } from "../src/tools/define.js";
+import type { ToolDeps } from "../src/tools/types.js";
+
+const input = z.discriminatedUnion("action", [
+  z.strictObject({
+    action: z.literal("create"),
+    text: z.string().min(1).max(500).describe("what to remind the owner of"),
+    at: z.string().optional().describe('local time: "2026-11-30 18:00" or "18:00"'),
+    in_minutes: z.number().positive().max(525_600).optional(),
+    cron: z.string().optional().describe('repeat, as a cron expression: "0 9 * * 1" is Mondays 09:00'),
+  }),
+  z.strictObject({ action: z.literal("list") }),
+  z.strictObject({ action: z.literal("cancel"), id: z.int().positive() }),
+]);
+
+/** Reminders delivered to the chat they were created from; times read in the owner's zone and echoed in words. */
+export function createTool(_name: ToolName, deps: ToolDeps) {
+  const zone = deps.config.timezone;
+  const schedules = deps.store.schedules;
+  return defineTool({
+    name: "remind",
+    description:
+      'Create, list or cancel reminders for the owner, delivered to this chat. Give a local time, minutes from now, or a cron expression for repeats. Example: {"action": "create", "text": "call mum", "at": "18:00"}.',
+    input,
+    run: (args, ctx) => {
+      const now = deps.now();
+      switch (args.action) {
+        case "create": {
+          if ([args.at, args.in_minutes, args.cron].filter((v) => v !== undefined).length !== 1) {
+            throw new ToolError('give exactly one of "at", "in_minutes" or "cron"');
+          }
+          if (args.cron) {
+            const next = nextOf(args.cron, zone, now);
+            const r = schedules.addReminder({ channel: ctx.channel, text: args.text, cron: args.cron, timezone: zone });
+            return `Reminder #${r.id} set: "${args.text}", repeating (${args.cron}); next ${describeTime(next, zone, now)}.${cronOff(deps)}`;
+          }
+          const at =
+            args.in_minutes !== undefined
+              ? new Date(now.getTime() + args.in_minutes * 60_000)
+              : parseLocalDateTime(args.at ?? "", zone, now);
+          if (!at) throw new ToolError(`cannot read the time "${args.at}"; use "YYYY-MM-DD HH:MM" or "HH:MM" (${zone})`);
+          if (at.getTime() <= now.getTime()) throw new ToolError(`${describeTime(at, zone, now)} is in the past`);
+          const r = schedules.addReminder({ channel: ctx.channel, text: args.text, at: at.getTime(), timezone: zone });
+          return `Reminder #${r.id} set: "${args.text}" at ${describeTime(at, zone, now)}.${cronOff(deps)}`;
+        }
+        case "list": {
+          const all = schedules.activeReminders().filter((r) => r.channel === ctx.channel);
+          if (all.length === 0) return "No reminders.";
+          return all
+            .map((r) => {
+              const next = r.cron ? nextOf(r.cron, r.timezone, now) : new Date(r.at ?? 0);
+              return `#${r.id}: "${r.text}" ${r.cron ? `repeating (${r.cron}), next` : "at"} ${describeTime(next, r.timezone, now)}`;
+            })
+            .join("\n");
+        }
+        case "cancel": {
+          const r = schedules.reminder(args.id);
+          if (!r || r.channel !== ctx.channel || !schedules.cancel(args.id))
+            throw new ToolError(`there is no active reminder #${args.id} in this chat`);
+          return `Cancelled reminder #${args.id} ("${r.text}").`;
+        }
+      }
+    },
+  });
+}
+
+function nextOf(expression: string, timezone: string, now: Date): Date {
+  let next: Date | null;
+  try {
+    next = new Cron(expression, { timezone, paused: true }).nextRun(now);
+  } catch (err) {
+    throw new ToolError(`"${expression}" is not a valid cron expression: ${(err as Error).message}`);
+  }
+  if (!next) throw new ToolError(`"${expression}" never fires`);
+  return next;
+}
+
+function cronOff(deps: ToolDeps): string {
+  return deps.config.connectors.cron.enabled
+    ? ""
+    : " (Note: the cron connector is off, so it will not fire until connectors.cron.enabled is true.)";
+}
