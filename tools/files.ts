@@ -116,6 +116,7 @@ async function listDir(path: string, shown: string): Promise<string> {
   const lines = await Promise.all(
     entries.slice(0, MAX_LIST_ENTRIES).map(async (e) => {
       if (e.isDirectory()) return `${e.name}/`;
+      if (e.isSymbolicLink()) return `${e.name} (link)`;
       const size = await stat(join(path, e.name)).then(
         (s) => s.size,
         () => undefined,

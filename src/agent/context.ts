@@ -13,7 +13,12 @@ export function messageTokens(m: ChatMessage): number {
 
 /** Estimated tokens of a whole request: messages plus tool signatures. */
 export function promptTokens(messages: ChatMessage[], tools: ToolSpec[]): number {
-  return messages.reduce((sum, m) => sum + messageTokens(m), 0) + estimateTokens(JSON.stringify(tools));
+  return messages.reduce((sum, m) => sum + messageTokens(m), 0) + toolTokens(tools);
+}
+
+/** Tool signatures as the API carries them (`{"type":"function","function":…}`). */
+export function toolTokens(tools: ToolSpec[]): number {
+  return tools.length ? estimateTokens(JSON.stringify(tools.map((t) => ({ type: "function", function: t })))) : 0;
 }
 
 export interface PromptInput {
@@ -39,7 +44,7 @@ const NO_RESULT = "no result: the run ended before this call was answered.";
 export function buildPrompt(input: PromptInput): ChatMessage[] {
   const ratio = input.ratio ?? 1;
   const cost = (m: ChatMessage) => Math.ceil(messageTokens(m) * ratio);
-  const fixed = Math.ceil((estimateTokens(input.system) + estimateTokens(JSON.stringify(input.tools)) + 16) * ratio);
+  const fixed = Math.ceil((estimateTokens(input.system) + 6 + toolTokens(input.tools) + 16) * ratio);
   let turns = splitTurns(repairPairs(input.history));
   const room = input.budgetTokens - fixed;
   const total = (ts: ChatMessage[][]) => ts.reduce((sum, t) => sum + t.reduce((s, m) => s + cost(m), 0), 0);

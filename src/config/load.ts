@@ -125,7 +125,11 @@ function resolvePaths(config: Config, base: string): Config {
   return {
     ...config,
     storage: { ...config.storage, path: abs(config.storage.path) },
-    tools: { ...config.tools, files: { ...config.tools.files, root: abs(config.tools.files.root) } },
+    tools: {
+      ...config.tools,
+      files: { ...config.tools.files, root: abs(config.tools.files.root) },
+      calendar: { ...config.tools.calendar, sources: config.tools.calendar.sources.map((s) => (/^https?:\/\//.test(s) ? s : abs(s))) },
+    },
     connectors: { ...config.connectors, cli: { ...config.connectors.cli, socket: abs(config.connectors.cli.socket) } },
   };
 }

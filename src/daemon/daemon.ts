@@ -15,7 +15,7 @@ import { memoryBlock } from "../store/memory.js";
 import { openStore, type Store } from "../store/store.js";
 import { toolSpec } from "../tools/define.js";
 import { loadTools } from "../tools/registry.js";
-import type { AnyTool } from "../tools/types.js";
+import type { AnyTool, ToolDeps } from "../tools/types.js";
 import { VERSION } from "../version.js";
 import { loadConnectors } from "./connectors.js";
 import { createModelMonitor, startHealthLoop, statusLine } from "./health.js";
@@ -49,12 +49,13 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
   const notifier = options.notifier ?? createNotifier();
   const now = options.now ?? (() => new Date());
   const store = openStore(initial.config.storage.path);
-  const state: State = { loaded: initial, ...(await buildParts(initial.config, store, now, log, options.extraTools)) };
+  let connectors: Connector[] = [];
+  const deliver = (target: string, text: string) => deliverTo(connectors, target, text);
+  const state: State = { loaded: initial, ...(await buildParts(initial.config, { store, now, deliver }, log, options.extraTools)) };
   const config = () => state.loaded.config;
   const limiter = new Limiter(initial.config.model.concurrency);
   const gate = new Gate({ store, tools: () => state.tools, config });
   const startedAt = Date.now();
-  let connectors: Connector[] = [];
   const modelMonitor = createModelMonitor(() => state.model, log);
   const runner = new Runner({
     store,
@@ -76,7 +77,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     newSession: (key) => runner.newSession(key),
     decide: (id, approve, by) => runner.decide(id, approve, by),
     status: async () => statusOf(state, runner, connectors, startedAt, await modelMonitor.get()),
-    deliver: (target, text) => deliverTo(connectors, target, text),
+    deliver,
     listenerFor: (channel) => listenerFor(connectors, channel),
     scheduler: () => connectors.find((c) => c.scheduler)?.scheduler,
     config,
@@ -123,7 +124,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
       await notifier.reloading();
       try {
         const next = loadConfig(configPath);
-        const parts = await buildParts(next.config, store, now, log, options.extraTools);
+        const parts = await buildParts(next.config, { store, now, deliver }, log, options.extraTools);
         Object.assign(state, { loaded: next, ...parts });
         limiter.setLimit(next.config.model.concurrency);
         modelMonitor.start();
@@ -139,8 +140,8 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
   };
 }
 
-async function buildParts(config: Config, store: Store, now: () => Date, log: Logger, extra: AnyTool[] = []) {
-  const { tools, unavailable } = await loadTools(config.tools.enabled, { config, store, now }, extra);
+async function buildParts(config: Config, deps: Omit<ToolDeps, "config">, log: Logger, extra: AnyTool[] = []) {
+  const { tools, unavailable } = await loadTools(config.tools.enabled, { ...deps, config }, extra);
   if (unavailable.length) log.warn({ tools: unavailable }, "enabled tools that this version does not provide are skipped");
   return { tools, specs: [...tools.values()].map(toolSpec), model: createModelClient(config.model) };
 }

@@ -30,5 +30,17 @@ export function withSettings<I>(tool: Tool<I>, settings: { max_result_chars?: nu
 export function toolSpec(tool: Tool): ToolSpec {
   const schema = z.toJSONSchema(tool.input, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
   delete schema.$schema;
-  return { name: tool.name, description: tool.description, parameters: schema };
+  return { name: tool.name, description: tool.description, parameters: lean(schema) as Record<string, unknown> };
+}
+
+/** Drops what costs tokens and tells a model nothing: JavaScript's safe-integer bounds. */
+function lean(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(lean);
+  if (node === null || typeof node !== "object") return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if ((key === "maximum" || key === "minimum") && Math.abs(Number(value)) === Number.MAX_SAFE_INTEGER) continue;
+    out[key] = lean(value);
+  }
+  return out;
 }

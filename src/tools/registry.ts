@@ -17,6 +17,12 @@ const MODULES: Partial<Record<ToolName, () => Promise<ToolModule>>> = {
   list_files: () => import("../../tools/files.js"),
   write_file: () => import("../../tools/files.js"),
   shell: () => import("../../tools/shell.js"),
+  http_get: () => import("../../tools/http-get.js"),
+  send_message: () => import("../../tools/send-message.js"),
+  weather: () => import("../../tools/weather.js"),
+  calendar: () => import("../../tools/calendar.js"),
+  feeds: () => import("../../tools/feeds.js"),
+  web_search: () => import("../../tools/web-search.js"),
 };
 
 export function isToolAvailable(name: ToolName): boolean {

@@ -52,6 +52,8 @@ export interface ToolDeps {
   store: Store;
   /** The agent's clock; replaceable in tests. */
   now: () => Date;
+  /** Sends text to a delivery target through the connectors (for send_message). */
+  deliver?: (target: string, text: string) => Promise<{ messageId: string }>;
 }
 
 export const DEFAULT_MAX_RESULT_CHARS = 4000;

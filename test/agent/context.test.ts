@@ -90,7 +90,7 @@ describe("prompts the model receives", () => {
   it("never exceed the budget over a 300-turn session, keep the newest messages and intact call/result pairs", async () => {
     const settings = baseSettings(model.url);
     hermes = await startInProcess(
-      { ...settings, model: { ...(settings.model as object), context_tokens: 2048, max_output_tokens: 256 } },
+      { ...settings, model: { ...(settings.model as object), context_tokens: 3072, max_output_tokens: 256 } },
       [],
     );
     model.respond((req) => {
@@ -104,9 +104,10 @@ describe("prompts the model receives", () => {
       const outcome = await hermes.ask(`turn ${i} ${"w".repeat(150)}`, "cli:long");
       expect(outcome.stopReason).toBe("done");
     }
-    const budget = 2048 - 256;
+    const budget = 3072 - 256;
     for (const [i, req] of model.requests.entries()) {
-      expect(promptTokens(asChat(req.messages), req.tools as never)).toBeLessThanOrEqual(budget);
+      const specs = req.tools.map((t) => t.function) as never;
+      expect(promptTokens(asChat(req.messages), specs)).toBeLessThanOrEqual(budget);
       expectIntactPairs(req.messages);
       const lastUser = req.messages.findLast((m) => m.role === "user");
       expect(lastUser?.content).toMatch(/^turn \d+ /);
@@ -119,7 +120,11 @@ describe("prompts the model receives", () => {
   it("shortens an oversized tool result in later turns", async () => {
     const settings = baseSettings(model.url);
     hermes = await startInProcess(
-      { ...settings, model: { ...(settings.model as object), context_tokens: 4096, max_output_tokens: 512 } },
+      {
+        ...settings,
+        model: { ...(settings.model as object), context_tokens: 4096, max_output_tokens: 512 },
+        tools: { enabled: ["notes"] },
+      },
       [],
     );
     const long = "L".repeat(3500);

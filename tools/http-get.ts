@@ -1,0 +1,63 @@
+import { convert } from "html-to-text";
+import { z } from "zod";
+import type { ToolName } from "../src/config/schema.js";
+import { ToolError } from "../src/errors.js";
+import { defineTool } from "../src/tools/define.js";
+import type { ToolDeps } from "../src/tools/types.js";
+import { isPrivateAddress, needsPrivateConsent, resolveAll, safeGet } from "./net.js";
+
+/**
+ * Fetches a web page as text. A URL that leads to a loopback, private or link-local address needs the
+ * owner's yes (unless listed in tools.http_get.allow), so a page cannot steer hermes into the LAN.
+ */
+export function createTool(_name: ToolName, deps: ToolDeps) {
+  const settings = deps.config.tools.http_get;
+  return defineTool({
+    name: "http_get",
+    description:
+      'Fetch a web page or API URL and read it as text. Use for a specific URL the owner mentions or one you found. Example: {"url": "https://example.com/news"}.',
+    input: z.strictObject({ url: z.url({ protocol: /^https?$/, message: "expected an http(s) URL" }) }),
+    readOnly: true,
+    needsConfirmation: ({ url }) => needsPrivateConsent(url, settings.allow),
+    run: async ({ url }, ctx) => {
+      const host = new URL(url).hostname;
+      // Reaching run() means the gate let this call through: if its host is private, the owner approved it.
+      const addresses = await resolveAll(host).catch(() => [] as string[]);
+      const consented = addresses.some(isPrivateAddress) ? new Set([host]) : new Set<string>();
+      const page = await safeGet(url, {
+        maxBytes: settings.max_bytes,
+        timeoutMs: (settings.timeout_s ?? 20) * 1000,
+        signal: ctx.signal,
+        allow: settings.allow,
+        consented,
+      });
+      if (page.status >= 400) throw new ToolError(`${page.url} answered HTTP ${page.status}`);
+      const text = toText(page.body.toString("utf8"), page.contentType);
+      const cut = page.truncated ? `\n[… page cut at ${settings.max_bytes} bytes${page.totalBytes ? ` of ${page.totalBytes}` : ""} …]` : "";
+      return `${page.url} (HTTP ${page.status}, ${page.contentType.split(";")[0] || "unknown type"})\n\n${text}${cut}`;
+    },
+  });
+}
+
+export function toText(body: string, contentType: string): string {
+  if (/html/i.test(contentType) || /^\s*<(!doctype|html)/i.test(body)) {
+    return convert(body, {
+      wordwrap: false,
+      selectors: [
+        { selector: "a", options: { hideLinkHrefIfSameAsText: true, ignoreHref: false } },
+        { selector: "img", format: "skip" },
+        { selector: "script", format: "skip" },
+        { selector: "style", format: "skip" },
+        { selector: "nav", format: "skip" },
+      ],
+    }).trim();
+  }
+  if (/json/i.test(contentType)) {
+    try {
+      return JSON.stringify(JSON.parse(body), null, 1);
+    } catch {
+      return body;
+    }
+  }
+  return body;
+}
