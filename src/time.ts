@@ -11,6 +11,17 @@ interface Fields {
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
+/** A cached Intl.DateTimeFormat: building one costs far more than formatting with it. Throws for an unknown zone. */
+export function dateFormat(locale: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  const key = `${locale} ${JSON.stringify(options)}`;
+  let f = formatters.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat(locale, options);
+    formatters.set(key, f);
+  }
+  return f;
+}
+
 function fieldsIn(date: Date, timeZone: string): Fields {
   let f = formatters.get(timeZone);
   if (!f) {
@@ -86,10 +97,8 @@ export function parseLocalDateTime(text: string, timeZone: string, now: Date): D
 
 /** "tomorrow, Mon 30 Nov, 18:00 CET": a time in words, so a wrong guess is visible to the owner. */
 export function describeTime(date: Date, timeZone: string, now: Date): string {
-  const day = new Intl.DateTimeFormat("en-GB", { timeZone, weekday: "short", day: "numeric", month: "short" })
-    .format(date)
-    .replace(",", "");
-  const time = new Intl.DateTimeFormat("en-GB", { timeZone, hour: "2-digit", minute: "2-digit", timeZoneName: "short" }).format(date);
+  const day = dateFormat("en-GB", { timeZone, weekday: "short", day: "numeric", month: "short" }).format(date).replace(",", "");
+  const time = dateFormat("en-GB", { timeZone, hour: "2-digit", minute: "2-digit", timeZoneName: "short" }).format(date);
   const a = fieldsIn(date, timeZone);
   const b = fieldsIn(now, timeZone);
   const days = Math.round((Date.UTC(a.year, a.month - 1, a.day) - Date.UTC(b.year, b.month - 1, b.day)) / 86_400_000);

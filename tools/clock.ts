@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { ToolName } from "../src/config/schema.js";
+import { dateFormat } from "../src/time.js";
 import { defineTool } from "../src/tools/define.js";
 import type { ToolDeps } from "../src/tools/types.js";
 
@@ -18,7 +19,7 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
 export function formatNow(now: Date, timeZone: string): string {
   let formatted: string;
   try {
-    formatted = new Intl.DateTimeFormat("en-GB", {
+    formatted = dateFormat("en-GB", {
       timeZone,
       weekday: "long",
       year: "numeric",

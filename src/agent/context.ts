@@ -6,9 +6,16 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 3.6);
 }
 
+const tokenCache = new WeakMap<object, number>();
+
 export function messageTokens(m: ChatMessage): number {
-  const calls = m.role === "assistant" && m.toolCalls ? JSON.stringify(m.toolCalls).length : 0;
-  return estimateTokens(m.content) + Math.ceil(calls / 3.6) + 6;
+  let tokens = tokenCache.get(m);
+  if (tokens === undefined) {
+    const calls = m.role === "assistant" && m.toolCalls ? JSON.stringify(m.toolCalls).length : 0;
+    tokens = estimateTokens(m.content) + Math.ceil(calls / 3.6) + 6;
+    tokenCache.set(m, tokens);
+  }
+  return tokens;
 }
 
 /** Estimated tokens of a whole request: messages plus tool signatures. */
@@ -18,7 +25,12 @@ export function promptTokens(messages: ChatMessage[], tools: ToolSpec[]): number
 
 /** Tool signatures as the API carries them (`{"type":"function","function":…}`). */
 export function toolTokens(tools: ToolSpec[]): number {
-  return tools.length ? estimateTokens(JSON.stringify(tools.map((t) => ({ type: "function", function: t })))) : 0;
+  let tokens = tokenCache.get(tools);
+  if (tokens === undefined) {
+    tokens = tools.length ? estimateTokens(JSON.stringify(tools.map((t) => ({ type: "function", function: t })))) : 0;
+    tokenCache.set(tools, tokens);
+  }
+  return tokens;
 }
 
 export interface PromptInput {

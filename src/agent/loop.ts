@@ -65,11 +65,14 @@ export async function driveRun(run: ActiveRun, deps: LoopDeps): Promise<RunOutco
       return finish(run, deps, "model_error", modelErrorReply(reply.error));
     }
     step++;
-    store.history.setRunSteps(run.runId, step);
     const message: ChatMessage = reply.toolCalls.length
       ? { role: "assistant", content: reply.text, toolCalls: reply.toolCalls }
       : { role: "assistant", content: reply.text };
-    store.history.appendMessage(run.sessionId, run.runId, message);
+    const stepNo = step;
+    store.db.transaction(() => {
+      store.history.setRunSteps(run.runId, stepNo);
+      store.history.appendMessage(run.sessionId, run.runId, message);
+    })();
     if (reply.toolCalls.length === 0) return finish(run, deps, "done", reply.text.trim() || "(the model sent an empty reply)");
   }
 }

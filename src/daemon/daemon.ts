@@ -13,6 +13,7 @@ import { createModelClient } from "../model/create.js";
 import type { ModelClient, ProbeResult, ToolSpec } from "../model/types.js";
 import { memoryBlock } from "../store/memory.js";
 import { openStore, type Store } from "../store/store.js";
+import { dateFormat } from "../time.js";
 import { toolSpec } from "../tools/define.js";
 import { loadTools } from "../tools/registry.js";
 import type { AnyTool, ToolDeps } from "../tools/types.js";
@@ -41,6 +42,8 @@ export interface DaemonOptions {
   now?: () => Date;
   /** Tools added to the enabled ones, for embedding hermes (and for tests that need instrumented tools). */
   extraTools?: AnyTool[];
+  /** A model client to use instead of the configured endpoint (embedding; the benchmark's instant model). */
+  model?: ModelClient;
 }
 
 export async function startDaemon(configPath: string, options: DaemonOptions = {}): Promise<Daemon> {
@@ -51,7 +54,10 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
   const store = openStore(initial.config.storage.path);
   let connectors: Connector[] = [];
   const deliver = (target: string, text: string) => deliverTo(connectors, target, text);
-  const state: State = { loaded: initial, ...(await buildParts(initial.config, { store, now, deliver }, log, options.extraTools)) };
+  const state: State = {
+    loaded: initial,
+    ...(await buildParts(initial.config, { store, now, deliver }, log, options.extraTools, options.model)),
+  };
   const config = () => state.loaded.config;
   const limiter = new Limiter(initial.config.model.concurrency);
   const gate = new Gate({ store, tools: () => state.tools, config });
@@ -124,7 +130,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
       await notifier.reloading();
       try {
         const next = loadConfig(configPath);
-        const parts = await buildParts(next.config, { store, now, deliver }, log, options.extraTools);
+        const parts = await buildParts(next.config, { store, now, deliver }, log, options.extraTools, options.model);
         Object.assign(state, { loaded: next, ...parts });
         limiter.setLimit(next.config.model.concurrency);
         modelMonitor.start();
@@ -140,10 +146,10 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
   };
 }
 
-async function buildParts(config: Config, deps: Omit<ToolDeps, "config">, log: Logger, extra: AnyTool[] = []) {
+async function buildParts(config: Config, deps: Omit<ToolDeps, "config">, log: Logger, extra: AnyTool[] = [], model?: ModelClient) {
   const { tools, unavailable } = await loadTools(config.tools.enabled, { ...deps, config }, extra);
   if (unavailable.length) log.warn({ tools: unavailable }, "enabled tools that this version does not provide are skipped");
-  return { tools, specs: [...tools.values()].map(toolSpec), model: createModelClient(config.model) };
+  return { tools, specs: [...tools.values()].map(toolSpec), model: model ?? createModelClient(config.model) };
 }
 
 function systemPrompt(config: Config, store: Store, withMemory: boolean): string {
@@ -175,11 +181,16 @@ function statusOf(state: State, runner: Runner, connectors: Connector[], started
     model: { provider: cfg.provider, base_url: cfg.base_url, name: cfg.name, reachable: probe.reachable, detail: probe.detail },
     runs: { running: runs.running, queued: runs.queued, suspended: runs.suspended },
     pending_approvals: runs.pendingApprovals,
+    memory: { rss_mb: mb(process.memoryUsage.rss()), heap_used_mb: mb(process.memoryUsage().heapUsed) },
   };
 }
 
+function mb(bytes: number): number {
+  return Math.round((bytes / 1048576) * 10) / 10;
+}
+
 export function timeNote(now: Date, timeZone: string): string {
-  const text = new Intl.DateTimeFormat("en-GB", {
+  const text = dateFormat("en-GB", {
     timeZone,
     weekday: "long",
     day: "numeric",

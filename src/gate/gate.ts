@@ -44,8 +44,7 @@ export class Gate {
       if (verdict.kind === "answered") answered.add(call.id);
     }
     for (const batch of batches(toRun)) {
-      const results = await Promise.all(batch.map((a) => this.execute(ctx, a)));
-      for (const [i, a] of batch.entries()) this.answer(ctx, a.call, results[i] as string);
+      await Promise.all(batch.map((a) => this.execute(ctx, a)));
       for (const a of batch) answered.add(a.call.id);
     }
     return { pending };
@@ -171,7 +170,8 @@ export class Gate {
     return { kind: "pending" };
   }
 
-  private async execute(ctx: StepContext, a: Admitted): Promise<string> {
+  /** Runs one admitted call; its audit row and its result message are written in one transaction. */
+  private async execute(ctx: StepContext, a: Admitted): Promise<void> {
     const audit = this.deps.store.audit;
     audit.markRunning(a.call.id);
     const result = await invokeTool(a.tool, a.args, {
@@ -184,14 +184,17 @@ export class Gate {
     const content = truncateResult(result.content, a.tool.maxResultChars);
     const hash = shortHash(result.content);
     const summary = summarize(result.content);
-    audit.finish(a.call.id, {
-      status: result.ok ? "ok" : "error",
-      durationMs: result.durationMs,
-      resultChars: result.content.length,
-      resultHash: hash,
-      summary,
-      ...(result.ok ? {} : { error: summary }),
-    });
+    this.deps.store.db.transaction(() => {
+      audit.finish(a.call.id, {
+        status: result.ok ? "ok" : "error",
+        durationMs: result.durationMs,
+        resultChars: result.content.length,
+        resultHash: hash,
+        summary,
+        ...(result.ok ? {} : { error: summary }),
+      });
+      this.answer(ctx, a.call, content);
+    })();
     ctx.guard.recordResult(a.call.name, a.signature, result.ok, hash);
     ctx.emit({
       type: "tool_result",
@@ -202,7 +205,6 @@ export class Gate {
       summary,
       durationMs: Math.round(result.durationMs),
     });
-    return content;
   }
 
   private refuse(ctx: StepContext, call: ToolCall, reason: string, text: string): Verdict {

@@ -31,9 +31,17 @@ interface MessageRow {
   tool_name: string | null;
 }
 
-/** Sessions, runs and messages: the full conversation history, kept forever. */
+/** How many recent messages per session are kept in memory, and for how many sessions. */
+const CACHED_MESSAGES = 400;
+const CACHED_SESSIONS = 200;
+
+/**
+ * Sessions, runs and messages: the full conversation history, kept forever. The newest messages of
+ * recently active sessions are also kept in memory, so a step does not re-read and re-parse history.
+ */
 export class HistoryStore {
   private readonly q;
+  private readonly recent = new Map<number, ChatMessage[]>();
 
   constructor(private readonly db: Db) {
     this.q = {
@@ -108,14 +116,27 @@ export class HistoryStore {
     const toolCalls = message.role === "assistant" && message.toolCalls?.length ? JSON.stringify(message.toolCalls) : null;
     const callId = message.role === "tool" ? message.toolCallId : null;
     const toolName = message.role === "tool" ? message.toolName : null;
-    return Number(
-      this.q.insertMessage.run(sessionId, runId, message.role, message.content, toolCalls, callId, toolName, Date.now()).lastInsertRowid,
-    );
+    const result = this.q.insertMessage.run(sessionId, runId, message.role, message.content, toolCalls, callId, toolName, Date.now());
+    const cached = this.recent.get(sessionId);
+    if (cached) {
+      cached.push(message);
+      if (cached.length > CACHED_MESSAGES * 1.5) cached.splice(0, cached.length - CACHED_MESSAGES);
+    }
+    return Number(result.lastInsertRowid);
   }
 
   /** The newest `limit` messages of a session, oldest first. */
   recentMessages(sessionId: number, limit: number): ChatMessage[] {
-    return (this.q.recentMessages.all(sessionId, limit) as MessageRow[]).map(toMessage);
+    let cached = this.recent.get(sessionId);
+    if (!cached || limit > CACHED_MESSAGES) {
+      cached = (this.q.recentMessages.all(sessionId, Math.max(limit, CACHED_MESSAGES)) as MessageRow[]).map(toMessage);
+      if (limit > CACHED_MESSAGES) return cached;
+    }
+    // Most recently used last, so the oldest entry is the one evicted.
+    this.recent.delete(sessionId);
+    this.recent.set(sessionId, cached);
+    if (this.recent.size > CACHED_SESSIONS) this.recent.delete(this.recent.keys().next().value as number);
+    return cached.length > limit ? cached.slice(-limit) : cached.slice();
   }
 
   /** Every message a run added, in order (its user message, assistant turns and tool results). */

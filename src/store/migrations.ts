@@ -166,4 +166,9 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       );
     `,
   },
+  {
+    version: 7,
+    name: "index messages by run",
+    sql: "CREATE INDEX messages_run ON messages(run_id);",
+  },
 ];

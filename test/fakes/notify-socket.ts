@@ -1,6 +1,6 @@
 /** Runs the python3 NOTIFY_SOCKET listener and collects what the daemon tells "systemd". */
 import { spawn } from "node:child_process";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 
 export interface NotifySocket {
   path: string;
@@ -12,7 +12,8 @@ export interface NotifySocket {
 
 export async function startNotifySocket(dir: string): Promise<NotifySocket> {
   const path = join(dir, "notify.sock");
-  const child = spawn("python3", [join(import.meta.dirname, "notify-listener.py"), path], { stdio: ["ignore", "pipe", "inherit"] });
+  const script = join(import.meta.dirname.replace(`${sep}dist${sep}test${sep}`, `${sep}test${sep}`), "notify-listener.py");
+  const child = spawn("python3", [script, path], { stdio: ["ignore", "pipe", "inherit"] });
   const messages: string[] = [];
   const waiters: { predicate: (m: string) => boolean; from: number; resolve: (m: string) => void }[] = [];
   let buffer = "";

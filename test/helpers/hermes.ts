@@ -2,10 +2,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join, resolve, sep } from "node:path";
 import { stringify } from "yaml";
 
-export const CLI = resolve(import.meta.dirname, "../../dist/src/cli/main.js");
+/** The repository root, whether this file runs from test/ (vitest) or dist/test/ (the benchmark). */
+const ROOT = resolve(import.meta.dirname, import.meta.dirname.includes(`${sep}dist${sep}`) ? "../../.." : "../..");
+export const CLI = join(ROOT, "dist/src/cli/main.js");
 
 export function createTempDir(prefix = "hermes-test-"): { path: string; cleanup: () => void } {
   const path = mkdtempSync(join(tmpdir(), prefix));

@@ -1,0 +1,232 @@
+// `npm run bench`: measures hermes against fake model and chat servers on 127.0.0.1, prints a table,
+// writes bench/results/latest.json, and exits 1 if a figure misses its target.
+import { spawn } from "node:child_process";
+import { mkdirSync, statSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { join, resolve } from "node:path";
+import Database from "better-sqlite3";
+import { promptTokens } from "../src/agent/context.js";
+import { Client } from "../src/cli/client.js";
+import { TOOL_NAMES } from "../src/config/schema.js";
+import { startDaemon } from "../src/daemon/daemon.js";
+import type { ModelClient, ModelRequest } from "../src/model/types.js";
+import { startFakeModel } from "../test/fakes/model-server.js";
+import { startNotifySocket } from "../test/fakes/notify-socket.js";
+import { startFakeTelegram, TOKEN } from "../test/fakes/telegram-server.js";
+import { baseSettings, CLI, createTempDir, runCli, startHermes, writeConfig } from "../test/helpers/hermes.js";
+import { median, openFds, percentile, round, rssMb } from "./stats.js";
+
+interface Figure {
+  name: string;
+  value: number;
+  unit: string;
+  target?: { op: "<=" | ">="; value: number };
+  note?: string;
+}
+
+const figures: Figure[] = [];
+const record = (f: Figure) => {
+  figures.push(f);
+  const status = !f.target ? "" : meets(f) ? "ok" : "MISSED";
+  console.log(
+    `  ${f.name.padEnd(44)} ${String(f.value).padStart(10)} ${f.unit.padEnd(6)} ${f.target ? `${f.target.op} ${f.target.value}` : ""} ${status}`,
+  );
+};
+const meets = (f: Figure) => !f.target || (f.target.op === "<=" ? f.value <= f.target.value : f.value >= f.target.value);
+const quiet = { log: { level: "silent" } };
+
+/** A model that answers instantly: first a clock call, then a reply once the result is in. */
+function instantModel(): ModelClient {
+  let n = 0;
+  return {
+    provider: "ollama",
+    baseUrl: "memory",
+    modelName: "instant",
+    probe: async () => ({ reachable: true, modelPresent: true, detail: "in memory" }),
+    chat: async (req: ModelRequest) =>
+      req.messages.at(-1)?.role === "tool"
+        ? { ok: true, text: "done", toolCalls: [], usage: {}, finishReason: "stop" }
+        : { ok: true, text: "", toolCalls: [{ id: `c${n++}`, name: "clock", args: {} }], usage: {}, finishReason: "stop" },
+  };
+}
+
+async function stepOverhead(): Promise<void> {
+  const dir = createTempDir();
+  const config = writeConfig(dir.path, {
+    ...quiet,
+    tools: { enabled: ["clock"] },
+    connectors: { cli: { enabled: false }, cron: { enabled: false } },
+  });
+  const daemon = await startDaemon(config, { model: instantModel() });
+  const ask = () => daemon.core.submit({ sessionKey: "cli:bench", text: "time?", source: "cli" }).done;
+  for (let i = 0; i < 100; i++) await ask();
+  const perStep: number[] = [];
+  for (let i = 0; i < 1000; i++) {
+    const t = performance.now();
+    await ask();
+    perStep.push((performance.now() - t) / 2);
+  }
+  await daemon.stop();
+  dir.cleanup();
+  record({
+    name: "step overhead p50 (clock call, persisted)",
+    value: round(percentile(perStep, 50), 3),
+    unit: "ms",
+    target: { op: "<=", value: 1 },
+  });
+  record({ name: "step overhead p99", value: round(percentile(perStep, 99), 3), unit: "ms", target: { op: "<=", value: 5 } });
+}
+
+async function askRoundTripAndMemory(): Promise<void> {
+  const model = await startFakeModel();
+  model.respond(() => ({ text: "ok" }));
+  const hermes = await startHermes({ ...baseSettings(model.url), log: { level: "warn" } });
+  const pid = hermes.process.pid as number;
+  const times: number[] = [];
+  for (let i = 0; i < 50; i++) {
+    const t = performance.now();
+    await runCli(["ask", "hello", "--config", hermes.configPath]);
+    times.push(performance.now() - t);
+  }
+  record({ name: "`hermes ask` round trip p50", value: round(median(times), 1), unit: "ms", target: { op: "<=", value: 120 } });
+  record({ name: "`hermes ask` round trip p99", value: round(percentile(times, 99), 1), unit: "ms" });
+  await new Promise((r) => setTimeout(r, 5000));
+  record({ name: "idle RSS after 5 s", value: rssMb(pid), unit: "MB", target: { op: "<=", value: 80 } });
+  const client = await Client.connect(hermes.socketPath);
+  const turns = async (n: number) => {
+    for (let i = 0; i < n; i++) await client.stream({ op: "ask", session: `s${i % 20}`, text: `turn ${i}` }, (r) => r.type === "done");
+  };
+  await turns(2000);
+  const warm = rssMb(pid);
+  const fdsWarm = openFds(pid);
+  await turns(8000);
+  const after = rssMb(pid);
+  const status = (await client.call({ op: "status" })) as { data?: { memory: { heap_used_mb: number } } };
+  client.close();
+  record({ name: "RSS after 10,000 turns", value: after, unit: "MB" });
+  record({ name: "heap after 10,000 turns", value: status.data?.memory.heap_used_mb ?? Number.NaN, unit: "MB" });
+  record({ name: "RSS growth 2,000 → 10,000 turns", value: round(after - warm, 1), unit: "MB", target: { op: "<=", value: 20 } });
+  record({ name: "open fds growth 2,000 → 10,000 turns", value: openFds(pid) - fdsWarm, unit: "fds" });
+  await hermes.stop();
+  await model.close();
+}
+
+async function startToReady(): Promise<void> {
+  const model = await startFakeModel();
+  const telegram = await startFakeTelegram();
+  const times: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const dir = createTempDir();
+    const notify = await startNotifySocket(dir.path);
+    const config = writeConfig(dir.path, {
+      ...baseSettings(model.url),
+      log: { level: "warn" },
+      connectors: { cron: { enabled: true }, telegram: { enabled: true, token: TOKEN, allowed_users: [1], api_root: telegram.apiRoot } },
+    });
+    const t = performance.now();
+    const child = spawn(process.execPath, [CLI, "start", "--config", config], {
+      env: { ...process.env, NOTIFY_SOCKET: notify.path },
+      stdio: "ignore",
+    });
+    await notify.waitFor((m) => m.includes("READY=1"));
+    times.push(performance.now() - t);
+    child.kill("SIGTERM");
+    await new Promise((r) => child.once("exit", r));
+    notify.close();
+    dir.cleanup();
+  }
+  await telegram.close();
+  await model.close();
+  record({
+    name: "start to READY=1 (CLI, Telegram, cron), median",
+    value: round(median(times), 0),
+    unit: "ms",
+    target: { op: "<=", value: 400 },
+  });
+}
+
+async function promptSize(): Promise<void> {
+  const model = await startFakeModel();
+  for (const [label, tools] of [
+    ["default tools", undefined],
+    ["every tool", [...TOOL_NAMES]],
+  ] as const) {
+    const settings = {
+      ...baseSettings(model.url),
+      ...quiet,
+      ...(tools ? { tools: { enabled: tools, web_search: { url: model.url } } } : {}),
+    };
+    const hermes = await startHermes(settings);
+    const before = model.requests.length;
+    await hermes.ask("hello");
+    const req = model.requests[before];
+    const bytes = Buffer.byteLength(JSON.stringify({ messages: req?.messages, tools: req?.tools }));
+    const tokens = promptTokens(req?.messages as never, (req?.tools ?? []).map((t) => t.function) as never);
+    record({
+      name: `first request for "hello", ${label}`,
+      value: bytes,
+      unit: "bytes",
+      ...(tools ? {} : { target: { op: "<=" as const, value: 6000 } }),
+    });
+    record({ name: `  … estimated tokens, ${label}`, value: tokens, unit: "tokens" });
+    await hermes.stop();
+  }
+  await model.close();
+}
+
+async function throughput(): Promise<void> {
+  const model = await startFakeModel();
+  model.respond(() => ({ text: "reply", delayMs: 20 }));
+  const telegram = await startFakeTelegram();
+  const chats = Array.from({ length: 100 }, (_, i) => 1000 + i);
+  const hermes = await startHermes({
+    ...baseSettings(model.url),
+    log: { level: "warn" },
+    connectors: {
+      cron: { enabled: false },
+      telegram: { enabled: true, token: TOKEN, allowed_users: chats, api_root: telegram.apiRoot, stream_replies: false },
+    },
+  });
+  await telegram.waitFor((c) => c.method === "getUpdates");
+  const t = performance.now();
+  for (let round = 0; round < 5; round++) for (const chat of chats) telegram.sendText(chat, `message ${round}`);
+  let replies = 0;
+  await telegram.waitFor((c) => c.method === "sendMessage" && c.params.text === "reply" && ++replies === 500);
+  const seconds = (performance.now() - t) / 1000;
+  await hermes.stop();
+  const db = new Database(hermes.dbPath, { readonly: true });
+  const messages = db.prepare("SELECT COUNT(*) FROM messages").pluck().get() as number;
+  db.close();
+  const size = ["", "-wal"].reduce((sum, suffix) => sum + (statSync(hermes.dbPath + suffix, { throwIfNoEntry: false })?.size ?? 0), 0);
+  record({ name: "100 chats × 5 messages, 20 ms model, total", value: round(seconds, 2), unit: "s", note: "ideal 10 s" });
+  record({
+    name: "throughput overhead over the model-bound ideal",
+    value: round(((seconds - 10) / 10) * 100, 1),
+    unit: "%",
+    target: { op: "<=", value: 5 },
+  });
+  record({ name: "messages persisted per second under that load", value: round(messages / seconds, 0), unit: "msg/s" });
+  record({ name: "database size after it", value: round(size / 1048576, 2), unit: "MB" });
+  await telegram.close();
+  await model.close();
+}
+
+async function main(): Promise<void> {
+  console.log(`hermes benchmark on ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}\n`);
+  await stepOverhead();
+  await askRoundTripAndMemory();
+  await startToReady();
+  await promptSize();
+  await throughput();
+  const out = resolve(import.meta.dirname, "../../bench/results");
+  mkdirSync(out, { recursive: true });
+  writeFileSync(
+    join(out, "latest.json"),
+    `${JSON.stringify({ at: new Date().toISOString(), node: process.version, cpus: cpus().length, figures }, null, 2)}\n`,
+  );
+  const missed = figures.filter((f) => !meets(f));
+  console.log(missed.length ? `\n${missed.length} target(s) missed: ${missed.map((f) => f.name).join("; ")}` : "\nall targets met");
+  process.exit(missed.length ? 1 : 0);
+}
+
+void main();
