@@ -80,7 +80,7 @@ async function stepOverhead(): Promise<void> {
 async function askRoundTripAndMemory(): Promise<void> {
   const model = await startFakeModel();
   model.respond(() => ({ text: "ok" }));
-  const hermes = await startHermes({ ...baseSettings(model.url), log: { level: "warn" } });
+  const hermes = await startHermes({ ...baseSettings(model.url), log: { level: "info" } });
   const pid = hermes.process.pid as number;
   const times: number[] = [];
   for (let i = 0; i < 50; i++) {
@@ -120,7 +120,7 @@ async function startToReady(): Promise<void> {
     const notify = await startNotifySocket(dir.path);
     const config = writeConfig(dir.path, {
       ...baseSettings(model.url),
-      log: { level: "warn" },
+      log: { level: "info" },
       connectors: { cron: { enabled: true }, telegram: { enabled: true, token: TOKEN, allowed_users: [1], api_root: telegram.apiRoot } },
     });
     const t = performance.now();
@@ -181,7 +181,7 @@ async function throughput(): Promise<void> {
   const chats = Array.from({ length: 100 }, (_, i) => 1000 + i);
   const hermes = await startHermes({
     ...baseSettings(model.url),
-    log: { level: "warn" },
+    log: { level: "info" },
     connectors: {
       cron: { enabled: false },
       telegram: { enabled: true, token: TOKEN, allowed_users: chats, api_root: telegram.apiRoot, stream_replies: false },

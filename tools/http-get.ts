@@ -1,4 +1,3 @@
-import { convert } from "html-to-text";
 import { z } from "zod";
 import type { ToolName } from "../src/config/schema.js";
 import { ToolError } from "../src/errors.js";
@@ -32,15 +31,17 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
         consented,
       });
       if (page.status >= 400) throw new ToolError(`${page.url} answered HTTP ${page.status}`);
-      const text = toText(page.body.toString("utf8"), page.contentType);
+      const text = await toText(page.body.toString("utf8"), page.contentType);
       const cut = page.truncated ? `\n[… page cut at ${settings.max_bytes} bytes${page.totalBytes ? ` of ${page.totalBytes}` : ""} …]` : "";
       return `${page.url} (HTTP ${page.status}, ${page.contentType.split(";")[0] || "unknown type"})\n\n${text}${cut}`;
     },
   });
 }
 
-export function toText(body: string, contentType: string): string {
+export async function toText(body: string, contentType: string): Promise<string> {
   if (/html/i.test(contentType) || /^\s*<(!doctype|html)/i.test(body)) {
+    // Loaded on first use: most runs never fetch a page, and start-up time and idle memory matter more.
+    const { convert } = await import("html-to-text");
     return convert(body, {
       wordwrap: false,
       selectors: [

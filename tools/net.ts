@@ -3,6 +3,7 @@ import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
+import { deadline } from "../src/deadline.js";
 import { ToolError } from "../src/errors.js";
 
 /** True for loopback, private, link-local, unique-local, CGNAT and other non-public addresses. */
@@ -81,20 +82,25 @@ export interface SafeFetchOptions {
  */
 export async function safeGet(url: string, o: SafeFetchOptions): Promise<FetchedPage> {
   let current = new URL(url);
-  const deadline = AbortSignal.any([o.signal, AbortSignal.timeout(o.timeoutMs)]);
-  for (let hop = 0; hop <= (o.maxRedirects ?? 5); hop++) {
-    if (current.protocol !== "http:" && current.protocol !== "https:")
-      throw new ToolError(`only http and https URLs can be fetched, not ${current.protocol}`);
-    const response = await get(current, o, deadline);
-    const location = response.headers.location;
-    if (response.statusCode && response.statusCode >= 300 && response.statusCode < 400 && location) {
-      response.resume();
-      current = new URL(location, current);
-      continue;
+  const limit = deadline(o.signal, o.timeoutMs);
+  try {
+    for (let hop = 0; hop <= (o.maxRedirects ?? 5); hop++) {
+      if (current.protocol !== "http:" && current.protocol !== "https:") {
+        throw new ToolError(`only http and https URLs can be fetched, not ${current.protocol}`);
+      }
+      const response = await get(current, o, limit.signal);
+      const location = response.headers.location;
+      if (response.statusCode && response.statusCode >= 300 && response.statusCode < 400 && location) {
+        response.resume();
+        current = new URL(location, current);
+        continue;
+      }
+      return await readBody(current.toString(), response, o.maxBytes, limit.signal);
     }
-    return readBody(current.toString(), response, o.maxBytes, deadline);
+    throw new ToolError("too many redirects");
+  } finally {
+    limit.dispose();
   }
-  throw new ToolError("too many redirects");
 }
 
 function get(url: URL, o: SafeFetchOptions, signal: AbortSignal): Promise<IncomingMessage> {
@@ -173,15 +179,16 @@ async function readBody(url: string, response: IncomingMessage, maxBytes: number
 
 /** GET from a URL the owner configured (weather, search, feeds in settings): a deadline and a size cap. */
 export async function fetchConfigured(url: string, o: { signal: AbortSignal; timeoutMs: number; maxBytes?: number }): Promise<string> {
-  const res = await fetch(url, {
-    signal: AbortSignal.any([o.signal, AbortSignal.timeout(o.timeoutMs)]),
-    headers: { "user-agent": "hermes/0.1" },
-  }).catch((err: unknown) => {
-    throw new ToolError(
-      `cannot reach ${new URL(url).host}: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`,
-    );
-  });
-  if (!res.ok) throw new ToolError(`${new URL(url).host} answered HTTP ${res.status}`);
-  const text = await res.text();
-  return o.maxBytes && text.length > o.maxBytes ? text.slice(0, o.maxBytes) : text;
+  const limit = deadline(o.signal, o.timeoutMs);
+  try {
+    const res = await fetch(url, { signal: limit.signal, headers: { "user-agent": "hermes/0.1" } }).catch((err: unknown) => {
+      const cause = (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message;
+      throw new ToolError(`cannot reach ${new URL(url).host}: ${limit.timedOut() ? "timed out" : cause}`);
+    });
+    if (!res.ok) throw new ToolError(`${new URL(url).host} answered HTTP ${res.status}`);
+    const text = await res.text();
+    return o.maxBytes && text.length > o.maxBytes ? text.slice(0, o.maxBytes) : text;
+  } finally {
+    limit.dispose();
+  }
 }

@@ -111,7 +111,7 @@ async function checkSocket(path: string): Promise<Check> {
 
 async function checkModel(config: Config): Promise<Check[]> {
   const m = config.model;
-  const probe = await createModelClient(m).probe(AbortSignal.timeout(5000));
+  const probe = await (await createModelClient(m)).probe(AbortSignal.timeout(5000));
   if (!probe.reachable) {
     const fix =
       m.provider === "ollama"

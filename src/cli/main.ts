@@ -100,7 +100,7 @@ async function ask(configPath: string, rest: string[], values: CliValues): Promi
 }
 
 async function withClient(configPath: string, body: (client: Client) => Promise<number>): Promise<number> {
-  const client = await Client.connect(socketPathOf(configPath));
+  const client = await Client.connect(await socketPathOf(configPath));
   try {
     return await body(client);
   } finally {

@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { parseDocument } from "yaml";
 
 /** Where the CLI looks for the config: --config, $HERMES_CONFIG, ./hermes.yaml, /etc/hermes/hermes.yaml. */
 export function findConfigPath(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
@@ -14,18 +13,34 @@ export function findConfigPath(explicit: string | undefined, env: NodeJS.Process
  * The daemon's socket path from the config, read without the full validator so the client starts fast.
  * $HERMES_SOCKET overrides it.
  */
-export function socketPathOf(configPath: string, env: NodeJS.ProcessEnv = process.env): string {
+export async function socketPathOf(configPath: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   if (env.HERMES_SOCKET) return env.HERMES_SOCKET;
   let raw: unknown = "./data/hermes.sock";
   let base = process.cwd();
   if (existsSync(configPath)) {
     base = dirname(resolve(configPath));
-    const doc = parseDocument(readFileSync(configPath, "utf8"));
-    raw = doc.getIn(["connectors", "cli", "socket"]) ?? raw;
+    const text = readFileSync(configPath, "utf8");
+    raw = quickSocket(text) ?? (await import("yaml")).parseDocument(text).getIn(["connectors", "cli", "socket"]) ?? raw;
   }
   const path = String(raw).replace(
     /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
     (_m, name: string, fallback?: string) => env[name] ?? fallback ?? "",
   );
   return isAbsolute(path) ? path : resolve(base, path);
+}
+
+/**
+ * The socket path from the common shapes of `connectors.cli` (flow map or block), without loading a
+ * YAML parser: it is most of the client's start-up time. Undefined when unsure; then YAML decides.
+ */
+export function quickSocket(text: string): string | undefined {
+  if (!/^connectors:/m.test(text)) return "./data/hermes.sock";
+  if (!/^connectors:\s*(#.*)?$/m.test(text)) return undefined;
+  const flow = text.match(/^ {2}cli:\s*\{([^}\n]*)\}\s*(#.*)?$/m);
+  const block = text.match(/^ {2}cli:\s*\n((?: {4}.*\n?)+)/m);
+  const body = flow?.[1] ?? block?.[1];
+  if (body === undefined) return text.match(/^ {2}cli:/m) ? undefined : "./data/hermes.sock";
+  const socket = body.match(/(?:^|[,{\s])socket:\s*("([^"]*)"|'([^']*)'|([^,}\s#]+))/);
+  if (!socket) return /socket/.test(body) ? undefined : "./data/hermes.sock";
+  return socket[2] ?? socket[3] ?? socket[4];
 }

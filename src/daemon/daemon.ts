@@ -149,7 +149,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
 async function buildParts(config: Config, deps: Omit<ToolDeps, "config">, log: Logger, extra: AnyTool[] = [], model?: ModelClient) {
   const { tools, unavailable } = await loadTools(config.tools.enabled, { ...deps, config }, extra);
   if (unavailable.length) log.warn({ tools: unavailable }, "enabled tools that this version does not provide are skipped");
-  return { tools, specs: [...tools.values()].map(toolSpec), model: model ?? createModelClient(config.model) };
+  return { tools, specs: [...tools.values()].map(toolSpec), model: model ?? (await createModelClient(config.model)) };
 }
 
 function systemPrompt(config: Config, store: Store, withMemory: boolean): string {

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { ModelConfig } from "../config/schema.js";
+import { deadline } from "../deadline.js";
 import { ModelError } from "../errors.js";
 import { httpError, networkError, parseRetryAfter, retryAfterOf } from "./http-errors.js";
 import { withRetry } from "./retry.js";
@@ -29,8 +30,8 @@ export function createOllamaClient(cfg: ModelConfig): ModelClient {
   const where = `${base} (Ollama)`;
 
   async function chatOnce(request: ModelRequest, options: ChatOptions): Promise<ModelResult> {
-    const timeout = AbortSignal.timeout(cfg.timeout_s * 1000);
-    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    const limit = deadline(options.signal, cfg.timeout_s * 1000);
+    const signal = limit.signal;
     try {
       const res = await fetch(`${base}/api/chat`, {
         method: "POST",
@@ -42,7 +43,9 @@ export function createOllamaClient(cfg: ModelConfig): ModelClient {
       if (!res.body) throw new ModelError("bad_response", `the model endpoint ${where} sent an empty body`);
       return await readStream(res.body, options.onText);
     } catch (err) {
-      throw networkError(err, where, options.signal, () => timeout.aborted);
+      throw networkError(err, where, options.signal, limit.timedOut);
+    } finally {
+      limit.dispose();
     }
   }
 

@@ -22,6 +22,13 @@ export interface Store {
 
 export function openStore(path: string): Store {
   const db = openDatabase(path);
+  // Checkpoint the WAL on a timer, off the path of a user's message, instead of inside some commit.
+  db.pragma("wal_autocheckpoint = 0");
+  db.pragma("journal_size_limit = 67108864");
+  const checkpoints = setInterval(() => {
+    if (db.open) db.pragma("wal_checkpoint(PASSIVE)");
+  }, 10_000);
+  checkpoints.unref();
   return {
     db,
     history: new HistoryStore(db),
@@ -32,7 +39,11 @@ export function openStore(path: string): Store {
     inbound: new InboundStore(db),
     schedules: new ScheduleStore(db),
     close: () => {
-      if (db.open) db.close();
+      clearInterval(checkpoints);
+      if (db.open) {
+        db.pragma("wal_checkpoint(TRUNCATE)");
+        db.close();
+      }
     },
   };
 }

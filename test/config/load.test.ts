@@ -137,3 +137,25 @@ describe("the hermes command", () => {
     }
   });
 });
+
+describe("the CLI's fast socket-path lookup", () => {
+  it("agrees with the YAML parser on the usual shapes, and defers to it when unsure", async () => {
+    const { quickSocket } = await import("../../src/cli/socket-path.js");
+    const { parseDocument } = await import("yaml");
+    const cases = [
+      "model: {}\n",
+      "connectors:\n  cli: { enabled: true, socket: ./data/hermes.sock }\n",
+      'connectors:\n  cli: { enabled: true, socket: "/run/hermes/hermes.sock" }  # comment\n',
+      "connectors:\n  telegram: { enabled: false }\n  cli:\n    enabled: true\n    socket: /tmp/h.sock\n  cron: { enabled: true }\n",
+      "connectors:\n  cli:\n    enabled: true\n",
+      "connectors: { cli: { socket: /x.sock } }\n",
+      "connectors:\n  cli: {enabled: true,socket: '/q/s.sock'}\n",
+    ];
+    for (const text of cases) {
+      const fromYaml = (parseDocument(text).getIn(["connectors", "cli", "socket"]) as string | undefined) ?? "./data/hermes.sock";
+      const quick = quickSocket(text);
+      if (quick !== undefined) expect(quick, text).toBe(fromYaml);
+    }
+    expect(quickSocket("connectors: { cli: { socket: /x.sock } }\n")).toBeUndefined();
+  });
+});
