@@ -20,7 +20,11 @@ export async function start(configPath: string): Promise<number> {
       process.stderr.write(`hermes: invalid config\n${err.message}\n`);
       return 1;
     }
-    process.stderr.write(`hermes: cannot start: ${err instanceof Error ? err.message : String(err)}\n`);
+    const message = err instanceof Error ? err.message : String(err);
+    const hint = /database is locked|SQLITE_BUSY/i.test(message)
+      ? "\nAnother process holds the database open for writing (a second hermes?). Stop it, then start hermes again."
+      : "";
+    process.stderr.write(`hermes: cannot start: ${message}${hint}\n`);
     return 1;
   }
   const log = daemon.core.log;

@@ -163,7 +163,7 @@ export const configSchema = z
     model,
     agent,
     tools,
-    storage: z.strictObject({ path: z.string().default("./data/hermes.db") }).prefault({}),
+    storage: z.strictObject({ path: z.string().default("./data/hermes.db"), busy_timeout_ms: z.int().min(0).default(5000) }).prefault({}),
     connectors,
     log: z.strictObject({ level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info") }).prefault({}),
   })

@@ -51,7 +51,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
   const log = createLogger(initial.config.log.level, initial.secrets);
   const notifier = options.notifier ?? createNotifier();
   const now = options.now ?? (() => new Date());
-  const store = openStore(initial.config.storage.path);
+  const store = openStore(initial.config.storage.path, { busyTimeoutMs: initial.config.storage.busy_timeout_ms });
   let connectors: Connector[] = [];
   const deliver = (target: string, text: string) => deliverTo(connectors, target, text);
   const state: State = {

@@ -20,8 +20,8 @@ export interface Store {
   close(): void;
 }
 
-export function openStore(path: string): Store {
-  const db = openDatabase(path);
+export function openStore(path: string, options: { busyTimeoutMs?: number } = {}): Store {
+  const db = openDatabase(path, options);
   // Checkpoint the WAL on a timer, off the path of a user's message, instead of inside some commit.
   db.pragma("wal_autocheckpoint = 0");
   db.pragma("journal_size_limit = 67108864");

@@ -23,6 +23,10 @@ export interface Turn {
   hang?: boolean;
   /** Send part of the stream, then destroy the connection. */
   drop?: boolean;
+  /** Send the text, then keep the stream open without ever finishing it. */
+  hangAfterText?: boolean;
+  /** Answer 200 with a body that is not the protocol at all. */
+  garbage?: boolean;
   /** Wait before answering. */
   delayMs?: number;
   /** Answer only once this settles (e.g. until another request has arrived). */
@@ -123,6 +127,10 @@ export async function startFakeModel(): Promise<FakeModel> {
         isOllama ? { error: `scripted ${turn.status}` } : { error: { message: `scripted ${turn.status}`, type: "server_error" } },
       );
     }
+    if (turn.garbage) {
+      res.writeHead(200, { "content-type": isOllama ? "application/x-ndjson" : "text/event-stream" });
+      return void res.end(isOllama ? "<html>502 Bad Gateway</html>\n" : "data: {not json at all\n\n");
+    }
     if (isOllama) return ollamaStream(res, turn);
     return body.stream ? openaiStream(res, turn) : openaiJson(res, turn);
   }
@@ -168,6 +176,7 @@ function ollamaStream(res: ServerResponse, turn: Turn): void {
   const created_at = new Date().toISOString();
   for (const p of pieces(turn.text ?? "")) line({ model: "m", created_at, message: { role: "assistant", content: p }, done: false });
   if (turn.drop) return void res.destroy();
+  if (turn.hangAfterText) return;
   if (turn.toolCalls?.length) {
     const tool_calls = turn.toolCalls.map((c) => ({
       function: { name: c.name, arguments: typeof c.arguments === "string" ? c.arguments : (c.arguments ?? {}) },

@@ -1,0 +1,152 @@
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
+import { type FakeTelegram, startFakeTelegram, TOKEN } from "../fakes/telegram-server.js";
+import { baseSettings, createTempDir, type Hermes, runCli, startHermes, writeConfig } from "../helpers/hermes.js";
+
+const OWNER = 42;
+
+describe("faults from outside", () => {
+  let model: FakeModel;
+  let hermes: Hermes | undefined;
+  const settings = (model: Record<string, unknown> = {}) => {
+    const base = baseSettings(modelUrl());
+    return { ...base, model: { ...(base.model as object), ...model } };
+  };
+  let modelUrl: () => string;
+  beforeEach(async () => {
+    model = await startFakeModel();
+    modelUrl = () => model.url;
+  });
+  afterEach(async () => {
+    if (hermes?.process.exitCode === null) await hermes.stop();
+    hermes = undefined;
+    await model.close();
+  });
+
+  it("a model that keeps answering 500: the reply says so, the log says what happened, the daemon stays up", async () => {
+    model.respond(() => ({ status: 500 }));
+    hermes = await startHermes(settings());
+    const result = await hermes.ask("hello");
+    expect(result.stdout).toMatch(/The model request failed: .* answered HTTP 500: scripted 500/);
+    expect(model.requests).toHaveLength(3);
+    model.respond(() => ({ text: "back" }));
+    expect((await hermes.ask("again")).stdout).toBe("back\n");
+  });
+
+  it("a model that hangs in the middle of a stream times out with a clear reply", async () => {
+    model.script({ text: "half an answ", hangAfterText: true });
+    hermes = await startHermes(settings({ timeout_s: 1, retries: 0 }));
+    const result = await hermes.ask("hello");
+    expect(result.stdout).toMatch(/did not answer in time/);
+    expect(hermes.process.exitCode).toBeNull();
+  });
+
+  it("a model that answers something that is not the protocol gets a clear reply", async () => {
+    model.script({ garbage: true });
+    hermes = await startHermes(settings({ retries: 0 }));
+    const result = await hermes.ask("hello");
+    expect(result.stdout).toMatch(/line that is not JSON: <html>502 Bad Gateway/);
+  });
+
+  it("a huge reply reaches the user whole", async () => {
+    const huge = "lorem ipsum ".repeat(100_000);
+    model.script({ text: huge });
+    hermes = await startHermes(settings());
+    const result = await hermes.ask("say a lot");
+    expect(result.stdout).toBe(`${huge.trim()}\n`);
+  });
+
+  it("a database locked by another process at start: exit 1 with a message that says what to do", async () => {
+    const dir = createTempDir();
+    const config = writeConfig(dir.path, { ...baseSettings(model.url), storage: { path: "./data/hermes.db", busy_timeout_ms: 200 } });
+    const first = await startHermes(
+      { ...baseSettings(model.url), storage: { path: "./data/hermes.db", busy_timeout_ms: 200 } },
+      { dir: dir.path },
+    );
+    await first.stop();
+    const holder = new Database(join(dir.path, "data/hermes.db"));
+    holder.exec("BEGIN EXCLUSIVE");
+    holder.prepare("UPDATE runs SET status = status").run();
+    const result = await runCli(["start", "--config", config]);
+    holder.exec("ROLLBACK");
+    holder.close();
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/database is locked[\s\S]*Another process holds the database/);
+    dir.cleanup();
+  });
+});
+
+describe("faults of the Telegram API", () => {
+  let model: FakeModel;
+  let telegram: FakeTelegram;
+  let hermes: Hermes | undefined;
+  beforeEach(async () => {
+    model = await startFakeModel();
+    model.respond(() => ({ text: "answer" }));
+    telegram = await startFakeTelegram();
+  });
+  afterEach(async () => {
+    if (hermes?.process.exitCode === null) await hermes.stop();
+    hermes = undefined;
+    await telegram.close();
+    await model.close();
+  });
+  const start = () =>
+    startHermes({
+      ...baseSettings(model.url),
+      connectors: {
+        cron: { enabled: false },
+        telegram: {
+          enabled: true,
+          token: TOKEN,
+          allowed_users: [OWNER],
+          api_root: telegram.apiRoot,
+          poll_timeout_s: 1,
+          stream_replies: false,
+        },
+      },
+    });
+
+  it("survives 500s on getUpdates and sendMessage, and still answers", async () => {
+    telegram.fail("getUpdates", { status: 500, description: "Internal Server Error" }, 2);
+    telegram.fail("sendMessage", { status: 500, description: "Internal Server Error" }, 1);
+    hermes = await start();
+    telegram.sendText(OWNER, "hello?");
+    await telegram.waitFor((c) => c.method === "sendMessage" && c.params.text === "answer");
+    expect(telegram.calls.filter((c) => c.method.endsWith(":fault")).length).toBe(3);
+  });
+
+  it("reports a second poller (409) with its fix, and recovers when it goes away", async () => {
+    telegram.fail("getUpdates", { status: 409, description: "Conflict: terminated by other getUpdates request" }, 1);
+    hermes = await start();
+    await hermes.waitForLog((l) => l.msg === "another program is polling this bot (409): stop it, or remove its webhook");
+    telegram.sendText(OWNER, "hello after the conflict");
+    await telegram.waitFor((c) => c.method === "sendMessage" && c.params.text === "answer");
+    const status = JSON.parse((await hermes.cli(["status", "--json"])).stdout);
+    expect(status.connectors.find((c: { name: string }) => c.name === "telegram").ok).toBe(true);
+  });
+
+  it("reports a rejected token (401) once, with the fix, and keeps the rest of the daemon serving", async () => {
+    hermes = await startHermes({
+      ...baseSettings(model.url),
+      connectors: {
+        cron: { enabled: false },
+        telegram: {
+          enabled: true,
+          token: "1:wrong-token-wrong-token-wrong-token",
+          allowed_users: [OWNER],
+          api_root: telegram.apiRoot,
+          poll_timeout_s: 1,
+        },
+      },
+    });
+    await hermes.waitForLog((l) => String(l.msg).startsWith("Telegram rejected the bot token (401)"));
+    const status = JSON.parse((await hermes.cli(["status", "--json"])).stdout);
+    const tg = status.connectors.find((c: { name: string }) => c.name === "telegram");
+    expect(tg.ok).toBe(false);
+    expect(tg.detail).toContain("TELEGRAM_BOT_TOKEN");
+    expect((await hermes.ask("cli still works?")).stdout).toBe("answer\n");
+  });
+});
