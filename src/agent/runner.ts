@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
+import { approvalPrompt } from "../gate/gate.js";
 import type { ApprovalRow } from "../store/approvals.js";
 import { driveRun, type LoopDeps } from "./loop.js";
 import type { AgentEvent, EventListener, RunOutcome } from "./types.js";
@@ -69,28 +70,39 @@ export class Runner {
       const reply = "hermes is shutting down; send the message again in a moment.";
       return { runId, done: Promise.resolve({ runId, reply, stopReason: "interrupted" }) };
     }
+    const channel = req.channel ?? req.sessionKey;
+    const { history } = this.deps.store;
+    // Recorded before anything is acknowledged: a queued message survives a crash and runs after the restart.
+    // The time goes at the end of the message and stays there, so every earlier request is a
+    // byte-identical prefix of the next one and the model server's prompt cache is reused.
+    const input = `${req.text}\n\n(${this.deps.timeNote()})`;
+    const session = this.deps.store.db.transaction(() => {
+      const s = history.activeSession(req.sessionKey);
+      history.createRun(runId, s.id, req.source, { tools: req.tools, input, channel });
+      return s;
+    })();
     const live: Live = {
       runId,
       sessionKey: req.sessionKey,
-      channel: req.channel ?? req.sessionKey,
+      channel,
       tools: req.tools,
       controller: new AbortController(),
       listener: req.listener,
     };
-    const done = this.enqueue(req.sessionKey, live, () => {
-      const { history } = this.deps.store;
-      const session = this.deps.store.db.transaction(() => {
-        const s = history.activeSession(req.sessionKey);
-        history.createRun(runId, s.id, req.source, req.tools);
-        // The time goes at the end of the message and stays there, so every earlier request is a
-        // byte-identical prefix of the next one and the model server's prompt cache is reused.
-        history.appendMessage(s.id, runId, { role: "user", content: `${req.text}\n\n(${this.deps.timeNote()})` });
-        return s;
-      })();
-      this.emit(live, { type: "run_start", runId, session: req.sessionKey, source: req.source });
-      return this.drive(live, session.id);
-    });
+    const done = this.enqueue(req.sessionKey, live, () => this.startQueued(live, session.id, req.source));
     return { runId, done };
+  }
+
+  /** A queued run's turn has come: its message joins the history, then the loop drives it. */
+  private startQueued(live: Live, sessionId: number, source: string): Promise<RunOutcome> {
+    const { history } = this.deps.store;
+    const run = history.run(live.runId);
+    this.deps.store.db.transaction(() => {
+      history.startRun(live.runId);
+      history.appendMessage(sessionId, live.runId, { role: "user", content: run?.input ?? "" });
+    })();
+    this.emit(live, { type: "run_start", runId: live.runId, session: live.sessionKey, source });
+    return this.drive(live, sessionId);
   }
 
   /** Aborts the session's current run (also one waiting for approval). Returns false when nothing ran. */
@@ -131,20 +143,19 @@ export class Runner {
     return { ok: true, approval: decided, message: `${approve ? "approved" : "denied"}: ${approval.tool}` };
   }
 
-  /** On start-up: runs that were executing are interrupted; suspended runs wait again; timers are re-armed. */
+  /**
+   * On start-up, in the order they arrived: queued runs start, suspended runs wait again for their
+   * approvals, and runs that were working when the process died are resumed once more (the call that was
+   * executing is reported to the model as interrupted); a run that already failed to finish twice is
+   * ended and the user told. Approval timers are re-armed.
+   */
   recover(): void {
     const { history, audit, approvals } = this.deps.store;
     audit.interruptRunning();
-    for (const run of history.runsWithStatus("running")) {
-      // A run killed while asking for approval is waiting, not lost: it resumes when the owner decides.
-      if (approvals.pendingCount(run.id) > 0) history.setRunStatus(run.id, "suspended");
-      else history.endRun(run.id, "interrupted", "interrupted", "hermes restarted while this run was working; ask again.");
-    }
-    for (const run of history.runsWithStatus("suspended")) {
+    for (const run of history.unfinishedRuns()) {
       const session = history.session(run.session_id);
       if (!session) continue;
-      const pending = approvals.pending().find((a) => a.run_id === run.id);
-      const channel = pending?.channel ?? session.key;
+      const channel = run.channel ?? session.key;
       const live: Live = {
         runId: run.id,
         sessionKey: session.key,
@@ -154,9 +165,54 @@ export class Runner {
         // Resolved per event: connectors start after recovery.
         listener: (event) => this.deps.fallbackListener(channel)?.(event),
       };
+      if (run.status === "queued") {
+        void this.enqueue(session.key, live, () => this.startQueued(live, session.id, run.source));
+        continue;
+      }
+      if (run.status === "running" && approvals.pendingCount(run.id) > 0) history.setRunStatus(run.id, "suspended");
+      else if (run.status === "running" && run.attempts >= 2) {
+        const reply = "hermes restarted twice while working on this and gave up; please ask again.";
+        history.endRun(run.id, "interrupted", "interrupted", reply);
+        live.listener?.({ type: "run_end", runId: run.id, reply, stopReason: "interrupted" });
+        continue;
+      } else if (run.status === "running") {
+        this.deps.log.warn({ runId: run.id, session: session.key }, "resuming a run interrupted by a restart");
+        history.startRun(run.id);
+      }
       void this.enqueue(session.key, live, () => this.drive(live, session.id));
     }
     for (const approval of approvals.pending()) this.arm(approval);
+  }
+
+  /**
+   * After the connectors are up: approval requests that were recorded but never shown (the process died
+   * in between) are shown now, so no run waits on a question nobody saw.
+   */
+  announceUnshownApprovals(): void {
+    const timeoutS = this.deps.config().agent.confirm_timeout_s;
+    for (const a of this.deps.store.approvals.pending()) {
+      if (a.message_ref) continue;
+      const args = JSON.parse(a.args) as unknown;
+      const prompt = approvalPrompt(
+        { id: a.call_id, name: a.tool, args },
+        a.reason,
+        Math.max(1, (a.expires_at - Date.now()) / 1000) || timeoutS,
+      );
+      const event: AgentEvent = {
+        type: "approval_requested",
+        runId: a.run_id,
+        approvalId: a.id,
+        callId: a.call_id,
+        tool: a.tool,
+        args,
+        reason: a.reason,
+        expiresAt: a.expires_at,
+        prompt,
+      };
+      const live = this.live.get(a.run_id);
+      if (live) this.emit(live, event);
+      else this.deps.fallbackListener(a.channel)?.(event);
+    }
   }
 
   status(): { running: number; queued: number; suspended: number; pendingApprovals: number } {
@@ -211,9 +267,13 @@ export class Runner {
     this.lanes.set(key, lane);
     lane.waiting++;
     const result = lane.tail.then(async () => {
-      if (!this.accepting && !this.deps.store.history.run(live.runId)) {
-        const reply = "hermes is shutting down; send the message again in a moment.";
-        return { runId: live.runId, reply, stopReason: "interrupted" as const };
+      if (!this.accepting && this.deps.store.history.run(live.runId)?.status === "queued") {
+        // Not started before the shutdown: it stays queued in the store and runs after the next start.
+        return {
+          runId: live.runId,
+          reply: "hermes is restarting; this message will be answered after it is back.",
+          stopReason: "interrupted" as const,
+        };
       }
       lane.current = live;
       this.live.set(live.runId, live);

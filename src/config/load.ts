@@ -38,7 +38,7 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
     throw new ConfigError(doc.errors.map((e) => at(e.pos[0], "", e.message.split("\n")[0] ?? e.message)));
   }
   const secrets = substituteEnv(doc, env);
-  const raw = doc.contents === null ? {} : doc.toJS();
+  const raw = doc.contents === null ? {} : toJs(doc, at);
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     throw new ConfigError([at(0, "", "expected a mapping of settings at the top level")]);
   }
@@ -48,6 +48,22 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
   }
   const config = resolvePaths(parsed.data, dirname(resolve(file)));
   return { file, config, secrets: [...secrets, ...tokensOf(config)].filter((s) => s.length >= 4) };
+}
+
+/** The document as plain data; a YAML-level error (say, an alias without its anchor) becomes a ConfigError. */
+function toJs(doc: Document, at: (offset: number, path: string, message: string) => ConfigProblem): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    let offset = 0;
+    visit(doc, {
+      Alias(_key, node) {
+        offset = node.range?.[0] ?? 0;
+        return visit.BREAK;
+      },
+    });
+    throw new ConfigError([at(offset, "", (err as Error).message)]);
+  }
 }
 
 /** Replaces ${VAR} and ${VAR:-default} in scalar values; an unquoted result is re-read as YAML (numbers, booleans). */

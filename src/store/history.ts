@@ -8,7 +8,7 @@ export interface SessionRow {
   closed_at: number | null;
 }
 
-export type RunStatus = "running" | "suspended" | "done" | "error" | "aborted" | "interrupted";
+export type RunStatus = "queued" | "running" | "suspended" | "done" | "error" | "aborted" | "interrupted";
 
 export interface RunRow {
   id: string;
@@ -21,6 +21,10 @@ export interface RunRow {
   started_at: number;
   ended_at: number | null;
   tools: string | null;
+  /** The message that started the run, kept until the run starts (so a queued run survives a crash). */
+  input: string | null;
+  channel: string | null;
+  attempts: number;
 }
 
 interface MessageRow {
@@ -50,8 +54,10 @@ export class HistoryStore {
       insertSession: db.prepare("INSERT INTO sessions (key, created_at) VALUES (?, ?) RETURNING *"),
       closeSessions: db.prepare("UPDATE sessions SET closed_at = ? WHERE key = ? AND closed_at IS NULL"),
       insertRun: db.prepare(
-        "INSERT INTO runs (id, session_id, source, status, started_at, tools) VALUES (?, ?, ?, 'running', ?, ?) RETURNING *",
+        "INSERT INTO runs (id, session_id, source, status, started_at, tools, input, channel) VALUES (?, ?, ?, 'queued', ?, ?, ?, ?) RETURNING *",
       ),
+      startRun: db.prepare("UPDATE runs SET status = 'running', attempts = attempts + 1 WHERE id = ?"),
+      runsInOrder: db.prepare("SELECT * FROM runs WHERE status IN ('queued', 'running', 'suspended') ORDER BY started_at, rowid"),
       getRun: db.prepare("SELECT * FROM runs WHERE id = ?"),
       setRunSteps: db.prepare("UPDATE runs SET steps = ? WHERE id = ?"),
       setRunStatus: db.prepare("UPDATE runs SET status = ? WHERE id = ?"),
@@ -86,9 +92,22 @@ export class HistoryStore {
     })();
   }
 
-  /** `tools`, when given, limits the run to those tools (a scheduled job's subset). */
-  createRun(id: string, sessionId: number, source: string, tools?: string[]): RunRow {
-    return this.q.insertRun.get(id, sessionId, source, Date.now(), tools ? JSON.stringify(tools) : null) as RunRow;
+  /**
+   * Records a run as queued, with the message that starts it, before anything is acknowledged.
+   * `tools`, when given, limits the run to those tools (a scheduled job's subset).
+   */
+  createRun(id: string, sessionId: number, source: string, o: { tools?: string[]; input: string; channel: string }): RunRow {
+    return this.q.insertRun.get(id, sessionId, source, Date.now(), o.tools ? JSON.stringify(o.tools) : null, o.input, o.channel) as RunRow;
+  }
+
+  /** Marks a run as running and counts the attempt (a run resumed after a crash is attempted again). */
+  startRun(id: string): void {
+    this.q.startRun.run(id);
+  }
+
+  /** Runs that have not ended, oldest first: what a restart must pick up. */
+  unfinishedRuns(): RunRow[] {
+    return this.q.runsInOrder.all() as RunRow[];
   }
 
   run(id: string): RunRow | undefined {

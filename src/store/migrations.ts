@@ -171,4 +171,13 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
     name: "index messages by run",
     sql: "CREATE INDEX messages_run ON messages(run_id);",
   },
+  {
+    version: 8,
+    name: "runs are recorded when queued, and resumed after a crash",
+    sql: `
+      ALTER TABLE runs ADD COLUMN input TEXT;
+      ALTER TABLE runs ADD COLUMN channel TEXT;
+      ALTER TABLE runs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
