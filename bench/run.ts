@@ -153,7 +153,6 @@ async function promptSize(): Promise<void> {
   ] as const) {
     const settings = {
       ...baseSettings(model.url),
-      ...quiet,
       ...(tools ? { tools: { enabled: tools, web_search: { url: model.url } } } : {}),
     };
     const hermes = await startHermes(settings);
@@ -213,11 +212,15 @@ async function throughput(): Promise<void> {
 
 async function main(): Promise<void> {
   console.log(`hermes benchmark on ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, Node ${process.version}\n`);
-  await stepOverhead();
-  await askRoundTripAndMemory();
-  await startToReady();
-  await promptSize();
-  await throughput();
+  const only = new Set(process.argv.slice(2));
+  const parts: [string, () => Promise<void>][] = [
+    ["step", stepOverhead],
+    ["ask", askRoundTripAndMemory],
+    ["ready", startToReady],
+    ["prompt", promptSize],
+    ["throughput", throughput],
+  ];
+  for (const [name, part] of parts) if (only.size === 0 || only.has(name)) await part();
   const out = resolve(import.meta.dirname, "../../bench/results");
   mkdirSync(out, { recursive: true });
   writeFileSync(
