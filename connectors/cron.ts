@@ -170,17 +170,13 @@ export function createCronConnector(core: Core, config: Config): Connector {
       return [...jobInfos, ...reminderInfos];
     },
     async runNow(name) {
-      const entry = jobs.get(name) ?? configuredJob(name);
-      if (entry) return fireJob("job" in entry ? entry.job : entry, Date.now(), "run now");
+      const job = jobs.get(name)?.job ?? cfg.jobs.find((j) => j.name === name);
+      if (job) return fireJob(job, Date.now(), "run now");
       const reminder = schedules.activeReminders().find((r) => `remind:${r.id}` === name);
       if (reminder) return fireReminder(reminder, Date.now());
       return { status: "unknown", error: `no job or reminder named ${name}` };
     },
   };
-
-  function configuredJob(name: string): Job | undefined {
-    return cfg.jobs.find((j) => j.name === name);
-  }
 
   function info(
     name: string,

@@ -35,12 +35,15 @@ export class ModelError extends Error {
   readonly kind: ModelErrorKind;
   readonly status: number | undefined;
   readonly retryable: boolean;
-  constructor(kind: ModelErrorKind, message: string, opts: { status?: number; retryable?: boolean } = {}) {
+  /** How long the server asked us to wait before retrying (Retry-After), if it said. */
+  readonly retryAfterMs: number | undefined;
+  constructor(kind: ModelErrorKind, message: string, opts: { status?: number; retryable?: boolean; retryAfterMs?: number } = {}) {
     super(message);
     this.name = "ModelError";
     this.kind = kind;
     this.status = opts.status;
     this.retryable = opts.retryable ?? false;
+    this.retryAfterMs = opts.retryAfterMs;
   }
 }
 

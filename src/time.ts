@@ -23,20 +23,16 @@ export function dateFormat(locale: string, options: Intl.DateTimeFormatOptions):
 }
 
 function fieldsIn(date: Date, timeZone: string): Fields {
-  let f = formatters.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat("en-US", {
-      timeZone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "numeric",
-      day: "numeric",
-      hour: "numeric",
-      minute: "numeric",
-      second: "numeric",
-    });
-    formatters.set(timeZone, f);
-  }
+  const f = dateFormat("en-US", {
+    timeZone,
+    hourCycle: "h23",
+    year: "numeric",
+    month: "numeric",
+    day: "numeric",
+    hour: "numeric",
+    minute: "numeric",
+    second: "numeric",
+  });
   const parts = Object.fromEntries(f.formatToParts(date).map((p) => [p.type, p.value]));
   return {
     year: Number(parts.year),

@@ -1,6 +1,6 @@
 import { constants } from "node:fs";
 import { lstat, mkdir, open, readdir, realpath, stat } from "node:fs/promises";
-import { dirname, isAbsolute, join, relative, sep } from "node:path";
+import { dirname, isAbsolute, join, sep } from "node:path";
 import { z } from "zod";
 import type { ToolName } from "../src/config/schema.js";
 import { ToolError } from "../src/errors.js";
@@ -138,8 +138,4 @@ async function writeConfined(path: string, content: string, shown: string): Prom
     await handle.close();
   }
   return `Wrote ${Buffer.byteLength(content)} bytes to ${shown}.`;
-}
-
-export function relativeInside(root: string, path: string): string {
-  return relative(root, path) || ".";
 }

@@ -326,7 +326,6 @@ export class Runner {
         });
         live.wake = undefined;
       }
-      if (live.controller.signal.aborted) this.deps.store.history.setRunStatus(live.runId, "running");
     }
   }
 

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
+import { substituteEnvRefs } from "../config/env.js";
 
 /** Where the CLI looks for the config: --config, $HERMES_CONFIG, ./hermes.yaml, /etc/hermes/hermes.yaml. */
 export function findConfigPath(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
@@ -22,10 +23,7 @@ export async function socketPathOf(configPath: string, env: NodeJS.ProcessEnv = 
     const text = readFileSync(configPath, "utf8");
     raw = quickSocket(text) ?? (await import("yaml")).parseDocument(text).getIn(["connectors", "cli", "socket"]) ?? raw;
   }
-  const path = String(raw).replace(
-    /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
-    (_m, name: string, fallback?: string) => env[name] ?? fallback ?? "",
-  );
+  const path = substituteEnvRefs(String(raw), env);
   return isAbsolute(path) ? path : resolve(base, path);
 }
 

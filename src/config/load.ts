@@ -3,6 +3,7 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { type Document, isMap, isPair, isScalar, LineCounter, type Node, parseDocument, Scalar, visit } from "yaml";
 import type { z } from "zod";
 import { ConfigError, type ConfigProblem } from "../errors.js";
+import { substituteEnvRefs } from "./env.js";
 import { type Config, configSchema } from "./schema.js";
 
 export interface LoadedConfig {
@@ -11,8 +12,6 @@ export interface LoadedConfig {
   /** Values that came from the environment or are tokens: never to be printed or logged. */
   secrets: string[];
 }
-
-const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 
 /** Reads and validates a config file. Throws ConfigError naming file:line:col and the key path. */
 export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
@@ -72,11 +71,7 @@ function substituteEnv(doc: Document, env: NodeJS.ProcessEnv): string[] {
   visit(doc, {
     Scalar(_key, node) {
       if (typeof node.value !== "string" || !node.value.includes("${")) return;
-      const replaced = node.value.replace(ENV_REF, (_m, name: string, fallback?: string) => {
-        const value = env[name] ?? fallback ?? "";
-        if (env[name]) secrets.push(env[name]);
-        return value;
-      });
+      const replaced = substituteEnvRefs(node.value, env, (value) => secrets.push(value));
       node.value = node.type === Scalar.PLAIN ? reparseScalar(replaced) : replaced;
     },
   });

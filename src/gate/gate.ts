@@ -229,8 +229,8 @@ export class Gate {
 
   private answerRemaining(ctx: StepContext, calls: ToolCall[], answered: Set<string>, text: string): void {
     for (const call of calls) {
-      if (answered.has(call.id) || this.deps.store.audit.get(call.id)?.decision === "blocked") continue;
-      if (!this.deps.store.audit.get(call.id)) continue;
+      const row = answered.has(call.id) ? undefined : this.deps.store.audit.get(call.id);
+      if (!row || row.decision === "blocked") continue;
       this.skip(call.id, text);
       this.answer(ctx, call, text);
       answered.add(call.id);

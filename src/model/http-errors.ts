@@ -3,12 +3,11 @@ import { errorMessage, ModelError } from "../errors.js";
 /** A ModelError for an HTTP answer that was not 2xx. 429 and 5xx are worth retrying. */
 export function httpError(status: number, body: string, where: string, retryAfterMs?: number): ModelError {
   const detail = extractErrorText(body);
-  const error = new ModelError("http", `the model endpoint ${where} answered HTTP ${status}${detail ? `: ${detail}` : ""}`, {
+  return new ModelError("http", `the model endpoint ${where} answered HTTP ${status}${detail ? `: ${detail}` : ""}`, {
     status,
     retryable: status === 429 || status >= 500,
+    retryAfterMs,
   });
-  if (retryAfterMs !== undefined) Object.assign(error, { retryAfterMs });
-  return error;
 }
 
 function extractErrorText(body: string): string {
@@ -50,10 +49,6 @@ function causeCode(err: unknown): string | undefined {
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
-}
-
-export function retryAfterOf(error: ModelError): number | undefined {
-  return (error as ModelError & { retryAfterMs?: number }).retryAfterMs;
 }
 
 /** Parses a Retry-After header (seconds or HTTP date) into milliseconds. */

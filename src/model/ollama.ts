@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { ModelConfig } from "../config/schema.js";
 import { deadline } from "../deadline.js";
 import { ModelError } from "../errors.js";
-import { httpError, networkError, parseRetryAfter, retryAfterOf } from "./http-errors.js";
+import { httpError, networkError, parseRetryAfter } from "./http-errors.js";
 import { withRetry } from "./retry.js";
 import type { ChatMessage, ChatOptions, ModelClient, ModelRequest, ModelResult, ProbeResult, ToolCall } from "./types.js";
 
@@ -64,11 +64,11 @@ export function createOllamaClient(cfg: ModelConfig): ModelClient {
     modelName: cfg.name,
     async chat(request, options = {}) {
       try {
-        return await withRetry(
-          () => chatOnce(request, options),
-          { retries: cfg.retries, baseMs: cfg.retry_base_ms, signal: options.signal },
-          retryAfterOf,
-        );
+        return await withRetry(() => chatOnce(request, options), {
+          retries: cfg.retries,
+          baseMs: cfg.retry_base_ms,
+          signal: options.signal,
+        });
       } catch (err) {
         return { ok: false, error: networkError(err, where, options.signal, () => false) };
       }

@@ -2,7 +2,7 @@ import OpenAI from "openai";
 import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionMessageToolCall } from "openai/resources/chat/completions";
 import type { ModelConfig } from "../config/schema.js";
 import { ModelError } from "../errors.js";
-import { httpError, networkError, retryAfterOf } from "./http-errors.js";
+import { httpError, networkError } from "./http-errors.js";
 import { newCallId } from "./ollama.js";
 import { withRetry } from "./retry.js";
 import type { ChatMessage, ChatOptions, ModelClient, ModelRequest, ModelResult, ProbeResult, ToolCall } from "./types.js";
@@ -50,11 +50,7 @@ export function createOpenAIClient(cfg: ModelConfig, options: { stream?: boolean
     modelName: cfg.name,
     async chat(request, opts = {}) {
       try {
-        return await withRetry(
-          () => chatOnce(request, opts),
-          { retries: cfg.retries, baseMs: cfg.retry_base_ms, signal: opts.signal },
-          retryAfterOf,
-        );
+        return await withRetry(() => chatOnce(request, opts), { retries: cfg.retries, baseMs: cfg.retry_base_ms, signal: opts.signal });
       } catch (err) {
         return { ok: false, error: sdkError(err, where, opts.signal) };
       }

@@ -34,18 +34,14 @@ export function backoffMs(attempt: number, baseMs: number, maxMs: number, retryA
  * Runs `attempt` until it succeeds or fails with a non-retryable ModelError.
  * Only connection refused, 5xx and 429 are retryable: nothing else can succeed by asking again.
  */
-export async function withRetry<T>(
-  attempt: () => Promise<T>,
-  options: RetryOptions,
-  retryAfterOf: (error: ModelError) => number | undefined = () => undefined,
-): Promise<T> {
+export async function withRetry<T>(attempt: () => Promise<T>, options: RetryOptions): Promise<T> {
   const maxMs = options.maxMs ?? 8000;
   for (let i = 0; ; i++) {
     try {
       return await attempt();
     } catch (err) {
       if (!(err instanceof ModelError) || !err.retryable || i >= options.retries || options.signal?.aborted) throw err;
-      const wait = backoffMs(i, options.baseMs, maxMs, retryAfterOf(err));
+      const wait = backoffMs(i, options.baseMs, maxMs, err.retryAfterMs);
       options.onRetry?.(err, i + 1, wait);
       await sleep(wait, options.signal);
       if (options.signal?.aborted) throw new ModelError("aborted", "the request was cancelled");

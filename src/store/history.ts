@@ -62,7 +62,6 @@ export class HistoryStore {
       setRunSteps: db.prepare("UPDATE runs SET steps = ? WHERE id = ?"),
       setRunStatus: db.prepare("UPDATE runs SET status = ? WHERE id = ?"),
       endRun: db.prepare("UPDATE runs SET status = ?, stop_reason = ?, reply = ?, ended_at = ? WHERE id = ?"),
-      runsWithStatus: db.prepare("SELECT * FROM runs WHERE status = ? ORDER BY started_at"),
       insertMessage: db.prepare(
         "INSERT INTO messages (session_id, run_id, role, content, tool_calls, tool_call_id, tool_name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       ),
@@ -70,7 +69,6 @@ export class HistoryStore {
         "SELECT role, content, tool_calls, tool_call_id, tool_name FROM (SELECT * FROM messages WHERE session_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id",
       ),
       runMessages: db.prepare("SELECT role, content, tool_calls, tool_call_id, tool_name FROM messages WHERE run_id = ? ORDER BY id"),
-      countMessages: db.prepare("SELECT COUNT(*) FROM messages WHERE session_id = ?").pluck(),
     };
   }
 
@@ -126,10 +124,6 @@ export class HistoryStore {
     this.q.endRun.run(status, stopReason, reply, Date.now(), id);
   }
 
-  runsWithStatus(status: RunStatus): RunRow[] {
-    return this.q.runsWithStatus.all(status) as RunRow[];
-  }
-
   /** Appends a message; returns its row id. */
   appendMessage(sessionId: number, runId: string | null, message: ChatMessage): number {
     const toolCalls = message.role === "assistant" && message.toolCalls?.length ? JSON.stringify(message.toolCalls) : null;
@@ -161,10 +155,6 @@ export class HistoryStore {
   /** Every message a run added, in order (its user message, assistant turns and tool results). */
   runMessages(runId: string): ChatMessage[] {
     return (this.q.runMessages.all(runId) as MessageRow[]).map(toMessage);
-  }
-
-  messageCount(sessionId: number): number {
-    return this.q.countMessages.get(sessionId) as number;
   }
 }
 

@@ -25,10 +25,6 @@ const MODULES: Partial<Record<ToolName, () => Promise<ToolModule>>> = {
   web_search: () => import("../../tools/web-search.js"),
 };
 
-export function isToolAvailable(name: ToolName): boolean {
-  return name in MODULES;
-}
-
 export interface ToolSet {
   tools: Map<string, AnyTool>;
   /** Enabled in the config but not part of this build. */
