@@ -3,7 +3,7 @@ import { Cron } from "croner";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { describeTime, parseLocalDateTime, zonedToUtc } from "../../src/time.js";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { type FakeTelegram, startFakeTelegram, TOKEN } from "../fakes/telegram-server.js";
+import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-server.js";
 import { baseSettings, type Hermes, startHermes } from "../helpers/hermes.js";
 
 const OWNER = 42;
@@ -58,14 +58,7 @@ describe("the cron connector", () => {
     ...baseSettings(model.url),
     connectors: {
       cron: { enabled: true, ...cron },
-      telegram: {
-        enabled: true,
-        token: TOKEN,
-        allowed_users: [OWNER],
-        api_root: telegram.apiRoot,
-        poll_timeout_s: 1,
-        stream_replies: false,
-      },
+      telegram: telegram.settings([OWNER]),
     },
     ...extra,
   });

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { BOT, type Call, type FakeTelegram, startFakeTelegram, TOKEN } from "../fakes/telegram-server.js";
+import { BOT, type Call, type FakeTelegram, startFakeTelegram } from "../fakes/telegram-server.js";
 import { baseSettings, type Hermes, startHermes } from "../helpers/hermes.js";
 
 const OWNER = 42;
@@ -18,15 +18,7 @@ describe("the Telegram connector", () => {
       ...base,
       connectors: {
         cron: { enabled: false },
-        telegram: {
-          enabled: true,
-          token: TOKEN,
-          allowed_users: [OWNER],
-          api_root: telegram.apiRoot,
-          poll_timeout_s: 1,
-          stream_replies: false,
-          ...telegramExtra,
-        },
+        telegram: telegram.settings([OWNER], telegramExtra),
       },
       ...extra,
     });

@@ -143,7 +143,8 @@ export async function startFakeModel(): Promise<FakeModel> {
   return fake;
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+/** The whole body of a request, as text. Shared by the fake servers. */
+export function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     let data = "";
     req.setEncoding("utf8");

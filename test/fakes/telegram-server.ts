@@ -6,6 +6,7 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { readBody } from "./model-server.js";
 
 export const BOT = { id: 999, is_bot: true, first_name: "hermes", username: "hermes_test_bot" };
 export const TOKEN = "123456:TEST-token-for-the-fake-bot-api-000000";
@@ -38,6 +39,8 @@ export interface FakeTelegram {
   /** The next `n` getUpdates calls never answer. */
   hangGetUpdates(n: number): void;
   rejectHtml: boolean;
+  /** `connectors.telegram` settings that point hermes at this fake, with a fast poll and no streaming. */
+  settings(allowedUsers: number[], extra?: Record<string, unknown>): Record<string, unknown>;
   waitFor(predicate: (call: Call) => boolean, from?: number): Promise<Call>;
   messagesTo(chatId: number): Call[];
   close(): Promise<void>;
@@ -72,6 +75,15 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     calls,
     offsets,
     rejectHtml: false,
+    settings: (allowedUsers, extra = {}) => ({
+      enabled: true,
+      token: TOKEN,
+      allowed_users: allowedUsers,
+      api_root: fake.apiRoot,
+      poll_timeout_s: 1,
+      stream_replies: false,
+      ...extra,
+    }),
     push(update) {
       const id = update.update_id ?? nextUpdate++;
       queue.push({ ...update, update_id: id });
@@ -129,7 +141,7 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     if (!match) return reply(res, 404, { ok: false, error_code: 404, description: "Not Found" });
     if (match[1] !== TOKEN) return reply(res, 401, { ok: false, error_code: 401, description: "Unauthorized" });
     const method = match[2] as string;
-    const params = JSON.parse((await body(req)) || "{}") as Record<string, any>;
+    const params = JSON.parse((await readBody(req)) || "{}") as Record<string, any>;
     const fault = faults.get(method);
     if (fault && fault.times > 0) {
       fault.times--;
@@ -218,16 +230,4 @@ function reply(res: ServerResponse, status: number, payload: unknown): void {
   if (res.writableEnded || res.destroyed) return;
   res.writeHead(status, { "content-type": "application/json" });
   res.end(JSON.stringify(payload));
-}
-
-function body(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let data = "";
-    req.setEncoding("utf8");
-    req.on("data", (c: string) => {
-      data += c;
-    });
-    req.on("end", () => resolve(data));
-    req.on("error", reject);
-  });
 }

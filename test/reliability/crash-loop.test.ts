@@ -3,7 +3,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { type Call, type FakeTelegram, startFakeTelegram, TOKEN } from "../fakes/telegram-server.js";
+import { type Call, type FakeTelegram, startFakeTelegram } from "../fakes/telegram-server.js";
 import { baseSettings, createTempDir, type Hermes, startHermes } from "../helpers/hermes.js";
 
 const OWNER = 42;
@@ -45,14 +45,7 @@ describe("the crash loop", () => {
         tools: { enabled: ["clock", "shell"] },
         connectors: {
           cron: { enabled: false },
-          telegram: {
-            enabled: true,
-            token: TOKEN,
-            allowed_users: [OWNER],
-            api_root: telegram.apiRoot,
-            poll_timeout_s: 1,
-            stream_replies: false,
-          },
+          telegram: telegram.settings([OWNER]),
         },
       };
       const random = rng(2026);

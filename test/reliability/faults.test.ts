@@ -2,7 +2,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { type FakeTelegram, startFakeTelegram, TOKEN } from "../fakes/telegram-server.js";
+import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-server.js";
 import { baseSettings, createTempDir, type Hermes, runCli, startHermes, writeConfig } from "../helpers/hermes.js";
 
 const OWNER = 42;
@@ -98,14 +98,7 @@ describe("faults of the Telegram API", () => {
       ...baseSettings(model.url),
       connectors: {
         cron: { enabled: false },
-        telegram: {
-          enabled: true,
-          token: TOKEN,
-          allowed_users: [OWNER],
-          api_root: telegram.apiRoot,
-          poll_timeout_s: 1,
-          stream_replies: false,
-        },
+        telegram: telegram.settings([OWNER]),
       },
     });
 
