@@ -2,6 +2,7 @@
  * Markdown (as models write it) to Telegram HTML, and splitting under Telegram's 4096-character limit
  * on paragraph and line boundaries, never inside a tag or a code block.
  */
+import { type Block, blocks, groupLines } from "./markdown.js";
 
 export const TELEGRAM_LIMIT = 4096;
 
@@ -33,41 +34,6 @@ export function inlineToHtml(text: string): string {
     .join("");
 }
 
-interface Block {
-  kind: "text" | "code";
-  lang?: string;
-  lines: string[];
-}
-
-/** Splits Markdown into paragraphs and fenced code blocks. */
-function blocks(markdown: string): Block[] {
-  const out: Block[] = [];
-  let current: Block | undefined;
-  for (const line of markdown.replace(/\r\n/g, "\n").split("\n")) {
-    const fence = line.match(/^\s*```\s*([\w+-]*)\s*$/);
-    if (current?.kind === "code") {
-      if (fence) current = undefined;
-      else current.lines.push(line);
-      continue;
-    }
-    if (fence) {
-      current = { kind: "code", lang: fence[1] || undefined, lines: [] };
-      out.push(current);
-      continue;
-    }
-    if (line.trim() === "") {
-      current = undefined;
-      continue;
-    }
-    if (!current) {
-      current = { kind: "text", lines: [] };
-      out.push(current);
-    }
-    current.lines.push(line);
-  }
-  return out;
-}
-
 function renderLine(line: string): string {
   const heading = line.match(/^#{1,6}\s+(.*)$/);
   if (heading) return `<b>${inlineToHtml(heading[1] ?? "")}</b>`;
@@ -93,33 +59,6 @@ function pieces(block: Block, limit: number): Chunk[] {
     html: lines.map(renderLine).join("\n"),
     plain: lines.join("\n"),
   }));
-}
-
-/** Groups lines so each group's rendered size fits; a single line too long is cut as plain text. */
-function groupLines(lines: string[], room: number, size: (line: string) => number): string[][] {
-  const groups: string[][] = [];
-  let current: string[] = [];
-  let used = 0;
-  const flush = () => {
-    if (current.length) groups.push(current);
-    current = [];
-    used = 0;
-  };
-  for (const line of lines) {
-    let l = line;
-    while (size(l) > room) {
-      flush();
-      const cut = Math.floor(room / 2);
-      groups.push([l.slice(0, cut)]);
-      l = l.slice(cut);
-    }
-    const cost = size(l) + (current.length ? 1 : 0);
-    if (used + cost > room) flush();
-    current.push(l);
-    used += size(l) + (current.length > 1 ? 1 : 0);
-  }
-  flush();
-  return groups;
 }
 
 /** Renders a reply into chunks each under the limit, in order. */

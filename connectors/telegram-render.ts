@@ -4,6 +4,7 @@ import type { InlineKeyboardMarkup } from "grammy/types";
 import type { AgentEvent, EventListener } from "../src/agent/types.js";
 import type { Logger } from "../src/log.js";
 import type { Store } from "../src/store/store.js";
+import { type Decision, decisionText } from "./chat.js";
 import { formatReply, TELEGRAM_LIMIT } from "./telegram-format.js";
 
 const TYPING_EVERY_MS = 4500;
@@ -46,12 +47,6 @@ export function approvalKeyboard(approvalId: string): InlineKeyboardMarkup {
     ],
   };
 }
-
-const DECISION_TEXT = {
-  approved: "✅ Approved",
-  denied: "❌ Denied",
-  expired: "⌛ Expired: nobody answered in time, it did not run",
-} as const;
 
 /**
  * Renders one run's events into a Telegram chat: typing while it works, the reply streamed into one
@@ -163,12 +158,11 @@ async function editFormatted(deps: RenderDeps, chatId: number, messageId: number
 }
 
 /** Edits an approval message to show the decision and who made it, and removes its buttons. */
-export async function showDecision(deps: RenderDeps, approvalId: string, decision: keyof typeof DECISION_TEXT, by: string): Promise<void> {
+export async function showDecision(deps: RenderDeps, approvalId: string, decision: Decision, by: string): Promise<void> {
   const approval = deps.store.approvals.get(approvalId);
   const [chat, message] = (approval?.message_ref ?? "").split(":");
   if (!approval || !chat || !message) return;
-  const who = decision === "expired" ? "" : ` by ${by}`;
-  const text = `${approval.tool} ${approval.args}\n${DECISION_TEXT[decision]}${who}`;
+  const text = decisionText(approval, decision, by);
   try {
     await deps.api.editMessageText(Number(chat), Number(message), text, { reply_markup: { inline_keyboard: [] } });
   } catch (err) {

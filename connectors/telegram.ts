@@ -5,6 +5,7 @@ import type { Message, Update } from "grammy/types";
 import type { Config } from "../src/config/schema.js";
 import type { Connector, ConnectorHealth, Core } from "../src/connector.js";
 import { TransportError } from "../src/errors.js";
+import { statusLines, strangerNoticeDue } from "./chat.js";
 import { createPoller } from "./telegram-polling.js";
 import { createChatRenderer, type RenderDeps, sendFormatted, showDecision } from "./telegram-render.js";
 
@@ -17,7 +18,6 @@ const COMMANDS = [
   { command: "stop", description: "Stop what I am doing" },
   { command: "status", description: "Is everything working?" },
 ];
-const STRANGER_NOTICE_EVERY_MS = 3_600_000;
 
 /** The owner's phone: a Telegram bot on grammY, long polling through @grammyjs/runner. */
 export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connector {
@@ -73,17 +73,9 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
       case "stop":
         await ctx.reply(core.stop(sessionKey) ? "Stopped." : "Nothing was running.");
         return;
-      case "status": {
-        const s = await core.status();
-        const lines = [
-          `hermes ${s.version}, up ${Math.round(s.uptime_s / 60)} min`,
-          `model: ${s.model.reachable ? "reachable" : "unreachable"} (${s.model.detail})`,
-          ...s.connectors.map((c) => `${c.name}: ${c.ok ? "ok" : "down"} (${c.detail})`),
-          `runs: ${s.runs.running} running, ${s.runs.queued} queued; approvals pending: ${s.pending_approvals}`,
-        ];
-        await ctx.reply(lines.join("\n"));
+      case "status":
+        await ctx.reply(statusLines(await core.status()));
         return;
-      }
       default:
         await ctx.reply("I do not know that command. Try /help.");
     }
@@ -92,10 +84,7 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
   async function noticeStranger(ctx: Context, userId: number | undefined): Promise<void> {
     log.warn({ userId, chat: ctx.chat?.id }, "message from a user not in allowed_users ignored");
     if (userId === undefined || ctx.chat?.type !== "private") return;
-    const key = `telegram:stranger:${userId}`;
-    const last = Number(core.store.inbound.value(key) ?? 0);
-    if (Date.now() - last < STRANGER_NOTICE_EVERY_MS) return;
-    core.store.inbound.setValue(key, String(Date.now()));
+    if (!strangerNoticeDue(core.store, "telegram", userId)) return;
     await ctx.reply(
       `This is a private assistant. Your Telegram id is ${userId}; the owner can add it to connectors.telegram.allowed_users.`,
     );

@@ -123,7 +123,13 @@ const discord = z
   .strictObject({
     enabled: z.boolean().default(false),
     token: z.string().default(""),
-    allowed_users: z.array(z.union([z.string().regex(/^\d+$/), z.int()]).transform(String)).default([]),
+    allowed_users: z
+      .array(
+        z
+          .union([z.string().regex(/^\d+$/), z.int({ error: 'expected a Discord user id in quotes, e.g. "123456789012345678"' })])
+          .transform(String),
+      )
+      .default([]),
     api_root: z.url().default("https://discord.com/api"),
   })
   .prefault({});

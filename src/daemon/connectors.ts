@@ -20,6 +20,9 @@ export async function loadConnectors(core: Core, config: Config): Promise<Connec
     const { createCronConnector } = await import("../../connectors/cron.js");
     out.push(createCronConnector(core, config));
   }
-  if (c.discord.enabled) core.log.warn({ connector: "discord" }, "the discord connector is not part of this version yet; it stays off");
+  if (c.discord.enabled) {
+    const { createDiscordConnector } = await import("../../connectors/discord.js");
+    out.push(createDiscordConnector(core, c.discord));
+  }
   return out;
 }

@@ -36,7 +36,15 @@ export class InboundStore {
     })();
   }
 
-  markDone(connector: string, updateId: number, runId?: string): void {
+  /**
+   * Records one event that has no offset to acknowledge (a Discord message, keyed by its snowflake).
+   * Returns false when it was seen before: a gateway replay after a resume is not processed twice.
+   */
+  recordOne(connector: string, id: bigint, chat: string, payload: unknown): boolean {
+    return this.q.insert.run(connector, id, chat, JSON.stringify(payload), Date.now()).changes > 0;
+  }
+
+  markDone(connector: string, updateId: number | bigint, runId?: string): void {
     this.q.setStatus.run("done", runId ?? null, connector, updateId);
   }
 

@@ -50,6 +50,14 @@ describe("config loading", () => {
     expect(p?.message).toMatch(/expected (int|number)/);
   });
 
+  it("asks for Discord ids in quotes when one is too big for a number (it would be silently rounded)", () => {
+    const [p] = problemsOf('connectors:\n  discord:\n    allowed_users: ["42", 123456789012345678]\n');
+    expect(p).toMatchObject({ line: 3, path: "connectors.discord.allowed_users.1" });
+    expect(p?.message).toContain("in quotes");
+    const { config } = parseConfig('connectors:\n  discord:\n    allowed_users: ["123456789012345678", 42]\n', "hermes.yaml", {});
+    expect(config.connectors.discord.allowed_users).toEqual(["123456789012345678", "42"]);
+  });
+
   it("names an unknown tool and lists the known ones", () => {
     const [p] = problemsOf("tools:\n  enabled: [clock, teleport]\n");
     expect(p).toMatchObject({ line: 2, path: "tools.enabled.1" });

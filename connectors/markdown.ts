@@ -1,0 +1,98 @@
+/**
+ * Markdown as models write it, cut into the pieces a chat message may hold: paragraphs and fenced code
+ * blocks, grouped under a size limit on paragraph and line boundaries. Shared by the chat connectors.
+ */
+
+export interface Block {
+  kind: "text" | "code";
+  lang?: string;
+  lines: string[];
+}
+
+/** Splits Markdown into paragraphs and fenced code blocks. */
+export function blocks(markdown: string): Block[] {
+  const out: Block[] = [];
+  let current: Block | undefined;
+  for (const line of markdown.replace(/\r\n/g, "\n").split("\n")) {
+    const fence = line.match(/^\s*```\s*([\w+-]*)\s*$/);
+    if (current?.kind === "code") {
+      if (fence) current = undefined;
+      else current.lines.push(line);
+      continue;
+    }
+    if (fence) {
+      current = { kind: "code", lang: fence[1] || undefined, lines: [] };
+      out.push(current);
+      continue;
+    }
+    if (line.trim() === "") {
+      current = undefined;
+      continue;
+    }
+    if (!current) {
+      current = { kind: "text", lines: [] };
+      out.push(current);
+    }
+    current.lines.push(line);
+  }
+  return out;
+}
+
+/** Groups lines so each group's rendered size fits; a single line too long is cut as plain text. */
+export function groupLines(lines: string[], room: number, size: (line: string) => number): string[][] {
+  const groups: string[][] = [];
+  let current: string[] = [];
+  let used = 0;
+  const flush = () => {
+    if (current.length) groups.push(current);
+    current = [];
+    used = 0;
+  };
+  for (const line of lines) {
+    let l = line;
+    while (size(l) > room) {
+      flush();
+      const cut = Math.floor(room / 2);
+      groups.push([l.slice(0, cut)]);
+      l = l.slice(cut);
+    }
+    const cost = size(l) + (current.length ? 1 : 0);
+    if (used + cost > room) flush();
+    current.push(l);
+    used += size(l) + (current.length > 1 ? 1 : 0);
+  }
+  flush();
+  return groups;
+}
+
+/**
+ * Splits Markdown into messages of at most `limit` characters, on paragraph and line boundaries.
+ * A code block cut in two is closed at the end of one message and reopened at the start of the next.
+ */
+export function splitMarkdown(markdown: string, limit: number): string[] {
+  const pieces: string[] = [];
+  for (const block of blocks(markdown)) {
+    if (block.kind === "code") {
+      const open = `\`\`\`${block.lang ?? ""}\n`;
+      const close = "\n```";
+      for (const lines of groupLines(block.lines, limit - open.length - close.length, (l) => l.length)) {
+        pieces.push(open + lines.join("\n") + close);
+      }
+      continue;
+    }
+    const whole = block.lines.join("\n");
+    if (whole.length <= limit) pieces.push(whole);
+    else for (const lines of groupLines(block.lines, limit, (l) => l.length)) pieces.push(lines.join("\n"));
+  }
+  const messages: string[] = [];
+  let current = "";
+  for (const piece of pieces) {
+    if (current && current.length + 2 + piece.length > limit) {
+      messages.push(current);
+      current = "";
+    }
+    current = current ? `${current}\n\n${piece}` : piece;
+  }
+  if (current || messages.length === 0) messages.push(current || "(empty reply)");
+  return messages;
+}
