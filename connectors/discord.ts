@@ -107,8 +107,9 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
       ready = true;
     });
     c.on(Events.ShardReconnecting, () => {
-      if (ready) downSince = Date.now();
+      if (!ready) return; // while the gateway is unreachable each attempt fires this; say it once
       ready = false;
+      downSince = Date.now();
       reconnects++;
       log.warn({ reconnects }, "discord gateway connection lost; reconnecting");
     });

@@ -35,15 +35,23 @@ export async function start(configPath: string): Promise<number> {
   });
   return new Promise<number>((resolve) => {
     let stopping = false;
+    // Everything is closed; a library timer that outlives its owner must not keep a stopped daemon alive.
+    const exitSoon = (code: number) => {
+      resolve(code);
+      setTimeout(() => {
+        log.warn("something kept the stopped process alive; exiting");
+        log.flush(() => process.exit(code));
+      }, 2000).unref();
+    };
     const shutdown = (signal: string) => {
       if (stopping) return;
       stopping = true;
       log.info({ signal }, "shutdown requested");
       daemon.stop().then(
-        () => resolve(0),
+        () => exitSoon(0),
         (err: unknown) => {
           log.error({ err }, "error during shutdown");
-          resolve(1);
+          exitSoon(1);
         },
       );
     };

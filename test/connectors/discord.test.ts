@@ -192,13 +192,22 @@ describe("the Discord connector", () => {
     expect(dc.detail).toMatch(/reconnected 1×/);
   });
 
+  it("stops cleanly when Discord has gone away", async () => {
+    const h = await start();
+    await discord.close();
+    await h.waitForLog((l) => l.msg === "discord gateway connection lost; reconnecting");
+    expect(await h.stop()).toBe(0);
+    expect(h.logs.filter((l) => l.msg === "discord gateway connection lost; reconnecting")).toHaveLength(1);
+  });
+
   it("reports a missing Message Content intent once, with the fix, and does not retry", async () => {
     discord.disallowMessageContent = true;
     model.script({ text: "cli still works" });
-    const h = await startHermes({
+    hermes = await startHermes({
       ...baseSettings(model.url),
       connectors: { cron: { enabled: false }, discord: discord.settings([OWNER]) },
     });
+    const h = hermes;
     const reported = await h.waitForLog((l) => typeof l.msg === "string" && l.msg.includes("Message Content intent"));
     expect(reported.msg).toMatch(/Privileged Gateway Intents/);
     const status = JSON.parse((await h.cli(["status", "--json"])).stdout);
@@ -211,10 +220,11 @@ describe("the Discord connector", () => {
 
   it("reports a rejected token with the fix and stays up for the other connectors", async () => {
     model.script({ text: "cli still works" });
-    const h = await startHermes({
+    hermes = await startHermes({
       ...baseSettings(model.url),
       connectors: { cron: { enabled: false }, discord: discord.settings([OWNER], { token: "not-the-right-token" }) },
     });
+    const h = hermes;
     const reported = await h.waitForLog((l) => typeof l.msg === "string" && l.msg.startsWith("Discord rejected the bot token"));
     expect(reported.msg).toContain("DISCORD_BOT_TOKEN");
     expect(JSON.stringify(h.logs)).not.toContain("not-the-right-token");
@@ -225,10 +235,11 @@ describe("the Discord connector", () => {
   it("keeps trying when Discord is down at start, and connects once it is back", async () => {
     model.respond(() => ({ text: "back online" }));
     discord.fail(/^GET \/gateway\/bot$/, 502, 4);
-    const h = await startHermes({
+    hermes = await startHermes({
       ...baseSettings(model.url),
       connectors: { cron: { enabled: false }, discord: discord.settings([OWNER]) },
     });
+    const h = hermes;
     await h.waitForLog((l) => l.msg === "could not connect to Discord; will retry");
     const status = JSON.parse((await h.cli(["status", "--json"])).stdout);
     expect(status.connectors.find((c: { name: string }) => c.name === "discord").detail).toMatch(/connecting to the gateway/);

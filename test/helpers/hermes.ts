@@ -84,12 +84,20 @@ export async function startHermes(settings: Settings, options: { dir?: string; e
   return launch(dir, configPath, options.env ?? {});
 }
 
+/** Daemons this test process started and that have not exited: killed when it exits, so none outlive a failed test. */
+const daemons = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of daemons) child.kill("SIGKILL");
+});
+
 export async function launch(dir: string, configPath: string, env: NodeJS.ProcessEnv): Promise<Hermes> {
   const child = spawn(process.execPath, [CLI, "start", "--config", configPath], {
     cwd: dir,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  daemons.add(child);
+  child.once("exit", () => daemons.delete(child));
   const logs: Record<string, unknown>[] = [];
   const watchers: { predicate: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = [];
   let buffer = "";
