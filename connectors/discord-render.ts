@@ -111,13 +111,15 @@ export function createChannelRenderer(deps: DiscordDeps, channel: () => Promise<
         if (event.decision === "approved") startTyping();
         break;
       case "run_end":
+      case "error": {
         stopTyping();
-        run("reply", (id) => sendText(deps.rest, id, event.reply));
+        const text = event.type === "run_end" ? event.reply : event.message;
+        run(event.type, async (id) => {
+          await sendText(deps.rest, id, text);
+          if (event.runId) deps.store.history.markReplySent(event.runId);
+        });
         break;
-      case "error":
-        stopTyping();
-        run("error", (id) => sendText(deps.rest, id, event.message));
-        break;
+      }
     }
   };
 }

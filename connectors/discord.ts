@@ -187,7 +187,7 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
 
   /** Hands a recorded message to the agent (or runs its command) and marks it done. */
   async function handle(m: Inbound): Promise<void> {
-    const done = (runId?: string) => core.store.inbound.markDone("discord", BigInt(m.id), runId);
+    const done = () => core.store.inbound.markDone("discord", BigInt(m.id));
     const sessionKey = `discord:${m.channel}`;
     const command = m.text.match(/^\/(new|stop|status|help|start)\b/)?.[1];
     if (command) {
@@ -197,8 +197,8 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
     }
     if (!m.text) return done();
     const listener = createChannelRenderer(deps, async () => m.channel);
-    const submitted = core.submit({ sessionKey, text: m.text, source: "discord", channel: sessionKey, listener });
-    done(submitted.runId);
+    const inbound = { connector: "discord", id: BigInt(m.id) };
+    const submitted = core.submit({ sessionKey, text: m.text, source: "discord", channel: sessionKey, listener, inbound });
     submitted.done.catch((err: unknown) => log.error({ err }, "discord run failed"));
   }
 

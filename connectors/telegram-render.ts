@@ -89,7 +89,7 @@ export function createChatRenderer(deps: RenderDeps, chatId: number): EventListe
     if (draft.id === undefined && !draft.timer && !draft.shown) flushDraft();
     else draft.timer ??= setTimeout(flushDraft, EDIT_EVERY_MS);
   };
-  const finish = (reply: string) => {
+  const finish = (runId: string, reply: string) => {
     stopTyping();
     clearTimeout(draft.timer);
     const current = draft;
@@ -111,6 +111,7 @@ export function createChatRenderer(deps: RenderDeps, chatId: number): EventListe
       } else {
         await sendFormatted(deps.api, chatId, reply, deps.log);
       }
+      deps.store.history.markReplySent(runId);
     });
   };
 
@@ -138,11 +139,14 @@ export function createChatRenderer(deps: RenderDeps, chatId: number): EventListe
         if (event.decision === "approved") startTyping();
         break;
       case "run_end":
-        finish(event.reply);
+        finish(event.runId, event.reply);
         break;
       case "error":
         stopTyping();
-        run("error", () => deps.api.sendMessage(chatId, event.message));
+        run("error", async () => {
+          await deps.api.sendMessage(chatId, event.message);
+          if (event.runId) deps.store.history.markReplySent(event.runId);
+        });
         break;
     }
   };

@@ -39,7 +39,7 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
     const message = ctx.message as Message.TextMessage;
     const from = message.from;
     const updateId = ctx.update.update_id;
-    const done = (runId?: string) => core.store.inbound.markDone("telegram", updateId, runId);
+    const done = () => core.store.inbound.markDone("telegram", updateId);
     if (!allowed(from?.id)) {
       await noticeStranger(ctx, from?.id);
       return done();
@@ -53,8 +53,8 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
       return done();
     }
     const listener = createChatRenderer(renderDeps, message.chat.id);
-    const submitted = core.submit({ sessionKey, text, source: "telegram", channel: sessionKey, listener });
-    done(submitted.runId);
+    const inbound = { connector: "telegram", id: updateId };
+    const submitted = core.submit({ sessionKey, text, source: "telegram", channel: sessionKey, listener, inbound });
     submitted.done.catch((err: unknown) => log.error({ err }, "telegram run failed"));
   }
 

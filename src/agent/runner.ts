@@ -3,7 +3,10 @@ import type { Logger } from "pino";
 import { approvalPrompt } from "../gate/gate.js";
 import type { ApprovalRow } from "../store/approvals.js";
 import { driveRun, type LoopDeps } from "./loop.js";
-import type { AgentEvent, EventListener, RunOutcome } from "./types.js";
+import type { AgentEvent, EventListener, RunOutcome, StopReason } from "./types.js";
+
+/** A chat reply owed for longer than this is not sent after a restart: the moment has passed. */
+const OWED_REPLY_MAX_AGE_MS = 24 * 3_600_000;
 
 /** The abort reason when the daemon stops: the run is recorded as interrupted, not aborted. */
 export class ShutdownAbort extends Error {
@@ -23,6 +26,8 @@ export interface SubmitRequest {
   listener?: EventListener;
   /** Limits the run to these tools (a scheduled job's `tools`). */
   tools?: string[];
+  /** The recorded chat update this message came from: marked handled in the transaction that records the run. */
+  inbound?: { connector: string; id: number | bigint };
 }
 
 export type DecideResult =
@@ -61,8 +66,18 @@ export class Runner {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private accepting = true;
   private readonly idleWaiters: (() => void)[] = [];
+  /** Runs that ended before `sendOwedReplies` ran (new ones, submitted while connectors started): their send may be in flight. */
+  private endedAtStart: Set<string> | undefined = new Set();
 
-  constructor(private readonly deps: RunnerDeps) {}
+  /** Recovered runs wait for this: their events need the connectors, which start after recovery. */
+  private readonly connectorsUp: Promise<void>;
+  private markConnectorsUp!: () => void;
+
+  constructor(private readonly deps: RunnerDeps) {
+    this.connectorsUp = new Promise((resolve) => {
+      this.markConnectorsUp = resolve;
+    });
+  }
 
   submit(req: SubmitRequest): { runId: string; done: Promise<RunOutcome> } {
     const runId = `run_${randomBytes(8).toString("hex")}`;
@@ -79,6 +94,7 @@ export class Runner {
     const session = this.deps.store.db.transaction(() => {
       const s = history.activeSession(req.sessionKey);
       history.createRun(runId, s.id, req.source, { tools: req.tools, input, channel });
+      if (req.inbound) this.deps.store.inbound.markDone(req.inbound.connector, req.inbound.id, runId);
       return s;
     })();
     const live: Live = {
@@ -166,29 +182,61 @@ export class Runner {
         listener: (event) => this.deps.fallbackListener(channel)?.(event),
       };
       if (run.status === "queued") {
-        void this.enqueue(session.key, live, () => this.startQueued(live, session.id, run.source));
+        void this.enqueue(session.key, live, () => this.connectorsUp.then(() => this.startQueued(live, session.id, run.source)));
         continue;
       }
       if (run.status === "running" && approvals.pendingCount(run.id) > 0) history.setRunStatus(run.id, "suspended");
       else if (run.status === "running" && run.attempts >= 2) {
-        const reply = "hermes restarted twice while working on this and gave up; please ask again.";
-        history.endRun(run.id, "interrupted", "interrupted", reply);
-        live.listener?.({ type: "run_end", runId: run.id, reply, stopReason: "interrupted" });
+        const asked = (run.input ?? "").split("\n")[0]?.slice(0, 80) ?? "";
+        const reply = `hermes restarted twice while working on “${asked}” and gave up; please ask again.`;
+        history.endRun(run.id, "interrupted", "interrupted", reply); // sent by sendOwedReplies
         continue;
       } else if (run.status === "running") {
         this.deps.log.warn({ runId: run.id, session: session.key }, "resuming a run interrupted by a restart");
         history.startRun(run.id);
       }
-      void this.enqueue(session.key, live, () => this.drive(live, session.id));
+      void this.enqueue(session.key, live, () => this.connectorsUp.then(() => this.drive(live, session.id)));
     }
     for (const approval of approvals.pending()) this.arm(approval);
+  }
+
+  /**
+   * The connectors are up: show approval requests nobody saw, send replies nobody got, then let the
+   * recovered runs go on (their events can reach a chat now).
+   */
+  connectorsReady(): void {
+    this.announceUnshownApprovals();
+    this.sendOwedReplies();
+    this.markConnectorsUp();
+  }
+
+  /**
+   * After the connectors are up: final replies of chat runs that ended but were never sent (the process
+   * died in between, or the chat network was down) are sent now. Older than a day, they are dropped.
+   */
+  private sendOwedReplies(): void {
+    const { history } = this.deps.store;
+    const inFlight = this.endedAtStart ?? new Set();
+    this.endedAtStart = undefined;
+    for (const run of history.unsentReplies()) {
+      if (inFlight.has(run.id)) continue;
+      const channel = run.channel ?? "";
+      const listener = this.deps.fallbackListener(channel);
+      if (!listener || Date.now() - (run.ended_at ?? 0) > OWED_REPLY_MAX_AGE_MS) {
+        this.deps.log.warn({ runId: run.id, channel }, "a reply that was never sent is dropped (too old, or its connector is off)");
+        history.markReplySent(run.id);
+        continue;
+      }
+      this.deps.log.info({ runId: run.id, channel }, "sending a reply the previous process could not send");
+      listener({ type: "run_end", runId: run.id, reply: run.reply ?? "", stopReason: (run.stop_reason ?? "done") as StopReason });
+    }
   }
 
   /**
    * After the connectors are up: approval requests that were recorded but never shown (the process died
    * in between) are shown now, so no run waits on a question nobody saw.
    */
-  announceUnshownApprovals(): void {
+  private announceUnshownApprovals(): void {
     const timeoutS = this.deps.config().agent.confirm_timeout_s;
     for (const a of this.deps.store.approvals.pending()) {
       if (a.message_ref) continue;
@@ -334,6 +382,7 @@ export class Runner {
       const approval = this.deps.store.approvals.get(event.approvalId);
       if (approval) this.arm(approval);
     }
+    if ((event.type === "run_end" || event.type === "error") && event.runId) this.endedAtStart?.add(event.runId);
     try {
       live.listener?.(event);
     } catch (err) {

@@ -95,7 +95,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
   try {
     connectors = await loadConnectors(core, initial.config);
     for (const c of connectors) await c.start();
-    runner.announceUnshownApprovals();
+    runner.connectorsReady();
   } catch (err) {
     await Promise.allSettled(connectors.map((c) => c.stop()));
     store.close();

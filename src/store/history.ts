@@ -25,6 +25,8 @@ export interface RunRow {
   input: string | null;
   channel: string | null;
   attempts: number;
+  /** When a chat connector sent the final reply; null while it is owed. */
+  reply_sent_at: number | null;
 }
 
 interface MessageRow {
@@ -61,6 +63,10 @@ export class HistoryStore {
       getRun: db.prepare("SELECT * FROM runs WHERE id = ?"),
       setRunSteps: db.prepare("UPDATE runs SET steps = ? WHERE id = ?"),
       setRunStatus: db.prepare("UPDATE runs SET status = ? WHERE id = ?"),
+      markReplySent: db.prepare("UPDATE runs SET reply_sent_at = ? WHERE id = ? AND reply_sent_at IS NULL"),
+      unsentReplies: db.prepare(
+        "SELECT * FROM runs WHERE reply_sent_at IS NULL AND ended_at IS NOT NULL AND source IN ('telegram', 'discord') ORDER BY ended_at",
+      ),
       endRun: db.prepare("UPDATE runs SET status = ?, stop_reason = ?, reply = ?, ended_at = ? WHERE id = ?"),
       insertMessage: db.prepare(
         "INSERT INTO messages (session_id, run_id, role, content, tool_calls, tool_call_id, tool_name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -106,6 +112,16 @@ export class HistoryStore {
   /** Runs that have not ended, oldest first: what a restart must pick up. */
   unfinishedRuns(): RunRow[] {
     return this.q.runsInOrder.all() as RunRow[];
+  }
+
+  /** A chat connector delivered the run's final reply. */
+  markReplySent(runId: string): void {
+    this.q.markReplySent.run(Date.now(), runId);
+  }
+
+  /** Ended chat runs whose reply was never sent (the process died between the end and the send), oldest first. */
+  unsentReplies(): RunRow[] {
+    return this.q.unsentReplies.all() as RunRow[];
   }
 
   run(id: string): RunRow | undefined {

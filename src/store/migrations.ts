@@ -180,4 +180,14 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       ALTER TABLE runs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 9,
+    name: "a chat reply is marked sent, so one lost to a crash is sent after the restart",
+    sql: `
+      ALTER TABLE runs ADD COLUMN reply_sent_at INTEGER;
+      UPDATE runs SET reply_sent_at = ended_at WHERE ended_at IS NOT NULL;
+      CREATE INDEX runs_reply_unsent ON runs (ended_at)
+        WHERE reply_sent_at IS NULL AND ended_at IS NOT NULL AND source IN ('telegram', 'discord');
+    `,
+  },
 ];

@@ -216,6 +216,24 @@ describe("the Telegram connector", () => {
     await sentTo(OWNER, (c) => c.params.text === "Stopped.");
   });
 
+  it("sends a reply Telegram refused after the next restart, once", async () => {
+    model.respond(() => ({ text: "the answer you were owed" }));
+    const h = await start();
+    telegram.fail("sendMessage", { status: 403, description: "Forbidden: bot was blocked by the user" });
+    telegram.sendText(OWNER, "question");
+    await h.waitForLog((l) => l.msg === "telegram send failed");
+    expect(telegram.messagesTo(OWNER)).toHaveLength(0);
+    await h.kill();
+    hermes = await h.restart();
+    await hermes.waitForLog((l) => l.msg === "sending a reply the previous process could not send");
+    await sentTo(OWNER, (c) => c.params.text === "the answer you were owed");
+    await hermes.stop();
+    hermes = await h.restart();
+    expect(hermes.logs.some((l) => l.msg === "sending a reply the previous process could not send")).toBe(false);
+    expect(telegram.messagesTo(OWNER)).toHaveLength(1);
+    expect(model.requests).toHaveLength(1);
+  });
+
   it("keeps its offset across a restart, so acknowledged updates are not fetched again", async () => {
     model.respond(() => ({ text: "ok" }));
     const h = await start();
