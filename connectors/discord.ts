@@ -14,7 +14,7 @@ import {
 } from "discord.js";
 import type { Config } from "../src/config/schema.js";
 import type { Connector, ConnectorHealth, Core } from "../src/connector.js";
-import { TransportError } from "../src/errors.js";
+import { DiskFullError, isDiskFull, TransportError } from "../src/errors.js";
 import { statusLines, strangerNoticeDue } from "./chat.js";
 import { createChannelRenderer, type DiscordDeps, decidedContent, sendText, showDecision } from "./discord-render.js";
 
@@ -178,11 +178,17 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
       }
       return;
     }
-    if (!core.store.inbound.recordOne("discord", BigInt(inbound.id), inbound.channel, inbound)) {
-      log.info({ message: inbound.id }, "discord message seen before; ignored");
-      return;
+    try {
+      if (!core.store.inbound.recordOne("discord", BigInt(inbound.id), inbound.channel, inbound)) {
+        log.info({ message: inbound.id }, "discord message seen before; ignored");
+        return;
+      }
+      await handle(inbound);
+    } catch (err) {
+      if (!isDiskFull(err) && !(err instanceof DiskFullError)) throw err;
+      log.error({ err, message: inbound.id }, "the disk is full: a Discord message could not be recorded");
+      await sendText(rest, inbound.channel, new DiskFullError().message);
     }
-    await handle(inbound);
   }
 
   /** Hands a recorded message to the agent (or runs its command) and marks it done. */

@@ -1,6 +1,7 @@
 import type { UpdateSupplier } from "@grammyjs/runner";
 import { type Api, GrammyError } from "grammy";
 import type { Update } from "grammy/types";
+import { isDiskFull } from "../src/errors.js";
 import type { Logger } from "../src/log.js";
 import { sleep } from "../src/model/retry.js";
 import type { InboundStore } from "../src/store/inbound.js";
@@ -12,6 +13,8 @@ export interface PollerHealth {
   needsOwner?: boolean;
 }
 
+const DISK_FULL_RETRY_MS = 5000;
+
 export const ALLOWED_UPDATES = ["message", "edited_message", "callback_query"] as const;
 
 /**
@@ -19,7 +22,14 @@ export const ALLOWED_UPDATES = ["message", "edited_message", "callback_query"] a
  * next getUpdates call acknowledges it; a getUpdates that does not return in time is abandoned and
  * reissued; 401 and 409 are reported with their fix instead of being retried blindly.
  */
-export function createPoller(o: { api: Api; store: InboundStore; log: Logger; pollTimeoutS: number }) {
+export function createPoller(o: {
+  api: Api;
+  store: InboundStore;
+  log: Logger;
+  pollTimeoutS: number;
+  /** Updates that could not be recorded because the disk is full (they will be fetched again). */
+  onDiskFull?: (updates: Update[]) => Promise<void>;
+}) {
   const stallMs = o.pollTimeoutS * 1000 + Math.min(10_000, Math.max(1000, o.pollTimeoutS * 500));
   let lastProgressAt = Date.now();
   let restarts = 0;
@@ -100,7 +110,18 @@ export function createPoller(o: { api: Api; store: InboundStore; log: Logger; po
           if (signal.aborted) return [];
           continue;
         }
-        const fresh = o.store.recordBatch("telegram", updates, chatOf);
+        let fresh: Update[];
+        try {
+          fresh = o.store.recordBatch("telegram", updates, chatOf);
+        } catch (err) {
+          if (!isDiskFull(err)) throw err;
+          // Not acknowledged: Telegram keeps the updates and hands them out again once there is room.
+          o.log.error({ err, updates: updates.length }, "the disk is full: Telegram updates stay unacknowledged until there is room");
+          await o.onDiskFull?.(updates);
+          await sleep(DISK_FULL_RETRY_MS, signal);
+          if (signal.aborted) return [];
+          continue;
+        }
         if (fresh.length) return fresh;
       }
     },

@@ -4,7 +4,7 @@ import { Bot, type Context, GrammyError } from "grammy";
 import type { Message, Update } from "grammy/types";
 import type { Config } from "../src/config/schema.js";
 import type { Connector, ConnectorHealth, Core } from "../src/connector.js";
-import { TransportError } from "../src/errors.js";
+import { DISK_FULL_MESSAGE, DiskFullError, TransportError } from "../src/errors.js";
 import { statusLines, strangerNoticeDue } from "./chat.js";
 import { createPoller } from "./telegram-polling.js";
 import { createChatRenderer, type RenderDeps, sendFormatted, showDecision } from "./telegram-render.js";
@@ -24,7 +24,18 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
   const log = core.log.child({ connector: "telegram" });
   const bot = new Bot(cfg.token, { client: { apiRoot: cfg.api_root.replace(/\/+$/, ""), timeoutSeconds: cfg.poll_timeout_s + 30 } });
   bot.api.config.use(autoRetry({ maxRetryAttempts: 5, maxDelaySeconds: 300 }));
-  const poller = createPoller({ api: bot.api, store: core.store.inbound, log, pollTimeoutS: cfg.poll_timeout_s });
+  const diskFullNoticeAt = new Map<number, number>();
+  /** Tells the owner's chats, at most every ten minutes, why their messages wait. */
+  const onDiskFull = async (updates: Update[]) => {
+    for (const chat of new Set(updates.flatMap((u) => (u.message && allowed(u.message.from?.id) ? [u.message.chat.id] : [])))) {
+      if (Date.now() - (diskFullNoticeAt.get(chat) ?? 0) < 600_000) continue;
+      diskFullNoticeAt.set(chat, Date.now());
+      await bot.api
+        .sendMessage(chat, `${DISK_FULL_MESSAGE} Your message is kept and will be answered once there is room.`)
+        .catch((err: unknown) => log.warn({ err }, "could not tell a chat that the disk is full"));
+    }
+  };
+  const poller = createPoller({ api: bot.api, store: core.store.inbound, log, pollTimeoutS: cfg.poll_timeout_s, onDiskFull });
   const renderDeps: RenderDeps = { api: bot.api, store: core.store, log, stream: cfg.stream_replies };
   const allowed = (id: number | undefined) => id !== undefined && core.config().connectors.telegram.allowed_users.includes(id);
   let runner: RunnerHandle | undefined;
@@ -54,7 +65,14 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
     }
     const listener = createChatRenderer(renderDeps, message.chat.id);
     const inbound = { connector: "telegram", id: updateId };
-    const submitted = core.submit({ sessionKey, text, source: "telegram", channel: sessionKey, listener, inbound });
+    let submitted: ReturnType<Core["submit"]>;
+    try {
+      submitted = core.submit({ sessionKey, text, source: "telegram", channel: sessionKey, listener, inbound });
+    } catch (err) {
+      if (!(err instanceof DiskFullError)) throw err;
+      await ctx.reply(err.message);
+      return;
+    }
     submitted.done.catch((err: unknown) => log.error({ err }, "telegram run failed"));
   }
 

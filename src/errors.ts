@@ -3,7 +3,8 @@
  * - ConfigError: the owner's configuration (fix the file or the environment);
  * - ModelError: the model endpoint (unreachable, refused, answered nonsense);
  * - ToolError: a tool that could not do what was asked;
- * - TransportError: a chat network or socket peer.
+ * - TransportError: a chat network or socket peer;
+ * - DiskFullError: the disk that holds the database (the owner must free space).
  */
 
 /** One problem found in a config file, located to file:line:col and a key path. */
@@ -61,6 +62,23 @@ export class TransportError extends Error {
     this.name = "TransportError";
     this.peer = peer;
   }
+}
+
+export const DISK_FULL_MESSAGE =
+  "hermes cannot save anything right now: the disk that holds its database is full. The owner needs to free some space on it.";
+
+/** Nothing new can be recorded until the owner frees space; what was recorded before is intact. */
+export class DiskFullError extends Error {
+  constructor(detail = "this message was not taken; send it again once there is room") {
+    super(`${DISK_FULL_MESSAGE} (${detail})`);
+    this.name = "DiskFullError";
+  }
+}
+
+/** SQLite's "database or disk is full", or the file system's ENOSPC. */
+export function isDiskFull(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return code === "SQLITE_FULL" || code === "ENOSPC";
 }
 
 export function errorMessage(err: unknown): string {

@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
+import { DiskFullError, isDiskFull } from "../errors.js";
 import { approvalPrompt } from "../gate/gate.js";
 import type { ApprovalRow } from "../store/approvals.js";
+import type { SessionRow } from "../store/history.js";
 import { driveRun, type LoopDeps } from "./loop.js";
 import type { AgentEvent, EventListener, RunOutcome, StopReason } from "./types.js";
 
@@ -91,12 +93,19 @@ export class Runner {
     // The time goes at the end of the message and stays there, so every earlier request is a
     // byte-identical prefix of the next one and the model server's prompt cache is reused.
     const input = `${req.text}\n\n(${this.deps.timeNote()})`;
-    const session = this.deps.store.db.transaction(() => {
-      const s = history.activeSession(req.sessionKey);
-      history.createRun(runId, s.id, req.source, { tools: req.tools, input, channel });
-      if (req.inbound) this.deps.store.inbound.markDone(req.inbound.connector, req.inbound.id, runId);
-      return s;
-    })();
+    let session: SessionRow;
+    try {
+      session = this.deps.store.db.transaction(() => {
+        const s = history.activeSession(req.sessionKey);
+        history.createRun(runId, s.id, req.source, { tools: req.tools, input, channel });
+        if (req.inbound) this.deps.store.inbound.markDone(req.inbound.connector, req.inbound.id, runId);
+        return s;
+      })();
+    } catch (err) {
+      if (!isDiskFull(err)) throw err;
+      this.deps.log.error({ err, session: req.sessionKey }, "the disk is full: a message could not be recorded");
+      throw new DiskFullError();
+    }
     const live: Live = {
       runId,
       sessionKey: req.sessionKey,

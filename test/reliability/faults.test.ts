@@ -1,6 +1,8 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync, rmSync, statfsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-server.js";
 import { baseSettings, createTempDir, type Hermes, runCli, startHermes, writeConfig } from "../helpers/hermes.js";
@@ -141,5 +143,60 @@ describe("faults of the Telegram API", () => {
     expect(tg.ok).toBe(false);
     expect(tg.detail).toContain("TELEGRAM_BOT_TOKEN");
     expect((await hermes.ask("cli still works?")).stdout).toBe("answer\n");
+  });
+});
+
+describe("a full disk", () => {
+  const dir = createTempDir();
+  const data = join(dir.path, "data");
+  const canMount = (() => {
+    mkdirSync(data, { recursive: true });
+    return spawnSync("mount", ["-t", "tmpfs", "-o", "size=6m", "tmpfs", data]).status === 0;
+  })();
+  let model: FakeModel;
+  let telegram: FakeTelegram;
+  let hermes: Hermes | undefined;
+  afterAll(async () => {
+    if (hermes?.process.exitCode === null) await hermes.stop();
+    await telegram?.close();
+    await model?.close();
+    if (canMount) spawnSync("umount", [data]);
+    dir.cleanup();
+  });
+
+  // Mounting a small tmpfs needs root; elsewhere this case is skipped (the CI machine runs it).
+  it.skipIf(!canMount)("says the disk is full, stays up, keeps the Telegram message, and answers it once there is room", async () => {
+    model = await startFakeModel();
+    telegram = await startFakeTelegram();
+    model.respond((req) => ({ text: `answer to ${req.messages.at(-1)?.content.split("\n")[0]}` }));
+    hermes = await startHermes(
+      { ...baseSettings(model.url), connectors: { cron: { enabled: false }, telegram: telegram.settings([OWNER]) } },
+      { dir: dir.path },
+    );
+    expect((await hermes.ask("before")).stdout).toBe("answer to before\n");
+
+    const filler = join(data, "filler");
+    const { bavail, bsize } = statfsSync(data);
+    writeFileSync(filler, Buffer.alloc(Number(bavail) * Number(bsize)));
+    const full = await hermes.ask("while full");
+    expect(full.code).not.toBe(0);
+    expect(full.stdout + full.stderr).toContain("the disk that holds its database is full");
+    telegram.sendText(OWNER, "kept message");
+    const notice = await telegram.waitFor((c) => c.method === "sendMessage" && /disk that holds its database is full/.test(c.params.text));
+    expect(notice.params.text).toContain("Your message is kept");
+    expect(hermes.logs.some((l) => l.msg === "the disk is full: Telegram updates stay unacknowledged until there is room")).toBe(true);
+    expect((await hermes.cli(["status"])).code).toBe(0);
+
+    rmSync(filler);
+    const answered = await telegram.waitFor((c) => c.method === "sendMessage" && c.params.text === "answer to kept message");
+    expect(Number(answered.params.chat_id)).toBe(OWNER);
+    expect((await hermes.ask("after")).stdout).toBe("answer to after\n");
+    expect(hermes.process.exitCode).toBeNull();
+    await hermes.stop();
+    const db = new Database(join(data, "hermes.db"), { readonly: true });
+    expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
+    const asked = db.prepare("SELECT content FROM messages WHERE role = 'user'").pluck().all() as string[];
+    db.close();
+    expect(asked.map((m) => m.split("\n")[0]).sort()).toEqual(["after", "before", "kept message"]);
   });
 });
