@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
+import type { IncomingMessage } from "node:http";
 import type { ModelConfig } from "../config/schema.js";
 import { deadline } from "../deadline.js";
 import { ModelError } from "../errors.js";
 import { httpError, networkError, parseRetryAfter } from "./http-errors.js";
+import { postJson, readText } from "./http-post.js";
 import { withRetry } from "./retry.js";
 import type { ChatMessage, ChatOptions, ModelClient, ModelRequest, ModelResult, ProbeResult, ToolCall } from "./types.js";
 
@@ -33,15 +35,10 @@ export function createOllamaClient(cfg: ModelConfig): ModelClient {
     const limit = deadline(options.signal, cfg.timeout_s * 1000);
     const signal = limit.signal;
     try {
-      const res = await fetch(`${base}/api/chat`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify(toOllamaRequest(cfg, request)),
-        signal,
-      });
-      if (!res.ok) throw ollamaHttpError(res.status, await res.text(), res.headers.get("retry-after"));
-      if (!res.body) throw new ModelError("bad_response", `the model endpoint ${where} sent an empty body`);
-      return await readStream(res.body, options.onText);
+      const res = await postJson(`${base}/api/chat`, JSON.stringify(toOllamaRequest(cfg, request)), signal);
+      const status = res.statusCode ?? 0;
+      if (status < 200 || status > 299) throw ollamaHttpError(status, await readText(res), header(res, "retry-after"));
+      return await readStream(res, options.onText);
     } catch (err) {
       throw networkError(err, where, options.signal, limit.timedOut);
     } finally {
@@ -102,11 +99,18 @@ function toOllamaMessage(m: ChatMessage): Record<string, unknown> {
   return { role: m.role, content: m.content };
 }
 
-async function readStream(body: ReadableStream<Uint8Array>, onText?: (delta: string) => void): Promise<ModelResult> {
+function header(res: IncomingMessage, name: string): string | null {
+  const value = res.headers[name];
+  return (Array.isArray(value) ? value[0] : value) ?? null;
+}
+
+async function readStream(body: AsyncIterable<Uint8Array>, onText?: (delta: string) => void): Promise<ModelResult> {
   let text = "";
   const toolCalls: ToolCall[] = [];
   let last: OllamaChunk = {};
   for await (const line of ndjsonLines(body)) {
+    // Read to the end even after "done": breaking off would destroy the socket instead of reusing it.
+    if (last.done) continue;
     let chunk: OllamaChunk;
     try {
       chunk = JSON.parse(line) as OllamaChunk;
@@ -121,7 +125,6 @@ async function readStream(body: ReadableStream<Uint8Array>, onText?: (delta: str
     }
     for (const call of chunk.message?.tool_calls ?? []) toolCalls.push(fromOllamaCall(call));
     last = chunk;
-    if (chunk.done) break;
   }
   if (!last.done) throw new ModelError("bad_response", "the model stream ended before it was done", { retryable: false });
   return {
@@ -148,10 +151,10 @@ function fromOllamaCall(call: OllamaToolCall): ToolCall {
 }
 
 /** Splits a byte stream into non-empty lines. */
-export async function* ndjsonLines(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+export async function* ndjsonLines(body: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
   const decoder = new TextDecoder();
   let buffer = "";
-  for await (const bytes of body as unknown as AsyncIterable<Uint8Array>) {
+  for await (const bytes of body) {
     buffer += decoder.decode(bytes, { stream: true });
     let nl = buffer.indexOf("\n");
     while (nl >= 0) {

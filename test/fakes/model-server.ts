@@ -44,6 +44,9 @@ export interface RecordedRequest {
   body: Record<string, unknown>;
   messages: { role: string; content: string; [k: string]: unknown }[];
   tools: { function?: { name: string }; name?: string }[];
+  /** performance.now() when the request arrived, and when its answer was fully written. */
+  arrivedAt: number;
+  answeredAt?: number;
 }
 
 export type Responder = (req: RecordedRequest, index: number) => Turn;
@@ -101,8 +104,13 @@ export async function startFakeModel(): Promise<FakeModel> {
       return json(res, 200, { object: "list", data: fake.models.map((id) => ({ id, object: "model" })) });
     const isOllama = path === "/api/chat";
     if (req.method !== "POST" || (!isOllama && path !== "/v1/chat/completions")) return json(res, 404, { error: "not found" });
+    const arrivedAt = performance.now();
+    res.once("finish", () => {
+      recorded.answeredAt = performance.now();
+    });
     const body = JSON.parse(await readBody(req)) as Record<string, unknown>;
     const recorded: RecordedRequest = {
+      arrivedAt,
       api: isOllama ? "ollama" : "openai",
       path,
       body,
