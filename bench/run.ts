@@ -88,7 +88,14 @@ async function askRoundTripAndMemory(): Promise<void> {
     await runCli(["ask", "hello", "--config", hermes.configPath]);
     times.push(performance.now() - t);
   }
+  const bare: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const t = performance.now();
+    await new Promise((done) => spawn(process.execPath, ["-e", "0"], { stdio: "ignore" }).on("close", done));
+    bare.push(performance.now() - t);
+  }
   record({ name: "`hermes ask` round trip p50", value: round(median(times), 1), unit: "ms", target: { op: "<=", value: 120 } });
+  record({ name: "… a bare `node -e 0`, spawned the same way, p50", value: round(median(bare), 1), unit: "ms", note: "the floor" });
   record({ name: "`hermes ask` round trip p99", value: round(percentile(times, 99), 1), unit: "ms" });
   await new Promise((r) => setTimeout(r, 5000));
   record({ name: "idle RSS after 5 s", value: rssMb(pid), unit: "MB", target: { op: "<=", value: 80 } });
