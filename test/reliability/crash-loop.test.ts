@@ -25,7 +25,7 @@ describe("the crash loop", () => {
   afterAll(async () => {
     await telegram?.close();
     await model?.close();
-    console.error("DIR", dir.path);
+    dir.cleanup();
   });
 
   it(
