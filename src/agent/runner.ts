@@ -1,14 +1,11 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import { DiskFullError, isDiskFull } from "../errors.js";
-import { approvalPrompt } from "../gate/gate.js";
 import type { ApprovalRow } from "../store/approvals.js";
 import type { SessionRow } from "../store/history.js";
 import { driveRun, type LoopDeps } from "./loop.js";
-import type { AgentEvent, EventListener, RunOutcome, StopReason } from "./types.js";
-
-/** A chat reply owed for longer than this is not sent after a restart: the moment has passed. */
-const OWED_REPLY_MAX_AGE_MS = 24 * 3_600_000;
+import { sendOwedReplies, unshownApprovals } from "./restart.js";
+import type { AgentEvent, EventListener, RunOutcome } from "./types.js";
 
 /** The abort reason when the daemon stops: the run is recorded as interrupted, not aborted. */
 export class ShutdownAbort extends Error {
@@ -68,7 +65,7 @@ export class Runner {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private accepting = true;
   private readonly idleWaiters: (() => void)[] = [];
-  /** Runs that ended before `sendOwedReplies` ran (new ones, submitted while connectors started): their send may be in flight. */
+  /** Runs that ended before the owed replies were sent (new ones, submitted while connectors started): their send may be in flight. */
   private endedAtStart: Set<string> | undefined = new Set();
 
   /** Recovered runs wait for this: their events need the connectors, which start after recovery. */
@@ -181,14 +178,18 @@ export class Runner {
       const session = history.session(run.session_id);
       if (!session) continue;
       const channel = run.channel ?? session.key;
+      let renderer: EventListener | undefined;
       const live: Live = {
         runId: run.id,
         sessionKey: session.key,
         channel,
         tools: run.tools ? (JSON.parse(run.tools) as string[]) : undefined,
         controller: new AbortController(),
-        // Resolved per event: connectors start after recovery.
-        listener: (event) => this.deps.fallbackListener(channel)?.(event),
+        // Resolved at the first event (connectors start after recovery), then kept: one renderer per run.
+        listener: (event) => {
+          renderer ??= this.deps.fallbackListener(channel);
+          renderer?.(event);
+        },
       };
       if (run.status === "queued") {
         void this.enqueue(session.key, live, () => this.connectorsUp.then(() => this.startQueued(live, session.id, run.source)));
@@ -198,7 +199,7 @@ export class Runner {
       else if (run.status === "running" && run.attempts >= 2) {
         const asked = (run.input ?? "").split("\n")[0]?.slice(0, 80) ?? "";
         const reply = `hermes restarted twice while working on “${asked}” and gave up; please ask again.`;
-        history.endRun(run.id, "interrupted", "interrupted", reply); // sent by sendOwedReplies
+        history.endRun(run.id, "interrupted", "interrupted", reply); // sent with the owed replies
         continue;
       } else if (run.status === "running") {
         this.deps.log.warn({ runId: run.id, session: session.key }, "resuming a run interrupted by a restart");
@@ -214,62 +215,14 @@ export class Runner {
    * recovered runs go on (their events can reach a chat now).
    */
   connectorsReady(): void {
-    this.announceUnshownApprovals();
-    this.sendOwedReplies();
-    this.markConnectorsUp();
-  }
-
-  /**
-   * After the connectors are up: final replies of chat runs that ended but were never sent (the process
-   * died in between, or the chat network was down) are sent now. Older than a day, they are dropped.
-   */
-  private sendOwedReplies(): void {
-    const { history } = this.deps.store;
-    const inFlight = this.endedAtStart ?? new Set();
-    this.endedAtStart = undefined;
-    for (const run of history.unsentReplies()) {
-      if (inFlight.has(run.id)) continue;
-      const channel = run.channel ?? "";
-      const listener = this.deps.fallbackListener(channel);
-      if (!listener || Date.now() - (run.ended_at ?? 0) > OWED_REPLY_MAX_AGE_MS) {
-        this.deps.log.warn({ runId: run.id, channel }, "a reply that was never sent is dropped (too old, or its connector is off)");
-        history.markReplySent(run.id);
-        continue;
-      }
-      this.deps.log.info({ runId: run.id, channel }, "sending a reply the previous process could not send");
-      listener({ type: "run_end", runId: run.id, reply: run.reply ?? "", stopReason: (run.stop_reason ?? "done") as StopReason });
-    }
-  }
-
-  /**
-   * After the connectors are up: approval requests that were recorded but never shown (the process died
-   * in between) are shown now, so no run waits on a question nobody saw.
-   */
-  private announceUnshownApprovals(): void {
-    const timeoutS = this.deps.config().agent.confirm_timeout_s;
-    for (const a of this.deps.store.approvals.pending()) {
-      if (a.message_ref) continue;
-      const args = JSON.parse(a.args) as unknown;
-      const prompt = approvalPrompt(
-        { id: a.call_id, name: a.tool, args },
-        a.reason,
-        Math.max(1, (a.expires_at - Date.now()) / 1000) || timeoutS,
-      );
-      const event: AgentEvent = {
-        type: "approval_requested",
-        runId: a.run_id,
-        approvalId: a.id,
-        callId: a.call_id,
-        tool: a.tool,
-        args,
-        reason: a.reason,
-        expiresAt: a.expires_at,
-        prompt,
-      };
-      const live = this.live.get(a.run_id);
+    for (const { channel, event } of unshownApprovals(this.deps)) {
+      const live = this.live.get(event.runId);
       if (live) this.emit(live, event);
-      else this.deps.fallbackListener(a.channel)?.(event);
+      else this.deps.fallbackListener(channel)?.(event);
     }
+    sendOwedReplies(this.deps, this.endedAtStart ?? new Set());
+    this.endedAtStart = undefined;
+    this.markConnectorsUp();
   }
 
   status(): { running: number; queued: number; suspended: number; pendingApprovals: number } {
