@@ -10,7 +10,7 @@ import {
 import type { AgentEvent, EventListener } from "../src/agent/types.js";
 import type { Logger } from "../src/log.js";
 import type { Store } from "../src/store/store.js";
-import { type Decision, decisionText } from "./chat.js";
+import { type Decision, decisionText, sendQueue, typingIndicator } from "./chat.js";
 import { splitMarkdown } from "./markdown.js";
 
 /** Discord's limit on a message's content. */
@@ -75,30 +75,17 @@ export async function showDecision(deps: DiscordDeps, approvalId: string, decisi
  * the channel id (for a DM target, opening the DM first). API calls are serialized. Never throws.
  */
 export function createChannelRenderer(deps: DiscordDeps, channel: () => Promise<string>): EventListener {
-  let chain: Promise<unknown> = Promise.resolve();
-  let typing: NodeJS.Timeout | undefined;
-  const run = (what: string, task: (channelId: string) => Promise<unknown>) => {
-    chain = chain.then(async () => task(await channel())).catch((err: unknown) => deps.log.warn({ err, what }, "discord send failed"));
-  };
-  const startTyping = () => {
-    if (typing) return;
-    const tick = () => run("typing", (id) => deps.rest.post(Routes.channelTyping(id)));
-    tick();
-    typing = setInterval(tick, TYPING_EVERY_MS);
-    typing.unref();
-  };
-  const stopTyping = () => {
-    clearInterval(typing);
-    typing = undefined;
-  };
+  const queue = sendQueue((err, what) => deps.log.warn({ err, what }, "discord send failed"));
+  const run = (what: string, task: (channelId: string) => Promise<unknown>) => queue(what, async () => task(await channel()));
+  const typing = typingIndicator(() => run("typing", (id) => deps.rest.post(Routes.channelTyping(id))), TYPING_EVERY_MS);
 
   return (event: AgentEvent) => {
     switch (event.type) {
       case "run_start":
-        startTyping();
+        typing.start();
         break;
       case "approval_requested":
-        stopTyping();
+        typing.stop();
         run("approval", async (id) => {
           const body = { content: clip(event.prompt), components: approvalButtons(event.approvalId), allowed_mentions: NO_MENTIONS };
           const sent = (await deps.rest.post(Routes.channelMessages(id), { body })) as APIMessage;
@@ -108,11 +95,11 @@ export function createChannelRenderer(deps: DiscordDeps, channel: () => Promise<
       case "approval_decided":
         // A click already updated its message through the interaction; other deciders need an edit.
         if (!event.by.startsWith("discord:")) run("decision", () => showDecision(deps, event.approvalId, event.decision, event.by));
-        if (event.decision === "approved") startTyping();
+        if (event.decision === "approved") typing.start();
         break;
       case "run_end":
       case "error": {
-        stopTyping();
+        typing.stop();
         const text = event.type === "run_end" ? event.reply : event.message;
         run(event.type, async (id) => {
           await sendText(deps.rest, id, text);

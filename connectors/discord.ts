@@ -75,7 +75,6 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
   let lastProblem = "";
   let retryMs = RETRY_MIN_MS;
   let retryTimer: NodeJS.Timeout | undefined;
-  let firstLogin: Promise<void> | undefined;
 
   const setFatal = (message: string) => {
     if (fatal) return;
@@ -185,7 +184,7 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
       }
       await handle(inbound);
     } catch (err) {
-      if (!isDiskFull(err) && !(err instanceof DiskFullError)) throw err;
+      if (!isDiskFull(err)) throw err;
       log.error({ err, message: inbound.id }, "the disk is full: a Discord message could not be recorded");
       await sendText(rest, inbound.channel, new DiskFullError().message);
     }
@@ -295,7 +294,7 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
     name: "discord",
     async start() {
       started = true;
-      firstLogin = connect();
+      const firstLogin = connect();
       let timer: NodeJS.Timeout | undefined;
       const waited = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, START_WAIT_MS);

@@ -4,7 +4,7 @@ import type { InlineKeyboardMarkup } from "grammy/types";
 import type { AgentEvent, EventListener } from "../src/agent/types.js";
 import type { Logger } from "../src/log.js";
 import type { Store } from "../src/store/store.js";
-import { type Decision, decisionText } from "./chat.js";
+import { type Decision, decisionText, sendQueue, typingIndicator } from "./chat.js";
 import { formatReply, TELEGRAM_LIMIT } from "./telegram-format.js";
 
 const TYPING_EVERY_MS = 4500;
@@ -54,23 +54,9 @@ export function approvalKeyboard(approvalId: string): InlineKeyboardMarkup {
  * API calls are serialized so messages and edits arrive in order. Never throws.
  */
 export function createChatRenderer(deps: RenderDeps, chatId: number): EventListener {
-  let chain: Promise<unknown> = Promise.resolve();
-  let typing: NodeJS.Timeout | undefined;
   let draft: { id?: number; text: string; shown: string; timer?: NodeJS.Timeout } = { text: "", shown: "" };
-  const run = (what: string, task: () => Promise<unknown>) => {
-    chain = chain.then(task).catch((err: unknown) => deps.log.warn({ err, chatId, what }, "telegram send failed"));
-  };
-  const startTyping = () => {
-    if (typing) return;
-    const tick = () => run("typing", () => deps.api.sendChatAction(chatId, "typing"));
-    tick();
-    typing = setInterval(tick, TYPING_EVERY_MS);
-    typing.unref();
-  };
-  const stopTyping = () => {
-    clearInterval(typing);
-    typing = undefined;
-  };
+  const run = sendQueue((err, what) => deps.log.warn({ err, chatId, what }, "telegram send failed"));
+  const typing = typingIndicator(() => run("typing", () => deps.api.sendChatAction(chatId, "typing")), TYPING_EVERY_MS);
   const flushDraft = () => {
     clearTimeout(draft.timer);
     draft.timer = undefined;
@@ -90,7 +76,7 @@ export function createChatRenderer(deps: RenderDeps, chatId: number): EventListe
     else draft.timer ??= setTimeout(flushDraft, EDIT_EVERY_MS);
   };
   const finish = (runId: string, reply: string) => {
-    stopTyping();
+    typing.stop();
     clearTimeout(draft.timer);
     const current = draft;
     run("reply", async () => {
@@ -118,7 +104,7 @@ export function createChatRenderer(deps: RenderDeps, chatId: number): EventListe
   return (event: AgentEvent) => {
     switch (event.type) {
       case "run_start":
-        startTyping();
+        typing.start();
         break;
       case "text":
         onText(event.delta);
@@ -128,7 +114,7 @@ export function createChatRenderer(deps: RenderDeps, chatId: number): EventListe
         draft = { text: "", shown: "" };
         break;
       case "approval_requested":
-        stopTyping();
+        typing.stop();
         run("approval", async () => {
           const sent = await deps.api.sendMessage(chatId, event.prompt, { reply_markup: approvalKeyboard(event.approvalId) });
           deps.store.approvals.setMessageRef(event.approvalId, `${chatId}:${sent.message_id}`);
@@ -136,13 +122,13 @@ export function createChatRenderer(deps: RenderDeps, chatId: number): EventListe
         break;
       case "approval_decided":
         run("decision", () => showDecision(deps, event.approvalId, event.decision, event.by));
-        if (event.decision === "approved") startTyping();
+        if (event.decision === "approved") typing.start();
         break;
       case "run_end":
         finish(event.runId, event.reply);
         break;
       case "error":
-        stopTyping();
+        typing.stop();
         run("error", async () => {
           await deps.api.sendMessage(chatId, event.message);
           if (event.runId) deps.store.history.markReplySent(event.runId);

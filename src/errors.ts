@@ -75,8 +75,9 @@ export class DiskFullError extends Error {
   }
 }
 
-/** SQLite's "database or disk is full", or the file system's ENOSPC. */
+/** SQLite's "database or disk is full", the file system's ENOSPC, or hermes' own DiskFullError. */
 export function isDiskFull(err: unknown): boolean {
+  if (err instanceof DiskFullError) return true;
   const code = (err as { code?: unknown } | undefined)?.code;
   return code === "SQLITE_FULL" || code === "ENOSPC";
 }

@@ -1,10 +1,9 @@
-import Database from "better-sqlite3";
 import { Cron } from "croner";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { describeTime, parseLocalDateTime, zonedToUtc } from "../../src/time.js";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-server.js";
-import { baseSettings, type Hermes, startHermes } from "../helpers/hermes.js";
+import { baseSettings, type Hermes, readDb, startHermes } from "../helpers/hermes.js";
 
 const OWNER = 42;
 
@@ -62,18 +61,16 @@ describe("the cron connector", () => {
     },
     ...extra,
   });
-  const firings = (h: Hermes, job: string) => {
-    const db = new Database(h.dbPath, { readonly: true });
-    try {
-      return db.prepare("SELECT * FROM firings WHERE job = ? ORDER BY slot_at").all(job) as {
-        slot_at: number;
-        status: string;
-        message_id: string;
-      }[];
-    } finally {
-      db.close();
-    }
-  };
+  const firings = (h: Hermes, job: string) =>
+    readDb(
+      h.dbPath,
+      (db) =>
+        db.prepare("SELECT * FROM firings WHERE job = ? ORDER BY slot_at").all(job) as {
+          slot_at: number;
+          status: string;
+          message_id: string;
+        }[],
+    );
   beforeEach(async () => {
     model = await startFakeModel();
     telegram = await startFakeTelegram();

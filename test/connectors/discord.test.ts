@@ -1,10 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BOT_USER, type DiscordCall, type FakeDiscord, GUILD_CHANNEL, startFakeDiscord } from "../fakes/discord-server.js";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { baseSettings, type Hermes, startHermes } from "../helpers/hermes.js";
+import { baseSettings, type Hermes, readDb, startHermes } from "../helpers/hermes.js";
 
 const OWNER = "2000000000000000042";
 const STRANGER = "2000000000000000007";
@@ -273,14 +272,7 @@ describe("the Discord connector", () => {
         },
       },
     );
-    const firings = () => {
-      const db = new Database(h.dbPath, { readonly: true });
-      try {
-        return db.prepare("SELECT job, status, message_id FROM firings ORDER BY rowid").all();
-      } finally {
-        db.close();
-      }
-    };
+    const firings = () => readDb(h.dbPath, (db) => db.prepare("SELECT job, status, message_id FROM firings ORDER BY rowid").all());
     expect((await h.cli(["schedules", "run", "dm"])).code).toBe(0);
     expect((await h.cli(["schedules", "run", "dm"])).code).toBe(0);
     expect((await h.cli(["schedules", "run", "channel"])).code).toBe(0);

@@ -3,6 +3,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve, sep } from "node:path";
+import Database from "better-sqlite3";
 import { stringify } from "yaml";
 
 /** The repository root, whether this file runs from test/ (vitest) or dist/test/ (the benchmark). */
@@ -82,6 +83,16 @@ export async function startHermes(settings: Settings, options: { dir?: string; e
   const dir = options.dir ?? createTempDir().path;
   const configPath = writeConfig(dir, settings);
   return launch(dir, configPath, options.env ?? {});
+}
+
+/** Reads a hermes database (read-only) and closes it again, also when `read` throws. */
+export function readDb<T>(path: string, read: (db: Database.Database) => T): T {
+  const db = new Database(path, { readonly: true });
+  try {
+    return read(db);
+  } finally {
+    db.close();
+  }
 }
 
 /** Daemons this test process started and that have not exited: killed when it exits, so none outlive a failed test. */

@@ -4,7 +4,7 @@ import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
 import { type Call, type FakeTelegram, startFakeTelegram } from "../fakes/telegram-server.js";
-import { baseSettings, createTempDir, type Hermes, startHermes } from "../helpers/hermes.js";
+import { baseSettings, createTempDir, type Hermes, readDb, startHermes } from "../helpers/hermes.js";
 
 const OWNER = 42;
 const ITERATIONS = Number(process.env.HERMES_SOAK_ITERATIONS) || (process.env.HERMES_SOAK === "1" ? 25 : 8);
@@ -135,10 +135,5 @@ describe("the crash loop", () => {
 function integrity(dir: string): string {
   const path = join(dir, "data/hermes.db");
   if (!existsSync(path)) return "ok";
-  const db = new Database(path, { readonly: true });
-  try {
-    return db.pragma("integrity_check", { simple: true }) as string;
-  } finally {
-    db.close();
-  }
+  return readDb(path, (db) => db.pragma("integrity_check", { simple: true }) as string);
 }

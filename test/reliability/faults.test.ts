@@ -5,7 +5,7 @@ import Database from "better-sqlite3";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-server.js";
-import { baseSettings, createTempDir, type Hermes, runCli, startHermes, writeConfig } from "../helpers/hermes.js";
+import { baseSettings, createTempDir, type Hermes, readDb, runCli, startHermes, writeConfig } from "../helpers/hermes.js";
 
 const OWNER = 42;
 
@@ -193,10 +193,9 @@ describe("a full disk", () => {
     expect((await hermes.ask("after")).stdout).toBe("answer to after\n");
     expect(hermes.process.exitCode).toBeNull();
     await hermes.stop();
-    const db = new Database(join(data, "hermes.db"), { readonly: true });
-    expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
-    const asked = db.prepare("SELECT content FROM messages WHERE role = 'user'").pluck().all() as string[];
-    db.close();
+    const path = join(data, "hermes.db");
+    expect(readDb(path, (db) => db.pragma("integrity_check", { simple: true }))).toBe("ok");
+    const asked = readDb(path, (db) => db.prepare("SELECT content FROM messages WHERE role = 'user'").pluck().all() as string[]);
     expect(asked.map((m) => m.split("\n")[0]).sort()).toEqual(["after", "before", "kept message"]);
   });
 });
