@@ -46,6 +46,19 @@ const TOKEN_FIX =
 const INTENT_FIX =
   "Discord refused the privileged Message Content intent: enable MESSAGE CONTENT INTENT in the Developer Portal (your application → Bot → Privileged Gateway Intents), then restart hermes";
 
+type Failure = { code?: unknown; status?: number; message?: string };
+
+/**
+ * The owner's fix for a failure no retry can mend: a rejected token (login 401, gateway close 4004)
+ * or a privileged intent not enabled (gateway close 4014). Undefined for anything that may pass.
+ */
+function ownerFix(e: Failure): string | undefined {
+  const message = e.message ?? "";
+  if (e.code === "TokenInvalid" || e.code === 4004 || e.status === 401 || /authentication failed/i.test(message)) return TOKEN_FIX;
+  if (e.code === 4014 || /disallowed intents/i.test(message)) return INTENT_FIX;
+  return undefined;
+}
+
 /** What a received message is reduced to before it is recorded: enough to replay it after a crash. */
 interface Inbound {
   id: string;
@@ -115,9 +128,7 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
     c.on(Events.ShardDisconnect, (event) => {
       ready = false;
       downSince = Date.now();
-      if (event.code === 4004) setFatal(TOKEN_FIX);
-      else if (event.code === 4014) setFatal(INTENT_FIX);
-      else setFatal(`Discord closed the gateway for good (code ${event.code}); restart hermes once that is fixed`);
+      setFatal(ownerFix(event) ?? `Discord closed the gateway for good (code ${event.code}); restart hermes once that is fixed`);
     });
     c.on(Events.ShardError, (err) => {
       lastProblem = err.message;
@@ -133,13 +144,12 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
 
   function onLoginFailure(c: Client, err: unknown): void {
     if (client === c) client = undefined;
-    const e = err as { code?: string; status?: number; message?: string };
-    const rejected = e.code === "TokenInvalid" || e.status === 401 || /authentication failed/i.test(e.message ?? "");
-    if (rejected || /disallowed intents/i.test(e.message ?? "")) {
-      setFatal(rejected ? TOKEN_FIX : INTENT_FIX);
+    const fix = ownerFix(err as Failure);
+    if (fix) {
+      setFatal(fix);
       return;
     }
-    lastProblem = e.message ?? String(err);
+    lastProblem = (err as Failure).message ?? String(err);
     if (stopped) return;
     log.warn({ err, retryInS: retryMs / 1000 }, "could not connect to Discord; will retry");
     retryTimer = setTimeout(() => void connect(), retryMs);
