@@ -11,6 +11,11 @@ import { createChatRenderer, type RenderDeps, sendFormatted, showDecision } from
 
 type TelegramConfig = Config["connectors"]["telegram"];
 
+/** How long start-up waits for Telegram before serving without it, and how long one getMe attempt may take. */
+const START_WAIT_MS = 3000;
+const INIT_ATTEMPT_MS = 15_000;
+const OWN_BACKOFF = new Set(["getUpdates", "getMe"]);
+
 const COMMANDS = [
   { command: "start", description: "Say hello and show your Telegram id" },
   { command: "help", description: "What I can do" },
@@ -23,7 +28,11 @@ const COMMANDS = [
 export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connector {
   const log = core.log.child({ connector: "telegram" });
   const bot = new Bot(cfg.token, { client: { apiRoot: cfg.api_root.replace(/\/+$/, ""), timeoutSeconds: cfg.poll_timeout_s + 30 } });
-  bot.api.config.use(autoRetry({ maxRetryAttempts: 5, maxDelaySeconds: 300 }));
+  // auto-retry waits out 429s and 5xx; on a network failure it retries with a pause that doubles up to an
+  // hour. Polling and getMe have their own, shorter backoff, so for them a network failure surfaces at once.
+  const patient = autoRetry({ maxRetryAttempts: 5, maxDelaySeconds: 300 });
+  const prompt = autoRetry({ maxRetryAttempts: 5, maxDelaySeconds: 300, rethrowHttpErrors: true });
+  bot.api.config.use((prev, method, payload, signal) => (OWN_BACKOFF.has(method) ? prompt : patient)(prev, method, payload, signal));
   const diskFullNoticeAt = new Map<number, number>();
   /** Tells the owner's chats, at most every ten minutes, why their messages wait. */
   const onDiskFull = async (updates: Update[]) => {
@@ -127,19 +136,28 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
   }
 
   let initialized: Promise<boolean> | undefined;
-  /** getMe, setMyCommands and the replay of unfinished updates; retried on the next update if Telegram was unreachable. */
+  let ready = false;
+  let unreachable: string | undefined;
+  let initRetry: NodeJS.Timeout | undefined;
+  const life = new AbortController();
+  /**
+   * getMe, setMyCommands and the replay of unfinished updates. An attempt gives up after INIT_ATTEMPT_MS
+   * (grammY's auto-retry would wait for the network for an hour); the next update or the background
+   * retry tries again.
+   */
   function ensureInit(): Promise<boolean> {
-    initialized ??= init().catch((err: unknown) => {
+    initialized ??= init(AbortSignal.any([life.signal, AbortSignal.timeout(INIT_ATTEMPT_MS)])).catch((err: unknown) => {
       initialized = undefined;
-      log.warn({ err }, "telegram is not reachable yet; will retry");
+      unreachable = (err as Error).message;
+      if (!life.signal.aborted) log.warn({ err }, "telegram is not reachable yet; will retry");
       return false;
     });
     return initialized;
   }
 
-  async function init(): Promise<boolean> {
+  async function init(signal: AbortSignal): Promise<boolean> {
     try {
-      await bot.init();
+      await bot.init(signal as never);
     } catch (err) {
       if (err instanceof GrammyError && err.error_code === 401) {
         const message = "Telegram rejected the bot token (401): set TELEGRAM_BOT_TOKEN to the token from @BotFather";
@@ -149,12 +167,22 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
       }
       throw err;
     }
-    await bot.api.setMyCommands(COMMANDS).catch((err: unknown) => log.warn({ err }, "setMyCommands failed"));
+    await bot.api.setMyCommands(COMMANDS, undefined, signal as never).catch((err: unknown) => log.warn({ err }, "setMyCommands failed"));
+    ready = true;
+    unreachable = undefined;
     for (const update of core.store.inbound.unfinished<Update>("telegram")) {
       log.info({ update: update.update_id }, "handling an update received before a restart");
       await bot.handleUpdate(update).catch((err: unknown) => log.error({ err }, "replayed update failed"));
     }
     return true;
+  }
+
+  /** Keeps trying to initialise while Telegram is unreachable (5 s, doubling to 5 min), so replays do not wait for a new message. */
+  function initUntilDone(attempt: number): Promise<void> {
+    return ensureInit().then((ok) => {
+      if (ok || ready || life.signal.aborted || poller.health().needsOwner) return;
+      initRetry = setTimeout(() => void initUntilDone(attempt + 1), Math.min(300_000, 5000 * 2 ** attempt));
+    });
   }
 
   async function consume(update: Update): Promise<void> {
@@ -164,8 +192,14 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
 
   return {
     name: "telegram",
+    /** Polling starts at once; a Telegram that cannot be reached yet (no network at boot) does not hold up the daemon. */
     async start() {
-      await ensureInit();
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, START_WAIT_MS);
+      });
+      await Promise.race([initUntilDone(0), waited]);
+      clearTimeout(timer);
       const sink = createConcurrentSink<Update>({ consume }, async (err) => {
         log.error({ err }, "telegram update failed");
       });
@@ -174,12 +208,16 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
       started = true;
     },
     async stop() {
+      life.abort();
+      clearTimeout(initRetry);
       if (runner?.isRunning()) await runner.stop();
     },
     health(): ConnectorHealth {
       if (!started) return { ok: false, detail: "not started" };
       if (!runner?.isRunning()) return { ok: false, detail: "the poller stopped" };
-      return poller.health();
+      const polling = poller.health();
+      if (ready || polling.needsOwner) return polling;
+      return { ok: polling.ok, detail: `Telegram not reachable yet${unreachable ? ` (${unreachable})` : ""}; retrying` };
     },
     async deliver(target, text) {
       const chatId = Number(target.replace(/^telegram:/, ""));

@@ -196,6 +196,22 @@ describe("the Telegram connector", () => {
     expect(tg.detail).toMatch(/polling restarted 1×/);
   });
 
+  it("serves at once when Telegram cannot be reached at start (no network at boot), and answers once it can", async () => {
+    model.respond(() => ({ text: "back online" }));
+    const port = Number(new URL(telegram.apiRoot).port);
+    const settings = telegram.settings([OWNER]);
+    await telegram.close();
+    const h = await startHermes({ ...baseSettings(model.url), connectors: { cron: { enabled: false }, telegram: settings } });
+    await h.waitForLog((l) => l.msg === "hermes is ready");
+    expect((await h.ask("still there?")).stdout).toContain("back online");
+    const status = JSON.parse((await h.cli(["status", "--json"])).stdout);
+    expect(status.connectors.find((c: { name: string }) => c.name === "telegram").detail).toMatch(/Telegram not reachable yet/);
+    telegram = await startFakeTelegram(port);
+    await telegram.waitFor((c) => c.method === "setMyCommands");
+    telegram.sendText(OWNER, "hello again");
+    await sentTo(OWNER, (c) => c.params.text === "back online");
+  });
+
   it("starts a fresh session with /new and aborts a long run with /stop", async () => {
     model.respond((req) => ({ text: `I see ${req.messages.length} messages` }));
     await start();

@@ -46,7 +46,8 @@ export interface FakeTelegram {
   close(): Promise<void>;
 }
 
-export async function startFakeTelegram(): Promise<FakeTelegram> {
+/** A fake Bot API on 127.0.0.1; `port` picks the port (to start it after the daemon that uses it). */
+export async function startFakeTelegram(port = 0): Promise<FakeTelegram> {
   let nextUpdate = 1;
   let nextMessage = 100;
   const queue: Record<string, any>[] = [];
@@ -220,7 +221,7 @@ export async function startFakeTelegram(): Promise<FakeTelegram> {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
   });
-  server.listen(0, "127.0.0.1");
+  server.listen(port, "127.0.0.1");
   await once(server, "listening");
   fake.apiRoot = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return fake;
