@@ -24,7 +24,11 @@ export const DEFAULT_TOOLS: ToolName[] = ["clock", "notes", "remind", "read_file
 
 const DELIVERY_TARGET = /^(telegram:-?\d+|discord:(user:)?\d+|cli:[\w.-]+)$/;
 
+let zones: Set<string> | undefined;
+/** Known names are looked up (2 ms); only others (aliases such as UTC) build a formatter, whose first use costs ~30 ms. */
 function isTimeZone(zone: string): boolean {
+  zones ??= new Set(Intl.supportedValuesOf("timeZone"));
+  if (zones.has(zone)) return true;
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: zone });
     return true;

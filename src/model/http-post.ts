@@ -6,22 +6,23 @@ const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent
 /**
  * POSTs JSON over node:http(s) on a keep-alive agent and resolves with the response as it starts.
  * On Node 20 this takes about a millisecond less per call than fetch, which adds up when a queue of
- * chats waits on one model.
+ * chats waits on one model; and it spares the daemon loading fetch (undici) at start.
  */
 export function postJson(url: string, body: string, signal: AbortSignal): Promise<IncomingMessage> {
+  return send(url, "POST", signal, body);
+}
+
+/** GET over the same agents. */
+export function get(url: string, signal: AbortSignal): Promise<IncomingMessage> {
+  return send(url, "GET", signal);
+}
+
+function send(url: string, method: string, signal: AbortSignal, body?: string): Promise<IncomingMessage> {
   const target = new URL(url);
   const secure = target.protocol === "https:";
+  const headers = body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(body) };
   return new Promise((resolve, reject) => {
-    const req = (secure ? httpsRequest : httpRequest)(
-      target,
-      {
-        method: "POST",
-        agent: secure ? agents.https : agents.http,
-        signal,
-        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
-      },
-      resolve,
-    );
+    const req = (secure ? httpsRequest : httpRequest)(target, { method, agent: secure ? agents.https : agents.http, signal, headers }, resolve);
     req.on("error", reject);
     req.end(body);
   });

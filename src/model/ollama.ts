@@ -4,7 +4,7 @@ import type { ModelConfig } from "../config/schema.js";
 import { deadline } from "../deadline.js";
 import { ModelError } from "../errors.js";
 import { httpError, networkError, parseRetryAfter } from "./http-errors.js";
-import { postJson, readText } from "./http-post.js";
+import { get, postJson, readText } from "./http-post.js";
 import { withRetry } from "./retry.js";
 import type { ChatMessage, ChatOptions, ModelClient, ModelRequest, ModelResult, ProbeResult, ToolCall } from "./types.js";
 
@@ -170,9 +170,11 @@ export async function* ndjsonLines(body: AsyncIterable<Uint8Array>): AsyncGenera
 
 async function probeOllama(base: string, name: string, signal?: AbortSignal): Promise<ProbeResult> {
   try {
-    const res = await fetch(`${base}/api/tags`, { signal: signal ?? AbortSignal.timeout(5000) });
-    if (!res.ok) return { reachable: true, detail: `GET /api/tags answered HTTP ${res.status}` };
-    const body = (await res.json()) as { models?: { name?: string; model?: string }[] };
+    const res = await get(`${base}/api/tags`, signal ?? AbortSignal.timeout(5000));
+    const text = await readText(res);
+    const status = res.statusCode ?? 0;
+    if (status < 200 || status > 299) return { reachable: true, detail: `GET /api/tags answered HTTP ${status}` };
+    const body = JSON.parse(text) as { models?: { name?: string; model?: string }[] };
     const names = (body.models ?? []).flatMap((m) => [m.name, m.model]).filter(Boolean) as string[];
     const wanted = name.includes(":") ? name : `${name}:latest`;
     const present = names.includes(name) || names.includes(wanted);

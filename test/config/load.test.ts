@@ -50,6 +50,15 @@ describe("config loading", () => {
     expect(p?.message).toMatch(/expected (int|number)/);
   });
 
+  it("accepts IANA time zones and their aliases, and names a wrong one with its place", () => {
+    for (const zone of ["Europe/Berlin", "UTC", "US/Eastern", "Asia/Kolkata"]) {
+      expect(parseConfig(`timezone: ${zone}\n`, "hermes.yaml", {}).config.timezone).toBe(zone);
+    }
+    const [p] = problemsOf("model:\n  name: x\ntimezone: Mars/Olympus\n");
+    expect(p).toMatchObject({ line: 3, path: "timezone" });
+    expect(p?.message).toContain("IANA time zone");
+  });
+
   it("asks for Discord ids in quotes when one is too big for a number (it would be silently rounded)", () => {
     const [p] = problemsOf('connectors:\n  discord:\n    allowed_users: ["42", 123456789012345678]\n');
     expect(p).toMatchObject({ line: 3, path: "connectors.discord.allowed_users.1" });
