@@ -65,13 +65,14 @@ install_app() {
   mkdir -p "$APP"
   rm -rf "$APP/dist"
   cp -R "$SRC/dist" "$SRC/package.json" "$SRC/package-lock.json" "$SRC/README.md" "$SRC/config" "$APP/"
+  mkdir -p "$APP/scripts" && cp "$SRC/scripts/prepare.mjs" "$APP/scripts/"   # npm ci's prepare step
   if [ "$DEPS" -eq 1 ]; then
     (cd "$APP" && npm ci --omit=dev --ignore-scripts=false --no-audit --no-fund)
   else
     say "(skipped with --no-deps) npm ci --omit=dev"
   fi
   mkdir -p "$(dirname "$BIN")"
-  printf '#!/bin/sh\nexec %s %s/dist/src/cli/main.js "$@"\n' "$NODE" "/opt/hermes" > "$BIN"
+  printf '#!/bin/sh\nexec %s %s/dist/app/hermes.js "$@"\n' "$NODE" "/opt/hermes" > "$BIN"
   chmod 0755 "$BIN"
 }
 

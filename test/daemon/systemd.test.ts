@@ -197,8 +197,9 @@ describe("deploy/install.sh", () => {
       const out = install();
       expect(out).toContain("(skipped with --root) systemctl enable hermes.service");
       for (const f of [
-        "opt/hermes/dist/src/cli/main.js",
+        "opt/hermes/dist/app/hermes.js",
         "opt/hermes/package.json",
+        "opt/hermes/scripts/prepare.mjs",
         "etc/systemd/system/hermes.service",
         "etc/systemd/system/ollama.service.d/hermes.conf",
         "etc/hermes/hermes.yaml",
@@ -209,7 +210,11 @@ describe("deploy/install.sh", () => {
         expect(existsSync(join(root, f)), f).toBe(true);
       }
       expect(readFileSync(join(root, "etc/systemd/system/hermes.service"), "utf8")).toContain(
-        `ExecStart=${execFileSync("sh", ["-c", "command -v node"], { encoding: "utf8" }).trim()} /opt/hermes/dist/src/cli/main.js start`,
+        `ExecStart=${execFileSync("sh", ["-c", "command -v node"], { encoding: "utf8" }).trim()} /opt/hermes/dist/app/hermes.js start`,
+      );
+      // The bundle carries its own dependencies but for the native and lazily loaded ones.
+      expect(execFileSync(process.execPath, [join(root, "opt/hermes/dist/app/hermes.js"), "--help"], { encoding: "utf8" })).toContain(
+        "Usage: hermes",
       );
       writeFileSync(join(root, "etc/hermes/hermes.yaml"), "model:\n  context_tokens: 8192\n");
       expect(install()).toContain("kept");

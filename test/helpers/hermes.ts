@@ -8,7 +8,7 @@ import { stringify } from "yaml";
 
 /** The repository root, whether this file runs from test/ (vitest) or dist/test/ (the benchmark). */
 const ROOT = resolve(import.meta.dirname, import.meta.dirname.includes(`${sep}dist${sep}`) ? "../../.." : "../..");
-export const CLI = join(ROOT, "dist/src/cli/main.js");
+export const CLI = join(ROOT, "dist/app/hermes.js");
 
 export function createTempDir(prefix = "hermes-test-"): { path: string; cleanup: () => void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
