@@ -66,7 +66,7 @@ export interface DaemonStatus {
   model: { provider: string; base_url: string; name: string; reachable: boolean | null; detail: string };
   runs: { running: number; queued: number; suspended: number };
   pending_approvals: number;
-  memory: { rss_mb: number; heap_used_mb: number };
+  memory: { rss_mb: number; heap_used_mb: number; heap_total_mb: number; external_mb: number };
 }
 
 /** What connectors may ask of the daemon. */

@@ -182,8 +182,13 @@ function statusOf(state: State, runner: Runner, connectors: Connector[], started
     model: { provider: cfg.provider, base_url: cfg.base_url, name: cfg.name, reachable: probe.reachable, detail: probe.detail },
     runs: { running: runs.running, queued: runs.queued, suspended: runs.suspended },
     pending_approvals: runs.pendingApprovals,
-    memory: { rss_mb: mb(process.memoryUsage.rss()), heap_used_mb: mb(process.memoryUsage().heapUsed) },
+    memory: memoryOf(process.memoryUsage()),
   };
+}
+
+/** What `hermes status --json` says of memory: the process, V8's heap (used and reserved), and buffers outside it. */
+function memoryOf(m: NodeJS.MemoryUsage) {
+  return { rss_mb: mb(m.rss), heap_used_mb: mb(m.heapUsed), heap_total_mb: mb(m.heapTotal), external_mb: mb(m.external) };
 }
 
 function mb(bytes: number): number {
