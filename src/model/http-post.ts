@@ -22,7 +22,11 @@ function send(url: string, method: string, signal: AbortSignal, body?: string): 
   const secure = target.protocol === "https:";
   const headers = body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(body) };
   return new Promise((resolve, reject) => {
-    const req = (secure ? httpsRequest : httpRequest)(target, { method, agent: secure ? agents.https : agents.http, signal, headers }, resolve);
+    const req = (secure ? httpsRequest : httpRequest)(
+      target,
+      { method, agent: secure ? agents.https : agents.http, signal, headers },
+      resolve,
+    );
     req.on("error", reject);
     req.end(body);
   });
