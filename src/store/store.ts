@@ -26,7 +26,11 @@ export function openStore(path: string, options: { busyTimeoutMs?: number } = {}
   db.pragma("wal_autocheckpoint = 0");
   db.pragma("journal_size_limit = 67108864");
   const checkpoints = setInterval(() => {
-    if (db.open) db.pragma("wal_checkpoint(PASSIVE)");
+    try {
+      if (db.open) db.pragma("wal_checkpoint(PASSIVE)");
+    } catch {
+      // A full disk or an I/O error: every committed row is still in the WAL; the next tick tries again.
+    }
   }, 10_000);
   checkpoints.unref();
   return {
