@@ -27,7 +27,7 @@ export interface Turn {
   hangAfterText?: boolean;
   /** Answer 200 with a body that is not the protocol at all. */
   garbage?: boolean;
-  /** Wait before answering. */
+  /** Answer this many milliseconds after the request arrived. */
   delayMs?: number;
   /** Answer only once this settles (e.g. until another request has arrived). */
   gate?: Promise<unknown>;
@@ -123,7 +123,7 @@ export async function startFakeModel(): Promise<FakeModel> {
       w.resolve();
     }
     const turn = queue.shift() ?? responder(recorded, requests.length - 1);
-    if (turn.delayMs) await new Promise((r) => setTimeout(r, turn.delayMs));
+    if (turn.delayMs) await until(arrivedAt + turn.delayMs);
     if (turn.gate) await turn.gate;
     if (turn.hang) return;
     if (isOllama && !fake.models.includes(String(body.model))) return json(res, 404, { error: `model '${body.model}' not found` });
@@ -141,6 +141,16 @@ export async function startFakeModel(): Promise<FakeModel> {
     }
     if (isOllama) return ollamaStream(res, turn);
     return body.stream ? openaiStream(res, turn) : openaiJson(res, turn);
+  }
+
+  /**
+   * Waits until a moment (counted from the request's arrival), to within ~0.1 ms: a timer alone fires up
+   * to a millisecond late. The last 2 ms are spent yielding to I/O.
+   */
+  async function until(at: number): Promise<void> {
+    const early = at - performance.now() - 2;
+    if (early > 0) await new Promise((r) => setTimeout(r, early));
+    while (performance.now() < at) await new Promise((r) => setImmediate(r));
   }
 
   server.listen(0, "127.0.0.1");
