@@ -184,7 +184,8 @@ describe("a full disk", () => {
     telegram.sendText(OWNER, "kept message");
     const notice = await telegram.waitFor((c) => c.method === "sendMessage" && /disk that holds its database is full/.test(c.params.text));
     expect(notice.params.text).toContain("Your message is kept");
-    expect(hermes.logs.some((l) => l.msg === "the disk is full: Telegram updates stay unacknowledged until there is room")).toBe(true);
+    // The log line and the notice travel by different pipes: wait for the line rather than expect it first.
+    await hermes.waitForLog((l) => l.msg === "the disk is full: Telegram updates stay unacknowledged until there is room");
     expect((await hermes.cli(["status"])).code).toBe(0);
 
     rmSync(filler);
