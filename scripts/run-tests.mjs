@@ -16,7 +16,12 @@ let failed = 0;
 try {
   const json = JSON.parse(readFileSync(report, "utf8"));
   passed = json.numPassedTests;
-  failed = json.numFailedTests + (json.numFailedTestSuites ?? 0);
+  // A file that failed without a failing test (it did not load, a hook threw) counts once; a failing
+  // test counts once, not again for its file and its describe blocks.
+  const brokenFiles = (json.testResults ?? []).filter(
+    (file) => file.status === "failed" && !(file.assertionResults ?? []).some((t) => t.status === "failed"),
+  ).length;
+  failed = json.numFailedTests + brokenFiles;
 } catch {
   failed = Math.max(1, failed);
 }
