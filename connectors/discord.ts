@@ -14,6 +14,7 @@ import {
 } from "discord.js";
 import type { Config } from "../src/config/schema.js";
 import type { Connector, ConnectorHealth, Core } from "../src/connector.js";
+import { waitAtMost } from "../src/deadline.js";
 import { DiskFullError, isDiskFull, TransportError } from "../src/errors.js";
 import { statusLines, strangerNoticeDue } from "./chat.js";
 import { createChannelRenderer, type DiscordDeps, decidedContent, sendText, showDecision } from "./discord-render.js";
@@ -304,13 +305,7 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
     name: "discord",
     async start() {
       started = true;
-      const firstLogin = connect();
-      let timer: NodeJS.Timeout | undefined;
-      const waited = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, START_WAIT_MS);
-      });
-      await Promise.race([firstLogin, waited]);
-      clearTimeout(timer);
+      await waitAtMost(connect(), START_WAIT_MS);
       if (!ready && !fatal) log.warn("the Discord gateway is not ready yet; still connecting");
     },
     async stop() {

@@ -4,6 +4,7 @@ import { Bot, type Context, GrammyError } from "grammy";
 import type { Message, Update } from "grammy/types";
 import type { Config } from "../src/config/schema.js";
 import type { Connector, ConnectorHealth, Core } from "../src/connector.js";
+import { deadline, waitAtMost } from "../src/deadline.js";
 import { DISK_FULL_MESSAGE, DiskFullError, TransportError } from "../src/errors.js";
 import { statusLines, strangerNoticeDue } from "./chat.js";
 import { createPoller } from "./telegram-polling.js";
@@ -146,12 +147,16 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
    * retry tries again.
    */
   function ensureInit(): Promise<boolean> {
-    initialized ??= init(AbortSignal.any([life.signal, AbortSignal.timeout(INIT_ATTEMPT_MS)])).catch((err: unknown) => {
-      initialized = undefined;
-      unreachable = (err as Error).message;
-      if (!life.signal.aborted) log.warn({ err }, "telegram is not reachable yet; will retry");
-      return false;
-    });
+    if (initialized) return initialized;
+    const limit = deadline(life.signal, INIT_ATTEMPT_MS);
+    initialized = init(limit.signal)
+      .catch((err: unknown) => {
+        initialized = undefined;
+        unreachable = (err as Error).message;
+        if (!life.signal.aborted) log.warn({ err }, "telegram is not reachable yet; will retry");
+        return false;
+      })
+      .finally(limit.dispose);
     return initialized;
   }
 
@@ -194,12 +199,7 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
     name: "telegram",
     /** Polling starts at once; a Telegram that cannot be reached yet (no network at boot) does not hold up the daemon. */
     async start() {
-      let timer: NodeJS.Timeout | undefined;
-      const waited = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, START_WAIT_MS);
-      });
-      await Promise.race([initUntilDone(0), waited]);
-      clearTimeout(timer);
+      await waitAtMost(initUntilDone(0), START_WAIT_MS);
       const sink = createConcurrentSink<Update>({ consume }, async (err) => {
         log.error({ err }, "telegram update failed");
       });

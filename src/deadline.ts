@@ -23,3 +23,13 @@ export function deadline(parent: AbortSignal | undefined, ms: number) {
     },
   };
 }
+
+/** Waits for `work`, but for no longer than `ms`; `work` goes on either way (its failure is the caller's to handle). */
+export async function waitAtMost(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  await Promise.race([work, waited]);
+  clearTimeout(timer);
+}

@@ -3,8 +3,8 @@ import type { IncomingMessage } from "node:http";
 import type { ModelConfig } from "../config/schema.js";
 import { deadline } from "../deadline.js";
 import { ModelError } from "../errors.js";
+import { get, postJson, readText } from "./http.js";
 import { httpError, networkError, parseRetryAfter } from "./http-errors.js";
-import { get, postJson, readText } from "./http-post.js";
 import { withRetry } from "./retry.js";
 import type { ChatMessage, ChatOptions, ModelClient, ModelRequest, ModelResult, ProbeResult, ToolCall } from "./types.js";
 

@@ -21,6 +21,18 @@ export const BOT_USER = {
 };
 export const GUILD = "1100000000000000100";
 export const GUILD_CHANNEL = "1100000000000000101";
+
+/** A text channel of the fake guild, as the API and gateway describe it. */
+const guildChannel = (id: string) => ({
+  id,
+  type: 0,
+  guild_id: GUILD,
+  name: "general",
+  position: 0,
+  permission_overwrites: [],
+  nsfw: false,
+  parent_id: null,
+});
 const MESSAGE_CONTENT_INTENT = 1 << 15;
 
 export interface DiscordCall {
@@ -189,18 +201,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       token: `interaction-token-${id}`,
       version: 1,
       channel_id: channelId,
-      channel: inDm
-        ? { id: channelId, type: 1, last_message_id: null, flags: 0, recipients: [user(userId)] }
-        : {
-            id: channelId,
-            type: 0,
-            guild_id: GUILD,
-            name: "general",
-            position: 0,
-            permission_overwrites: [],
-            nsfw: false,
-            parent_id: null,
-          },
+      channel: inDm ? { id: channelId, type: 1, last_message_id: null, flags: 0, recipients: [user(userId)] } : guildChannel(channelId),
       ...(inDm ? { user: user(userId), context: 1 } : { guild_id: GUILD, member: { ...member(userId), permissions: "0" }, context: 0 }),
       locale: "en-US",
       guild_locale: "en-US",
@@ -370,19 +371,7 @@ function guildCreate() {
     member_count: 2,
     voice_states: [],
     members: [],
-    channels: [
-      {
-        id: GUILD_CHANNEL,
-        type: 0,
-        guild_id: GUILD,
-        name: "general",
-        position: 0,
-        permission_overwrites: [],
-        nsfw: false,
-        parent_id: null,
-        topic: null,
-      },
-    ],
+    channels: [{ ...guildChannel(GUILD_CHANNEL), topic: null }],
     threads: [],
     presences: [],
     stage_instances: [],

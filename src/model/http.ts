@@ -1,3 +1,4 @@
+// Requests over node:http(s) on keep-alive agents: the Ollama client and its probe.
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 
