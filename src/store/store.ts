@@ -1,11 +1,14 @@
 import { ApprovalStore } from "./approvals.js";
 import { AuditStore } from "./audit.js";
+import { WAL_LIMIT_BYTES, WalCheckpointer } from "./checkpoint.js";
 import { type Db, openDatabase } from "./db.js";
 import { HistoryStore } from "./history.js";
 import { InboundStore } from "./inbound.js";
 import { MemoryStore } from "./memory.js";
 import { NotesStore } from "./notes.js";
 import { ScheduleStore } from "./schedules.js";
+
+const CHECKPOINT_LOOK_MS = 1000;
 
 /** The daemon's one database, split by concern. */
 export interface Store {
@@ -22,16 +25,13 @@ export interface Store {
 
 export function openStore(path: string, options: { busyTimeoutMs?: number } = {}): Store {
   const db = openDatabase(path, options);
-  // Checkpoint the WAL on a timer, off the path of a user's message, instead of inside some commit.
+  // Checkpoints happen in quiet moments (see WalCheckpointer), not inside some user's commit.
   db.pragma("wal_autocheckpoint = 0");
-  db.pragma("journal_size_limit = 67108864");
+  db.pragma(`journal_size_limit = ${WAL_LIMIT_BYTES}`);
+  const checkpointer = new WalCheckpointer(db, `${path}-wal`);
   const checkpoints = setInterval(() => {
-    try {
-      if (db.open) db.pragma("wal_checkpoint(PASSIVE)");
-    } catch {
-      // A full disk or an I/O error: every committed row is still in the WAL; the next tick tries again.
-    }
-  }, 10_000);
+    if (db.open) checkpointer.look();
+  }, CHECKPOINT_LOOK_MS);
   checkpoints.unref();
   return {
     db,
