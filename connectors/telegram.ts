@@ -6,6 +6,7 @@ import type { Config } from "../src/config/schema.js";
 import type { Connector, ConnectorHealth, Core } from "../src/connector.js";
 import { deadline, waitAtMost } from "../src/deadline.js";
 import { DISK_FULL_MESSAGE, DiskFullError, TransportError } from "../src/errors.js";
+import { Turns } from "../src/turns.js";
 import { statusLines, strangerNoticeDue } from "./chat.js";
 import { createPoller } from "./telegram-polling.js";
 import { createChatRenderer, type RenderDeps, sendFormatted, showDecision } from "./telegram-render.js";
@@ -50,6 +51,8 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
   const allowed = (id: number | undefined) => id !== undefined && core.config().connectors.telegram.allowed_users.includes(id);
   let runner: RunnerHandle | undefined;
   let started = false;
+  /** A batch of updates is handled one update per turn of the event loop (see Turns). */
+  const turns = new Turns();
 
   bot.use(sequentialize((ctx: Context) => ctx.chat?.id.toString()));
   bot.on("callback_query:data", (ctx) => onButton(ctx));
@@ -192,6 +195,7 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
 
   async function consume(update: Update): Promise<void> {
     if (!(await ensureInit())) throw new TransportError("telegram", `update ${update.update_id} kept for later: Telegram is not reachable`);
+    await turns.next();
     await bot.handleUpdate(update);
   }
 

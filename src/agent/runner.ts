@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import { DiskFullError, isDiskFull } from "../errors.js";
 import type { ApprovalRow } from "../store/approvals.js";
 import type { SessionRow } from "../store/history.js";
+import { Turns } from "../turns.js";
 import { driveRun, type LoopDeps } from "./loop.js";
 import { sendOwedReplies, unshownApprovals } from "./restart.js";
 import type { AgentEvent, EventListener, RunOutcome } from "./types.js";
@@ -65,6 +66,8 @@ export class Runner {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private accepting = true;
   private readonly idleWaiters: (() => void)[] = [];
+  /** Runs start one per turn of the event loop: a burst of messages does not hold up model answers. */
+  private readonly starts = new Turns();
   /** Runs that ended before the owed replies were sent (new ones, submitted while connectors started): their send may be in flight. */
   private endedAtStart: Set<string> | undefined = new Set();
 
@@ -277,6 +280,7 @@ export class Runner {
     this.lanes.set(key, lane);
     lane.waiting++;
     const result = lane.tail.then(async () => {
+      await this.starts.next();
       if (!this.accepting && this.deps.store.history.run(live.runId)?.status === "queued") {
         // Not started before the shutdown: it stays queued in the store and runs after the next start.
         return {
