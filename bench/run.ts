@@ -9,7 +9,7 @@ import { promptTokens } from "../src/agent/context.js";
 import { Client } from "../src/cli/client.js";
 import { TOOL_NAMES } from "../src/config/schema.js";
 import { startDaemon } from "../src/daemon/daemon.js";
-import type { ModelClient, ModelRequest } from "../src/model/types.js";
+import type { ModelClient, ModelRequest, ModelResult } from "../src/model/types.js";
 import { type FakeModel, startFakeModel } from "../test/fakes/model-server.js";
 import { startNotifySocket } from "../test/fakes/notify-socket.js";
 import { startFakeTelegram, TOKEN } from "../test/fakes/telegram-server.js";
@@ -48,15 +48,17 @@ const cleanEnv: NodeJS.ProcessEnv = Object.fromEntries(NODE_START_VARS.map((v) =
 /** A model that answers instantly: first a clock call, then a reply once the result is in. */
 function instantModel(): ModelClient {
   let n = 0;
+  const chat = async (req: ModelRequest): Promise<ModelResult> =>
+    req.messages.at(-1)?.role === "tool"
+      ? { ok: true, text: "done", toolCalls: [], usage: {}, finishReason: "stop" }
+      : { ok: true, text: "", toolCalls: [{ id: `c${n++}`, name: "clock", args: {} }], usage: {}, finishReason: "stop" };
   return {
     provider: "ollama",
     baseUrl: "memory",
     modelName: "instant",
     probe: async () => ({ reachable: true, modelPresent: true, detail: "in memory" }),
-    chat: async (req: ModelRequest) =>
-      req.messages.at(-1)?.role === "tool"
-        ? { ok: true, text: "done", toolCalls: [], usage: {}, finishReason: "stop" }
-        : { ok: true, text: "", toolCalls: [{ id: `c${n++}`, name: "clock", args: {} }], usage: {}, finishReason: "stop" },
+    chat,
+    prepare: (req) => () => chat(req),
   };
 }
 

@@ -14,15 +14,22 @@ export class Limiter {
     return this.waiting.length;
   }
 
-  async run<T>(task: () => Promise<T>): Promise<T> {
+  /** Runs `task` in a slot; the slot is freed when the task ends, or earlier when it calls `release`. */
+  async run<T>(task: (release: () => void) => Promise<T>): Promise<T> {
     if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
     else this.active++;
-    let result: T;
-    try {
-      result = await task();
-    } finally {
+    let held = true;
+    const release = () => {
+      if (!held) return;
+      held = false;
       this.active--;
       this.drain();
+    };
+    let result: T;
+    try {
+      result = await task(release);
+    } finally {
+      release();
     }
     // Let the next waiter's request go out before this task's caller does its bookkeeping: with one
     // model slot, every millisecond between two model calls is time the model sits idle.

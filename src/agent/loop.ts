@@ -88,8 +88,9 @@ async function callModel(run: ActiveRun, deps: LoopDeps) {
     budgetTokens: cfg.model.context_tokens - cfg.model.max_output_tokens,
     ratio: deps.calibration.ratio(model.modelName),
   });
-  const result = await deps.limiter.run(() =>
-    model.chat({ messages: prompt, tools }, { signal: run.signal, onText: (delta) => run.emit({ type: "text", runId: run.runId, delta }) }),
+  const send = model.prepare({ messages: prompt, tools });
+  const result = await deps.limiter.run((release) =>
+    send({ signal: run.signal, onText: (delta) => run.emit({ type: "text", runId: run.runId, delta }), onAnswered: release }),
   );
   if (result.ok) deps.calibration.observe(model.modelName, promptTokens(prompt, tools), result.usage.promptTokens);
   return result;

@@ -1,5 +1,5 @@
 import { createToolCallTextFilter, parseToolCallText } from "./tool-call-text.js";
-import type { ChatMessage, ChatOptions, ModelClient, ModelRequest, ModelResult, ToolSpec } from "./types.js";
+import type { ChatMessage, ChatOptions, ModelClient, ModelRequest, ModelResult, PreparedChat, ToolSpec } from "./types.js";
 
 export type ToolCallFormat = "auto" | "native" | "hermes";
 
@@ -13,16 +13,19 @@ export type ToolCallFormat = "auto" | "native" | "hermes";
  */
 export function withToolCallFormat(client: ModelClient, format: ToolCallFormat): ModelClient {
   if (format === "native") return client;
-  const chat = async (request: ModelRequest, options: ChatOptions = {}): Promise<ModelResult> => {
-    const onText = options.onText ? createToolCallTextFilter(options.onText) : undefined;
+  const prepare = (request: ModelRequest): PreparedChat => {
     const wire = format === "hermes" ? toHermesRequest(request, client.provider === "ollama" ? "tool" : "user") : request;
-    const result = await client.chat(wire, { ...options, onText });
-    if (!result.ok || result.toolCalls.length > 0) return result;
-    const parsed = parseToolCallText(result.text, { fenced: true });
-    if (parsed.calls.length === 0) return result;
-    return { ...result, text: parsed.text, toolCalls: parsed.calls };
+    const send = client.prepare(wire);
+    return async (options: ChatOptions = {}): Promise<ModelResult> => {
+      const onText = options.onText ? createToolCallTextFilter(options.onText) : undefined;
+      const result = await send({ ...options, onText });
+      if (!result.ok || result.toolCalls.length > 0) return result;
+      const parsed = parseToolCallText(result.text, { fenced: true });
+      if (parsed.calls.length === 0) return result;
+      return { ...result, text: parsed.text, toolCalls: parsed.calls };
+    };
   };
-  return { ...client, chat, probe: (signal) => client.probe(signal) };
+  return { ...client, prepare, chat: (request, options) => prepare(request)(options), probe: (signal) => client.probe(signal) };
 }
 
 /** Renders a native request in the Hermes function-calling convention. */

@@ -6,7 +6,7 @@ import { ModelError } from "../errors.js";
 import { get, postJson, readText } from "./http.js";
 import { httpError, networkError, parseRetryAfter } from "./http-errors.js";
 import { withRetry } from "./retry.js";
-import type { ChatMessage, ChatOptions, ModelClient, ModelRequest, ModelResult, ProbeResult, ToolCall } from "./types.js";
+import type { ChatMessage, ChatOptions, ModelClient, ModelRequest, ModelResult, PreparedChat, ProbeResult, ToolCall } from "./types.js";
 
 interface OllamaToolCall {
   id?: string;
@@ -30,15 +30,16 @@ export function newCallId(): string {
 export function createOllamaClient(cfg: ModelConfig): ModelClient {
   const base = cfg.base_url.replace(/\/+$/, "");
   const where = `${base} (Ollama)`;
+  const chatUrl = new URL(`${base}/api/chat`);
 
-  async function chatOnce(request: ModelRequest, options: ChatOptions): Promise<ModelResult> {
+  async function chatOnce(body: string, options: ChatOptions): Promise<ModelResult> {
     const limit = deadline(options.signal, cfg.timeout_s * 1000);
     const signal = limit.signal;
     try {
-      const res = await postJson(`${base}/api/chat`, JSON.stringify(toOllamaRequest(cfg, request)), signal);
+      const res = await postJson(chatUrl, body, signal);
       const status = res.statusCode ?? 0;
       if (status < 200 || status > 299) throw ollamaHttpError(status, await readText(res), header(res, "retry-after"));
-      return await readStream(res, options.onText);
+      return await readStream(res, options);
     } catch (err) {
       throw networkError(err, where, options.signal, limit.timedOut);
     } finally {
@@ -55,13 +56,11 @@ export function createOllamaClient(cfg: ModelConfig): ModelClient {
     return httpError(status, body, where, parseRetryAfter(retryAfter));
   }
 
-  return {
-    provider: "ollama",
-    baseUrl: base,
-    modelName: cfg.name,
-    async chat(request, options = {}) {
+  function prepare(request: ModelRequest): PreparedChat {
+    const body = JSON.stringify(toOllamaRequest(cfg, request));
+    return async (options = {}) => {
       try {
-        return await withRetry(() => chatOnce(request, options), {
+        return await withRetry(() => chatOnce(body, options), {
           retries: cfg.retries,
           baseMs: cfg.retry_base_ms,
           signal: options.signal,
@@ -69,7 +68,15 @@ export function createOllamaClient(cfg: ModelConfig): ModelClient {
       } catch (err) {
         return { ok: false, error: networkError(err, where, options.signal, () => false) };
       }
-    },
+    };
+  }
+
+  return {
+    provider: "ollama",
+    baseUrl: base,
+    modelName: cfg.name,
+    prepare,
+    chat: (request, options) => prepare(request)(options),
     probe: (signal) => probeOllama(base, cfg.name, signal),
   };
 }
@@ -104,36 +111,81 @@ function header(res: IncomingMessage, name: string): string | null {
   return (Array.isArray(value) ? value[0] : value) ?? null;
 }
 
-async function readStream(body: AsyncIterable<Uint8Array>, onText?: (delta: string) => void): Promise<ModelResult> {
-  let text = "";
-  const toolCalls: ToolCall[] = [];
-  let last: OllamaChunk = {};
-  for await (const line of ndjsonLines(body)) {
-    // Read to the end even after "done": breaking off would destroy the socket instead of reusing it.
-    if (last.done) continue;
-    let chunk: OllamaChunk;
-    try {
-      chunk = JSON.parse(line) as OllamaChunk;
-    } catch {
-      throw new ModelError("bad_response", `the model endpoint sent a line that is not JSON: ${line.slice(0, 120)}`);
-    }
-    if (chunk.error) throw new ModelError("bad_response", `the model reported an error: ${chunk.error}`);
-    const delta = chunk.message?.content ?? "";
-    if (delta) {
-      text += delta;
-      onText?.(delta);
-    }
-    for (const call of chunk.message?.tool_calls ?? []) toolCalls.push(fromOllamaCall(call));
-    last = chunk;
-  }
-  if (!last.done) throw new ModelError("bad_response", "the model stream ended before it was done", { retryable: false });
-  return {
-    ok: true,
-    text,
-    toolCalls,
-    usage: { promptTokens: last.prompt_eval_count, outputTokens: last.eval_count },
-    finishReason: last.done_reason ?? "stop",
-  };
+/**
+ * Reads Ollama's NDJSON stream from the response's own events as it arrives. (Async iteration over
+ * the response with a line generator on top cost ~0.3 ms an answer, while the model's slot sat idle.)
+ * Reads on after "done" so the keep-alive socket can be reused.
+ */
+function readStream(res: IncomingMessage, { onText, onAnswered }: ChatOptions): Promise<ModelResult> {
+  return new Promise((resolve, reject) => {
+    let buffer = "";
+    let text = "";
+    const toolCalls: ToolCall[] = [];
+    let last: OllamaChunk = {};
+    let failed = false;
+    const fail = (err: Error) => {
+      if (failed) return;
+      failed = true;
+      res.destroy();
+      reject(err);
+    };
+    const take = (line: string) => {
+      if (last.done) return;
+      let chunk: OllamaChunk;
+      try {
+        chunk = JSON.parse(line) as OllamaChunk;
+      } catch {
+        throw new ModelError("bad_response", `the model endpoint sent a line that is not JSON: ${line.slice(0, 120)}`);
+      }
+      if (chunk.error) throw new ModelError("bad_response", `the model reported an error: ${chunk.error}`);
+      const delta = chunk.message?.content ?? "";
+      if (delta) {
+        text += delta;
+        onText?.(delta);
+      }
+      for (const call of chunk.message?.tool_calls ?? []) toolCalls.push(fromOllamaCall(call));
+      last = chunk;
+    };
+    const takeLines = (all: boolean) => {
+      for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
+        const line = buffer.slice(0, nl).trim();
+        buffer = buffer.slice(nl + 1);
+        if (line) take(line);
+      }
+      if (all && buffer.trim()) take(buffer.trim());
+    };
+    res.setEncoding("utf8");
+    res.on("data", (chunk: string) => {
+      if (failed) return;
+      buffer += chunk;
+      try {
+        takeLines(false);
+      } catch (err) {
+        fail(err as Error);
+      }
+    });
+    res.on("end", () => {
+      if (failed) return;
+      try {
+        takeLines(true);
+      } catch (err) {
+        return fail(err as Error);
+      }
+      if (!last.done) return fail(new ModelError("bad_response", "the model stream ended before it was done", { retryable: false }));
+      onAnswered?.();
+      resolve({
+        ok: true,
+        text,
+        toolCalls,
+        usage: { promptTokens: last.prompt_eval_count, outputTokens: last.eval_count },
+        finishReason: last.done_reason ?? "stop",
+      });
+    });
+    res.on("error", fail);
+    res.on("close", () => {
+      if (!res.complete) fail(Object.assign(new Error("the connection closed in the middle of the answer"), { code: "ECONNRESET" }));
+    });
+  });
 }
 
 function fromOllamaCall(call: OllamaToolCall): ToolCall {
@@ -148,24 +200,6 @@ function fromOllamaCall(call: OllamaToolCall): ToolCall {
     }
   }
   return { id, name, args: raw ?? {} };
-}
-
-/** Splits a byte stream into non-empty lines. */
-export async function* ndjsonLines(body: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for await (const bytes of body) {
-    buffer += decoder.decode(bytes, { stream: true });
-    let nl = buffer.indexOf("\n");
-    while (nl >= 0) {
-      const line = buffer.slice(0, nl).trim();
-      buffer = buffer.slice(nl + 1);
-      if (line) yield line;
-      nl = buffer.indexOf("\n");
-    }
-  }
-  const rest = (buffer + decoder.decode()).trim();
-  if (rest) yield rest;
 }
 
 async function probeOllama(base: string, name: string, signal?: AbortSignal): Promise<ProbeResult> {

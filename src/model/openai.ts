@@ -44,17 +44,22 @@ export function createOpenAIClient(cfg: ModelConfig, options: { stream?: boolean
     }
   }
 
+  // The SDK serialises the request itself, when it sends it.
+  const prepare =
+    (request: ModelRequest) =>
+    async (opts: ChatOptions = {}) => {
+      try {
+        return await withRetry(() => chatOnce(request, opts), { retries: cfg.retries, baseMs: cfg.retry_base_ms, signal: opts.signal });
+      } catch (err) {
+        return { ok: false as const, error: sdkError(err, where, opts.signal) };
+      }
+    };
   return {
     provider: "openai",
     baseUrl: base,
     modelName: cfg.name,
-    async chat(request, opts = {}) {
-      try {
-        return await withRetry(() => chatOnce(request, opts), { retries: cfg.retries, baseMs: cfg.retry_base_ms, signal: opts.signal });
-      } catch (err) {
-        return { ok: false, error: sdkError(err, where, opts.signal) };
-      }
-    },
+    prepare,
+    chat: (request, opts) => prepare(request)(opts),
     probe: (signal) => probeOpenAI(sdk, cfg.name, where, signal),
   };
 }

@@ -45,6 +45,11 @@ export interface ChatOptions {
   signal?: AbortSignal;
   /** Called with each piece of reply text as it streams in. Must not throw. */
   onText?: (delta: string) => void;
+  /**
+   * Called the moment the model has finished answering, before the answer is checked and handed up:
+   * the model is free for the next request from then on. Must not throw.
+   */
+  onAnswered?: () => void;
 }
 
 export interface ProbeResult {
@@ -54,11 +59,19 @@ export interface ProbeResult {
   detail: string;
 }
 
+export type PreparedChat = (options?: ChatOptions) => Promise<ModelResult>;
+
 export interface ModelClient {
   readonly provider: "ollama" | "openai";
   readonly baseUrl: string;
   readonly modelName: string;
   chat(request: ModelRequest, options?: ChatOptions): Promise<ModelResult>;
+  /**
+   * The same call in two halves: the request is put in its wire form now, sent when the returned
+   * function is called. The agent prepares before it waits for a model slot, so a slot's time goes
+   * to the model rather than to serialising the next prompt.
+   */
+  prepare(request: ModelRequest): PreparedChat;
   /** Checks reachability and whether the configured model exists. Never throws. */
   probe(signal?: AbortSignal): Promise<ProbeResult>;
 }

@@ -56,6 +56,33 @@ describe("model clients against the fake server", () => {
     expect(fake.requests[0]?.body).toMatchObject({ keep_alive: "30m", options: { num_ctx: 16384, num_predict: 1024 } });
   });
 
+  it("ollama: says the model is free as soon as the answer has ended, before handing up the result; never for a broken answer", async () => {
+    const client = createOllamaClient(modelConfig(fake.url));
+    const log: string[] = [];
+    fake.script({ text: "all of it" });
+    const result = await client.chat(request, { onAnswered: () => log.push("answered") });
+    log.push(`result: ${result.ok && result.text}`);
+    expect(log).toEqual(["answered", "result: all of it"]);
+    log.length = 0;
+    fake.script({ text: "half", drop: true }, { text: "half", drop: true }, { text: "half", hangAfterText: true });
+    const broken = await createOllamaClient(modelConfig(fake.url, { timeout_s: 0.3 })).chat(request, {
+      onAnswered: () => log.push("answered"),
+    });
+    expect(broken.ok).toBe(false);
+    expect(log).toEqual([]);
+  });
+
+  it("ollama: a prepared call sends the request as it was when prepared, once per call", async () => {
+    const messages: ModelRequest["messages"] = [{ role: "user", content: "first" }];
+    const send = createOllamaClient(modelConfig(fake.url)).prepare({ messages, tools: [] });
+    messages.push({ role: "user", content: "added after" });
+    fake.script({ text: "one" }, { text: "two" });
+    const first = await send();
+    const second = await send();
+    expect([first.ok && first.text, second.ok && second.text]).toEqual(["one", "two"]);
+    expect(fake.requests.map((r) => r.messages.map((m) => m.content))).toEqual([["first"], ["first"]]);
+  });
+
   for (const provider of ["ollama", "openai"] as const) {
     const client = (url: string, extra = {}) =>
       provider === "ollama" ? createOllamaClient(modelConfig(url, extra)) : createOpenAIClient(modelConfig(`${url}/v1`, extra));
