@@ -39,4 +39,16 @@ describe("turns of the event loop", () => {
     // All sixty in one go would hold the thread for 120 ms and read the answer only after the last.
     expect(doneWhenAnswered).toBeLessThan(30);
   });
+
+  it("lets a lone caller go at once, without waiting for a pass of the event loop", async () => {
+    const turns = new Turns();
+    const order: string[] = [];
+    setImmediate(() => order.push("next pass"));
+    await turns.next();
+    order.push("lone caller");
+    await new Promise((resolve) => setImmediate(resolve));
+    await turns.next();
+    order.push("a later lone caller");
+    expect(order).toEqual(["lone caller", "next pass", "a later lone caller"]);
+  });
 });
