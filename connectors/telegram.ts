@@ -8,6 +8,7 @@ import { deadline, waitAtMost } from "../src/deadline.js";
 import { DISK_FULL_MESSAGE, DiskFullError, TransportError } from "../src/errors.js";
 import { Turns } from "../src/turns.js";
 import { statusLines, strangerNoticeDue } from "./chat.js";
+import { retryWhileUnreachable } from "./telegram-network.js";
 import { createPoller } from "./telegram-polling.js";
 import { createChatRenderer, type RenderDeps, sendFormatted, showDecision } from "./telegram-render.js";
 
@@ -16,7 +17,8 @@ type TelegramConfig = Config["connectors"]["telegram"];
 /** How long start-up waits for Telegram before serving without it, and how long one getMe attempt may take. */
 const START_WAIT_MS = 3000;
 const INIT_ATTEMPT_MS = 15_000;
-const OWN_BACKOFF = new Set(["getUpdates", "getMe"]);
+/** Calls whose network failures surface at once: polling and getMe back off on their own; a typing indicator is only worth sending now. */
+const NOT_RETRIED_ON_NETWORK_FAILURE = new Set(["getUpdates", "getMe", "sendChatAction"]);
 
 const COMMANDS = [
   { command: "start", description: "Say hello and show your Telegram id" },
@@ -29,12 +31,20 @@ const COMMANDS = [
 /** The owner's phone: a Telegram bot on grammY, long polling through @grammyjs/runner. */
 export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connector {
   const log = core.log.child({ connector: "telegram" });
+  /** Aborted when the connector stops: ends waits for the network. */
+  const life = new AbortController();
   const bot = new Bot(cfg.token, { client: { apiRoot: cfg.api_root.replace(/\/+$/, ""), timeoutSeconds: cfg.poll_timeout_s + 30 } });
-  // auto-retry waits out 429s and 5xx; on a network failure it retries with a pause that doubles up to an
-  // hour. Polling and getMe have their own, shorter backoff, so for them a network failure surfaces at once.
-  const patient = autoRetry({ maxRetryAttempts: 5, maxDelaySeconds: 300 });
-  const prompt = autoRetry({ maxRetryAttempts: 5, maxDelaySeconds: 300, rethrowHttpErrors: true });
-  bot.api.config.use((prev, method, payload, signal) => (OWN_BACKOFF.has(method) ? prompt : patient)(prev, method, payload, signal));
+  // auto-retry waits out 429s and 5xx and lets a network failure through; retryWhileUnreachable then
+  // retries the call (a reply, an approval request) until it goes through.
+  const autoRetried = autoRetry({ maxRetryAttempts: 5, maxDelaySeconds: 300, rethrowHttpErrors: true });
+  const untilReachable = retryWhileUnreachable(life.signal, (method, err, pauseMs) =>
+    log.warn({ method, err: err.message, pauseMs }, "telegram is not reachable; trying again"),
+  );
+  bot.api.config.use((prev, method, payload, signal) =>
+    NOT_RETRIED_ON_NETWORK_FAILURE.has(method)
+      ? autoRetried(prev, method, payload, signal)
+      : untilReachable((m, p, s) => autoRetried(prev, m, p, s), method, payload, signal),
+  );
   const diskFullNoticeAt = new Map<number, number>();
   /** Tells the owner's chats, at most every ten minutes, why their messages wait. */
   const onDiskFull = async (updates: Update[]) => {
@@ -143,7 +153,6 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
   let ready = false;
   let unreachable: string | undefined;
   let initRetry: NodeJS.Timeout | undefined;
-  const life = new AbortController();
   /**
    * getMe, setMyCommands and the replay of unfinished updates. An attempt gives up after INIT_ATTEMPT_MS
    * (grammY's auto-retry would wait for the network for an hour); the next update or the background

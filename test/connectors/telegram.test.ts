@@ -212,6 +212,22 @@ describe("the Telegram connector", () => {
     await sentTo(OWNER, (c) => c.params.text === "back online");
   });
 
+  it("keeps a reply that cannot be sent while Telegram is unreachable, and sends it once Telegram is back", async () => {
+    let answer!: () => void;
+    model.script({ text: "made it", gate: new Promise<void>((resolve) => (answer = resolve)) });
+    const h = await start();
+    const port = Number(new URL(telegram.apiRoot).port);
+    telegram.sendText(OWNER, "a question before the outage");
+    await model.waitForRequests(1);
+    await telegram.close();
+    answer();
+    const pause = await h.waitForLog((l) => l.msg === "telegram is not reachable; trying again" && l.method === "sendMessage");
+    expect(pause.pauseMs).toBe(3000);
+    telegram = await startFakeTelegram(port);
+    const reply = await sentTo(OWNER, (c) => c.params.text === "made it");
+    expect(reply.params.chat_id).toBe(OWNER);
+  });
+
   it("starts a fresh session with /new and aborts a long run with /stop", async () => {
     model.respond((req) => ({ text: `I see ${req.messages.length} messages` }));
     await start();
