@@ -201,7 +201,8 @@ describe("the Telegram connector", () => {
     const port = Number(new URL(telegram.apiRoot).port);
     const settings = telegram.settings([OWNER]);
     await telegram.close();
-    const h = await startHermes({ ...baseSettings(model.url), connectors: { cron: { enabled: false }, telegram: settings } });
+    hermes = await startHermes({ ...baseSettings(model.url), connectors: { cron: { enabled: false }, telegram: settings } });
+    const h = hermes;
     await h.waitForLog((l) => l.msg === "hermes is ready");
     expect((await h.ask("still there?")).stdout).toContain("back online");
     const status = JSON.parse((await h.cli(["status", "--json"])).stdout);

@@ -95,11 +95,14 @@ export function readDb<T>(path: string, read: (db: Database.Database) => T): T {
   }
 }
 
-/** Daemons this test process started and that have not exited: killed when it exits, so none outlive a failed test. */
+/** Daemons this test process started and that have not exited. */
 const daemons = new Set<ChildProcess>();
-process.once("exit", () => {
+
+/** Kills the daemons a test file left running (a failed test, a test that forgot one), so none outlive it. */
+export function killLeftoverDaemons(): void {
   for (const child of daemons) child.kill("SIGKILL");
-});
+}
+process.once("exit", killLeftoverDaemons);
 
 export async function launch(dir: string, configPath: string, env: NodeJS.ProcessEnv): Promise<Hermes> {
   const child = spawn(process.execPath, [CLI, "start", "--config", configPath], {
