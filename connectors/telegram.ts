@@ -61,7 +61,7 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
   const allowed = (id: number | undefined) => id !== undefined && core.config().connectors.telegram.allowed_users.includes(id);
   let runner: RunnerHandle | undefined;
   let started = false;
-  /** A batch of updates is handled one update per turn of the event loop (see Turns). */
+  /** A batch of updates is handled one update per pass of the event loop (see Turns). */
   const turns = new Turns();
 
   bot.use(sequentialize((ctx: Context) => ctx.chat?.id.toString()));

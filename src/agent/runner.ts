@@ -66,7 +66,7 @@ export class Runner {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private accepting = true;
   private readonly idleWaiters: (() => void)[] = [];
-  /** Runs start one per turn of the event loop: a burst of messages does not hold up model answers. */
+  /** A burst of runs starts one per pass of the event loop, so it does not hold up model answers. */
   private readonly starts = new Turns();
   /** Runs that ended before the owed replies were sent (new ones, submitted while connectors started): their send may be in flight. */
   private endedAtStart: Set<string> | undefined = new Set();
