@@ -57,22 +57,30 @@ export function buildPrompt(input: PromptInput): ChatMessage[] {
   const ratio = input.ratio ?? 1;
   const cost = (m: ChatMessage) => Math.ceil(messageTokens(m) * ratio);
   const fixed = Math.ceil((estimateTokens(input.system) + 6 + toolTokens(input.tools) + 16) * ratio);
-  let turns = splitTurns(repairPairs(input.history));
+  const system: ChatMessage = { role: "system", content: input.system };
   const room = input.budgetTokens - fixed;
-  const total = (ts: ChatMessage[][]) => ts.reduce((sum, t) => sum + t.reduce((s, m) => s + cost(m), 0), 0);
-  if (total(turns) > room) turns = turns.map((t, i) => (i === turns.length - 1 ? t : t.map(shortenOldResult)));
-  const kept: ChatMessage[][] = [];
+  // A turn is a user message and everything up to the next one; anything before the first is dropped.
+  let messages = repairPairs(input.history);
+  const starts: number[] = [];
+  for (let i = 0; i < messages.length; i++) if (messages[i]?.role === "user") starts.push(i);
+  const current = starts.at(-1);
+  if (current === undefined) return [system];
+  let total = 0;
+  for (let i = starts[0] as number; i < messages.length; i++) total += cost(messages[i] as ChatMessage);
+  if (total > room) messages = messages.map((m, i) => (i < current ? shortenOldResult(m) : m));
+  // Newest turn first: whole turns while they fit; the current turn always.
+  let from = messages.length;
   let left = room;
-  for (let i = turns.length - 1; i >= 0; i--) {
-    const turn = turns[i] as ChatMessage[];
-    const size = turn.reduce((sum, m) => sum + cost(m), 0);
-    if (size > left && kept.length > 0) break;
-    kept.unshift(turn);
+  for (let k = starts.length - 1; k >= 0; k--) {
+    const start = starts[k] as number;
+    let size = 0;
+    for (let i = start; i < from; i++) size += cost(messages[i] as ChatMessage);
+    if (size > left && from < messages.length) break;
     left -= size;
+    from = start;
   }
-  const current = kept[kept.length - 1];
-  if (current && left < 0) kept[kept.length - 1] = fitCurrentTurn(current, room, ratio);
-  return [{ role: "system", content: input.system }, ...kept.flat()];
+  if (left < 0) return [system, ...fitCurrentTurn(messages.slice(current), room, ratio)];
+  return [system, ...messages.slice(from)];
 }
 
 function shortenOldResult(m: ChatMessage): ChatMessage {
@@ -97,22 +105,12 @@ function fitCurrentTurn(turn: ChatMessage[], room: number, ratio: number): ChatM
   ];
 }
 
-function splitTurns(history: ChatMessage[]): ChatMessage[][] {
-  const turns: ChatMessage[][] = [];
-  for (const m of history) {
-    const last = turns.at(-1);
-    if (m.role === "user" || !last) turns.push([m]);
-    else last.push(m);
-  }
-  if (turns[0]?.[0]?.role !== "user") turns.shift();
-  return turns;
-}
-
 /**
  * Every assistant tool call gets exactly one result, in call order, right after it: results that arrived
  * across a suspension are moved back into place, orphans are dropped, missing ones get a placeholder.
  */
 export function repairPairs(history: ChatMessage[]): ChatMessage[] {
+  if (wellPaired(history)) return history;
   const results = new Map<string, ChatMessage>();
   for (const m of history) if (m.role === "tool") results.set(m.toolCallId, m);
   const out: ChatMessage[] = [];
@@ -125,6 +123,20 @@ export function repairPairs(history: ChatMessage[]): ChatMessage[] {
     }
   }
   return out;
+}
+
+/** True when every call's result already follows it, in order, and no result stands anywhere else (the usual case). */
+function wellPaired(history: ChatMessage[]): boolean {
+  for (let i = 0; i < history.length; i++) {
+    const m = history[i] as ChatMessage;
+    if (m.role === "tool") return false;
+    if (m.role !== "assistant" || !m.toolCalls) continue;
+    for (const call of m.toolCalls) {
+      const next = history[++i];
+      if (next?.role !== "tool" || next.toolCallId !== call.id) return false;
+    }
+  }
+  return true;
 }
 
 /** Learns real tokens per estimated token from the prompt sizes the endpoint reports. */

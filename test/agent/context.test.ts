@@ -51,6 +51,36 @@ describe("the prompt budget", () => {
     expect(cut[1]?.content.endsWith("END")).toBe(true);
   });
 
+  it("puts every tool result right after its call: moved back into place, orphans dropped, missing ones filled in", () => {
+    const call = (id: string) => ({ id, name: "clock", args: {} });
+    const result = (id: string, content: string): ChatMessage => ({ role: "tool", content, toolCallId: id, toolName: "clock" });
+    const history: ChatMessage[] = [
+      result("x0", "orphan before any turn"),
+      { role: "user", content: "first" },
+      { role: "assistant", content: "", toolCalls: [call("a"), call("b")] },
+      result("b", "b's result, which arrived first"),
+      { role: "user", content: "an approval came in between" },
+      result("a", "a's result, after the suspension"),
+      { role: "assistant", content: "", toolCalls: [call("c")] },
+      result("zz", "a result for no call"),
+      { role: "assistant", content: "done" },
+    ];
+    const prompt = buildPrompt({ system: "sys", tools: [], history, budgetTokens: 3000 });
+    expect(prompt.map((m) => (m.role === "tool" ? `tool ${m.toolCallId}: ${m.content}` : `${m.role}: ${m.content}`))).toEqual([
+      "system: sys",
+      "user: first",
+      "assistant: ",
+      "tool a: a's result, after the suspension",
+      "tool b: b's result, which arrived first",
+      "user: an approval came in between",
+      "assistant: ",
+      "tool c: no result: the run ended before this call was answered.",
+      "assistant: done",
+    ]);
+    const intact: ChatMessage[] = [{ role: "user", content: "q" }, history[2] as ChatMessage, result("a", "A"), result("b", "B")];
+    expect(buildPrompt({ system: "sys", tools: [], history: intact, budgetTokens: 3000 }).slice(1)).toEqual(intact);
+  });
+
   it("calibrates its estimate from the prompt sizes the model reports, ignoring cached counts", () => {
     const calibration = new TokenCalibration();
     for (let i = 0; i < 20; i++) calibration.observe("m", 1000, 1500);
