@@ -154,7 +154,7 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
   let unreachable: string | undefined;
   let initRetry: NodeJS.Timeout | undefined;
   /**
-   * getMe, setMyCommands and the replay of unfinished updates. An attempt gives up after INIT_ATTEMPT_MS
+   * getMe, then the replay of unfinished updates (and the command menu). An attempt gives up after INIT_ATTEMPT_MS
    * (grammY's auto-retry would wait for the network for an hour); the next update or the background
    * retry tries again.
    */
@@ -184,7 +184,10 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
       }
       throw err;
     }
-    await bot.api.setMyCommands(COMMANDS, undefined, signal as never).catch((err: unknown) => log.warn({ err }, "setMyCommands failed"));
+    // The command menu is cosmetic: set in the background, so start-up does not wait one more round trip.
+    void bot.api.setMyCommands(COMMANDS, undefined, life.signal as never).catch((err: unknown) => {
+      if (!life.signal.aborted) log.warn({ err }, "setMyCommands failed");
+    });
     ready = true;
     unreachable = undefined;
     for (const update of core.store.inbound.unfinished<Update>("telegram")) {

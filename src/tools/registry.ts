@@ -34,15 +34,14 @@ export interface ToolSet {
 export async function loadTools(enabled: readonly ToolName[], deps: ToolDeps, extra: AnyTool[] = []): Promise<ToolSet> {
   const tools = new Map<string, AnyTool>();
   const unavailable: string[] = [];
-  for (const name of new Set(enabled)) {
-    const load = MODULES[name];
-    if (!load) {
-      unavailable.push(name);
-      continue;
-    }
-    const tool = (await load()).createTool(name, deps);
-    tools.set(name, withSettings(tool, settingsOf(name, deps)));
-  }
+  const names = [...new Set(enabled)];
+  // Imported together: their file reads overlap instead of queueing one behind the other at start.
+  const modules = await Promise.all(names.map((name) => MODULES[name]?.()));
+  names.forEach((name, i) => {
+    const module = modules[i];
+    if (!module) unavailable.push(name);
+    else tools.set(name, withSettings(module.createTool(name, deps), settingsOf(name, deps)));
+  });
   for (const tool of extra) tools.set(tool.name, tool);
   return { tools, unavailable };
 }
