@@ -33,7 +33,8 @@ export interface Daemon {
 interface State {
   loaded: LoadedConfig;
   tools: Map<string, AnyTool>;
-  specs: ToolSpec[];
+  /** The tools' JSON Schemas, made at the first call (the first model request), not on the way to READY. */
+  specs: () => ToolSpec[];
   model: ModelClient;
 }
 
@@ -71,7 +72,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     log,
     model: () => state.model,
     systemPrompt: () => systemPrompt(config(), store, state.tools.has("memory")),
-    toolSpecs: () => state.specs,
+    toolSpecs: () => state.specs(),
     calibration: new TokenCalibration({ load: (m) => store.memory.loadRatio(m), save: (m, r) => store.memory.saveRatio(m, r) }),
     timeNote: () => timeNote(now(), config().timezone),
     fallbackListener: (channel) => listenerFor(connectors, channel),
@@ -103,6 +104,13 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
   }
   modelMonitor.start();
   await notifier.ready(statusLine(connectors, modelMonitor));
+  setImmediate(() => {
+    try {
+      state.specs(); // made now, before the first message needs them
+    } catch {
+      // A tool whose schema cannot be made fails the first run that needs it, which logs why.
+    }
+  });
   const health = startHealthLoop({ connectors: () => connectors, notifier, model: modelMonitor, log });
   log.info(
     { version: VERSION, config: configPath, connectors: connectors.map((c) => c.name), tools: [...state.tools.keys()] },
@@ -150,7 +158,12 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
 async function buildParts(config: Config, deps: Omit<ToolDeps, "config">, log: Logger, extra: AnyTool[] = [], model?: ModelClient) {
   const { tools, unavailable } = await loadTools(config.tools.enabled, { ...deps, config }, extra);
   if (unavailable.length) log.warn({ tools: unavailable }, "enabled tools that this version does not provide are skipped");
-  return { tools, specs: [...tools.values()].map(toolSpec), model: model ?? (await createModelClient(config.model)) };
+  let specs: ToolSpec[] | undefined;
+  return {
+    tools,
+    specs: () => (specs ??= [...tools.values()].map(toolSpec)),
+    model: model ?? (await createModelClient(config.model)),
+  };
 }
 
 function systemPrompt(config: Config, store: Store, withMemory: boolean): string {
