@@ -5,8 +5,7 @@
  * - Nothing a remote peer sends may throw out of a connector: failures go to the log with their context.
  * - `deliver` returns the sent message's id as evidence, or throws a TransportError.
  */
-import type { DecideResult, SubmitRequest } from "./agent/runner.js";
-import type { EventListener, RunOutcome } from "./agent/types.js";
+import type { DecideResult, EventListener, RunOutcome, SubmitRequest } from "./agent/types.js";
 import type { Config } from "./config/schema.js";
 import type { Logger } from "./log.js";
 import type { Store } from "./store/store.js";

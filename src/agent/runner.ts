@@ -6,7 +6,7 @@ import type { SessionRow } from "../store/history.js";
 import { Turns } from "../turns.js";
 import { driveRun, type LoopDeps } from "./loop.js";
 import { sendOwedReplies, unshownApprovals } from "./restart.js";
-import type { AgentEvent, EventListener, RunOutcome } from "./types.js";
+import type { AgentEvent, DecideResult, EventListener, RunOutcome, SubmitRequest } from "./types.js";
 
 /** The abort reason when the daemon stops: the run is recorded as interrupted, not aborted. */
 export class ShutdownAbort extends Error {
@@ -15,24 +15,6 @@ export class ShutdownAbort extends Error {
     this.name = "ShutdownAbort";
   }
 }
-
-export interface SubmitRequest {
-  sessionKey: string;
-  text: string;
-  /** The connector the message came from (cli, telegram, discord, cron). */
-  source: string;
-  /** Where approval requests and late replies go; defaults to the session key. */
-  channel?: string;
-  listener?: EventListener;
-  /** Limits the run to these tools (a scheduled job's `tools`). */
-  tools?: string[];
-  /** The recorded chat update this message came from: marked handled in the transaction that records the run. */
-  inbound?: { connector: string; id: number | bigint };
-}
-
-export type DecideResult =
-  | { ok: true; approval: ApprovalRow; message: string }
-  | { ok: false; code: "unknown" | "already_decided" | "expired"; message: string; approval?: ApprovalRow };
 
 interface Live {
   runId: string;

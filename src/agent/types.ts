@@ -1,7 +1,10 @@
 /**
  * The one event vocabulary of a run. Connectors render these, the CLI's `--json` prints them,
  * and the audit trail records the same facts. Every event carries the run it belongs to.
+ * Below them, what connectors hand the runner and what it answers.
  */
+
+import type { ApprovalRow } from "../store/approvals.js";
 
 export type StopReason = "done" | "max_steps" | "repeat" | "aborted" | "model_error" | "suspended" | "interrupted";
 
@@ -45,3 +48,23 @@ export interface RunOutcome {
   reply: string;
   stopReason: StopReason;
 }
+
+/** A message for the agent: what a connector hands the runner. */
+export interface SubmitRequest {
+  sessionKey: string;
+  text: string;
+  /** The connector the message came from (cli, telegram, discord, cron). */
+  source: string;
+  /** Where approval requests and late replies go; defaults to the session key. */
+  channel?: string;
+  listener?: EventListener;
+  /** Limits the run to these tools (a scheduled job's `tools`). */
+  tools?: string[];
+  /** The recorded chat update this message came from: marked handled in the transaction that records the run. */
+  inbound?: { connector: string; id: number | bigint };
+}
+
+/** The answer to an approval decision: the decided row, or why nothing changed. */
+export type DecideResult =
+  | { ok: true; approval: ApprovalRow; message: string }
+  | { ok: false; code: "unknown" | "already_decided" | "expired"; message: string; approval?: ApprovalRow };
