@@ -9,6 +9,7 @@ import { promptTokens } from "../src/agent/context.js";
 import { Client } from "../src/cli/client.js";
 import { TOOL_NAMES } from "../src/config/schema.js";
 import { startDaemon } from "../src/daemon/daemon.js";
+import { modelClient } from "../src/model/client.js";
 import type { ModelClient, ModelRequest, ModelResult } from "../src/model/types.js";
 import { type FakeModel, startFakeModel } from "../test/fakes/model-server.js";
 import { startNotifySocket } from "../test/fakes/notify-socket.js";
@@ -48,18 +49,17 @@ const cleanEnv: NodeJS.ProcessEnv = Object.fromEntries(NODE_START_VARS.map((v) =
 /** A model that answers instantly: first a clock call, then a reply once the result is in. */
 function instantModel(): ModelClient {
   let n = 0;
-  const chat = async (req: ModelRequest): Promise<ModelResult> =>
+  const answer = async (req: ModelRequest): Promise<ModelResult> =>
     req.messages.at(-1)?.role === "tool"
       ? { ok: true, text: "done", toolCalls: [], usage: {}, finishReason: "stop" }
       : { ok: true, text: "", toolCalls: [{ id: `c${n++}`, name: "clock", args: {} }], usage: {}, finishReason: "stop" };
-  return {
+  return modelClient({
     provider: "ollama",
     baseUrl: "memory",
     modelName: "instant",
     probe: async () => ({ reachable: true, modelPresent: true, detail: "in memory" }),
-    chat,
-    prepare: (req) => () => chat(req),
-  };
+    prepare: (req) => () => answer(req),
+  });
 }
 
 async function stepOverhead(): Promise<void> {

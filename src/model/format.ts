@@ -1,3 +1,4 @@
+import { modelClient } from "./client.js";
 import { createToolCallTextFilter, parseToolCallText } from "./tool-call-text.js";
 import type { ChatMessage, ChatOptions, ModelClient, ModelRequest, ModelResult, PreparedChat, ToolSpec } from "./types.js";
 
@@ -25,7 +26,7 @@ export function withToolCallFormat(client: ModelClient, format: ToolCallFormat):
       return { ...result, text: parsed.text, toolCalls: parsed.calls };
     };
   };
-  return { ...client, prepare, chat: (request, options) => prepare(request)(options), probe: (signal) => client.probe(signal) };
+  return modelClient({ ...client, prepare, probe: (signal) => client.probe(signal) });
 }
 
 /** Renders a native request in the Hermes function-calling convention. */

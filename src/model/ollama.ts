@@ -3,6 +3,7 @@ import type { IncomingMessage } from "node:http";
 import type { ModelConfig } from "../config/schema.js";
 import { deadline } from "../deadline.js";
 import { ModelError } from "../errors.js";
+import { modelClient } from "./client.js";
 import { get, postJson, readText } from "./http.js";
 import { httpError, networkError, parseRetryAfter } from "./http-errors.js";
 import { withRetry } from "./retry.js";
@@ -71,14 +72,13 @@ export function createOllamaClient(cfg: ModelConfig): ModelClient {
     };
   }
 
-  return {
+  return modelClient({
     provider: "ollama",
     baseUrl: base,
     modelName: cfg.name,
     prepare,
-    chat: (request, options) => prepare(request)(options),
     probe: (signal) => probeOllama(base, cfg.name, signal),
-  };
+  });
 }
 
 function toOllamaRequest(cfg: ModelConfig, request: ModelRequest): Record<string, unknown> {

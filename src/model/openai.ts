@@ -2,6 +2,7 @@ import OpenAI from "openai";
 import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionMessageToolCall } from "openai/resources/chat/completions";
 import type { ModelConfig } from "../config/schema.js";
 import { ModelError } from "../errors.js";
+import { modelClient } from "./client.js";
 import { httpError, networkError } from "./http-errors.js";
 import { newCallId } from "./ollama.js";
 import { withRetry } from "./retry.js";
@@ -54,14 +55,13 @@ export function createOpenAIClient(cfg: ModelConfig, options: { stream?: boolean
         return { ok: false as const, error: sdkError(err, where, opts.signal) };
       }
     };
-  return {
+  return modelClient({
     provider: "openai",
     baseUrl: base,
     modelName: cfg.name,
     prepare,
-    chat: (request, opts) => prepare(request)(opts),
     probe: (signal) => probeOpenAI(sdk, cfg.name, where, signal),
-  };
+  });
 }
 
 function sdkError(err: unknown, where: string, signal: AbortSignal | undefined): ModelError {
