@@ -19,6 +19,7 @@ export type CheckpointLook = "empty" | "busy" | "checkpointed" | "partial" | "fa
 export class WalCheckpointer {
   private readonly changes: () => number;
   private seen: number;
+  private empty = false;
 
   constructor(
     private readonly db: Db,
@@ -32,18 +33,23 @@ export class WalCheckpointer {
 
   /** One look; the daemon takes one a second. */
   look(): CheckpointLook {
+    const changes = this.changes();
+    const quiet = changes === this.seen;
+    this.seen = changes;
+    // Nothing written since the WAL was last found empty: no need to look at the file again.
+    if (quiet && this.empty) return "empty";
     let bytes: number;
     try {
       bytes = statSync(this.walPath, { throwIfNoEntry: false })?.size ?? 0;
     } catch {
       return "failed";
     }
-    const changes = this.changes();
-    const quiet = changes === this.seen;
-    this.seen = changes;
-    if (bytes === 0) return "empty";
+    this.empty = bytes === 0;
+    if (this.empty) return "empty";
     if (!quiet && bytes < this.limitBytes) return "busy";
-    return this.checkpoint();
+    const result = this.checkpoint();
+    this.empty = result === "checkpointed";
+    return result;
   }
 
   private checkpoint(): CheckpointLook {
