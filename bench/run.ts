@@ -15,7 +15,7 @@ import { type FakeModel, startFakeModel } from "../test/fakes/model-server.js";
 import { startNotifySocket } from "../test/fakes/notify-socket.js";
 import { startFakeTelegram, TOKEN } from "../test/fakes/telegram-server.js";
 import { baseSettings, CLI, createTempDir, runCli, startHermes, writeConfig } from "../test/helpers/hermes.js";
-import { median, openFds, percentile, round, rssMb } from "./stats.js";
+import { median, openFds, percentile, round, rssMb, timesOf } from "./stats.js";
 
 interface Figure {
   name: string;
@@ -94,26 +94,13 @@ async function askRoundTripAndMemory(): Promise<void> {
   model.respond(() => ({ text: "ok" }));
   const hermes = await startHermes({ ...baseSettings(model.url), log: { level: "info" } });
   const pid = hermes.process.pid as number;
-  const askTimes = async (env: NodeJS.ProcessEnv) => {
-    const times: number[] = [];
-    for (let i = 0; i < 50; i++) {
-      const t = performance.now();
-      await runCli(["ask", "hello", "--config", hermes.configPath], { env });
-      times.push(performance.now() - t);
-    }
-    return times;
-  };
-  const bareNode = async (env: NodeJS.ProcessEnv) => {
-    const times: number[] = [];
-    for (let i = 0; i < 20; i++) {
-      const t = performance.now();
-      await new Promise((done) =>
-        spawn(process.execPath, ["-e", "0"], { stdio: "ignore", env: { ...process.env, ...env } }).on("close", done),
-      );
-      times.push(performance.now() - t);
-    }
-    return times;
-  };
+  const askTimes = (env: NodeJS.ProcessEnv) => timesOf(50, () => runCli(["ask", "hello", "--config", hermes.configPath], { env }));
+  const bareNode = (env: NodeJS.ProcessEnv) =>
+    timesOf(
+      20,
+      () =>
+        new Promise((done) => spawn(process.execPath, ["-e", "0"], { stdio: "ignore", env: { ...process.env, ...env } }).on("close", done)),
+    );
   const times = await askTimes(cleanEnv);
   record({ name: "`hermes ask` round trip p50", value: round(median(times), 1), unit: "ms", target: { op: "<=", value: 120 } });
   record({ name: "`hermes ask` round trip p99", value: round(percentile(times, 99), 1), unit: "ms" });

@@ -27,3 +27,14 @@ export function openFds(pid: number): number {
 }
 
 export const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/** The stopwatch: runs `run` `n` times one after another and returns each run's milliseconds. */
+export async function timesOf(n: number, run: () => Promise<unknown>): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await run();
+    times.push(performance.now() - t);
+  }
+  return times;
+}
