@@ -192,3 +192,22 @@ export async function fetchConfigured(url: string, o: { signal: AbortSignal; tim
     limit.dispose();
   }
 }
+
+/** fetchConfigured's bytes and content type, for bodies whose charset must be worked out (feeds). */
+export async function fetchConfiguredBytes(
+  url: string,
+  o: { signal: AbortSignal; timeoutMs: number; maxBytes: number },
+): Promise<{ body: Buffer; contentType: string }> {
+  const limit = deadline(o.signal, o.timeoutMs);
+  try {
+    const res = await fetch(url, { signal: limit.signal, headers: { "user-agent": "hermes/0.1" } }).catch((err: unknown) => {
+      const cause = (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message;
+      throw new ToolError(`cannot reach ${new URL(url).host}: ${limit.timedOut() ? "timed out" : cause}`);
+    });
+    if (!res.ok) throw new ToolError(`${new URL(url).host} answered HTTP ${res.status}`);
+    const body = Buffer.from(await res.arrayBuffer());
+    return { body: body.length > o.maxBytes ? body.subarray(0, o.maxBytes) : body, contentType: res.headers.get("content-type") ?? "" };
+  } finally {
+    limit.dispose();
+  }
+}
