@@ -367,3 +367,25 @@ describe("sources that cannot be read", () => {
     await expect(run({ from: "2014-04-01" })).rejects.toThrow(/missing\.ics: cannot read ENOENT; 127\.0\.0\.1:\d+: not an ICS calendar/);
   });
 });
+
+describe("with the process in a zone of its own (Asia/Kolkata, +05:30)", () => {
+  beforeAll(() => {
+    process.env.TZ = "Asia/Kolkata";
+  });
+  afterAll(() => {
+    process.env.TZ = "UTC";
+  });
+
+  it("floating and all-day events still follow the configured zone", async () => {
+    expect(new Date(2020, 0, 1).getTimezoneOffset()).toBe(-330);
+    for (const c of [
+      ...(cases["floating times are the owner's local time"] ?? []),
+      ...(cases["all-day events are dates in the owner's zone"] ?? []),
+    ]) {
+      for (const [zone, lines] of Object.entries(c.want)) {
+        const run = await calendar(zone, [join(DIR, c.file)]);
+        expect((await run({ from: c.from, days: c.days })).split("\n"), `${c.file} in ${zone}`).toEqual(lines);
+      }
+    }
+  });
+});
