@@ -114,6 +114,7 @@ export function formatEvent(e: Occurrence, zone: string): string {
   let when: string;
   if (e.allDay)
     when = e.lastDay === e.firstDay ? `${fmtDate(e.firstDay)} (all day)` : `${fmtDate(e.firstDay)} – ${fmtDate(e.lastDay)} (all day)`;
+  else if (e.end.getTime() === e.start.getTime()) when = `${fmtDay(e.start, zone)} ${time(e.start)}`;
   else if (localDay(e.start, zone) === localDay(new Date(Math.max(e.start.getTime(), e.end.getTime() - 1)), zone))
     when = `${fmtDay(e.start, zone)} ${time(e.start)}–${time(e.end)}`;
   else when = `${fmtDay(e.start, zone)} ${time(e.start)} – ${fmtDay(e.end, zone)} ${time(e.end)}`;

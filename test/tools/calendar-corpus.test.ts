@@ -284,18 +284,30 @@ const cases: Record<string, Case[]> = {
     },
     {
       // Google: "RRULE:RRULE:AnythingRandom;FREQ=WEEKLY;BYDAY=…" still means weekly Mon–Fri. Denver is on MST
-      // (-7) from 1 Nov 2020: 09:40 = 16:40Z; Budapest (no VTIMEZONE) 07:20 CET = 06:20Z.
+      // (-7) from 1 Nov 2020: 09:40 = 16:40Z; Budapest (no VTIMEZONE) 07:20 CET = 06:20Z, ending when it starts.
       file: "bad-rrule-google.ics",
       from: "2020-11-02",
       days: 1,
       want: {
-        [NY]: ["Mon 2 Nov 01:20–01:20 Invalid RRULE property", "Mon 2 Nov 11:40–11:50 Brain Break", "Mon 2 Nov 11:50–12:40 Academic Time"],
+        [NY]: ["Mon 2 Nov 01:20 Invalid RRULE property", "Mon 2 Nov 11:40–11:50 Brain Break", "Mon 2 Nov 11:50–12:40 Academic Time"],
+        [BERLIN]: ["Mon 2 Nov 07:20 Invalid RRULE property", "Mon 2 Nov 17:40–17:50 Brain Break", "Mon 2 Nov 17:50–18:40 Academic Time"],
+      },
+    },
+    {
+      // Sixt (a booking site): "ORGANIZER;CN=Sixt SE" has no value, in a VFREEBUSY; the car pickup still shows.
+      // 06:30Z is 08:30 CEST, the "08:30 heures (heure locale)" of its description.
+      file: "vfreebusy-organizer-no-value-sixt.ics",
+      from: "2019-06-24",
+      days: 1,
+      want: {
+        [NY]: [
+          "Mon 24 Jun 02:30–12:30 Sixt : détails de votre réservation @ Sixt Genève Aéroport secteur France, AP de Genève Cointrin Sect(F), 01210 Ferney-Voltaire, FR",
+        ],
         [BERLIN]: [
-          "Mon 2 Nov 07:20–07:20 Invalid RRULE property",
-          "Mon 2 Nov 17:40–17:50 Brain Break",
-          "Mon 2 Nov 17:50–18:40 Academic Time",
+          "Mon 24 Jun 08:30–18:30 Sixt : détails de votre réservation @ Sixt Genève Aéroport secteur France, AP de Genève Cointrin Sect(F), 01210 Ferney-Voltaire, FR",
         ],
       },
+      note: /skipped a VFREEBUSY/,
     },
     {
       // A stray "X" line after the event.
