@@ -79,11 +79,13 @@ function expandEvent(event: Event, moved: Event[], ctx: Ctx): Occurrence[] {
   const replaced = new Set(moved.map((m) => occurrenceKey(m.recurrenceId, zoneOf(m, "recurrence-id"), start.isDate, ctx)));
   const tzid = zoneOf(event, "dtstart");
   const duration = durationOf(event, tzid, ctx);
+  const skipBefore = addDays(ctx.range.fromDay, -2 - Math.ceil(duration.toSeconds() / 86_400));
   const it = event.iterator();
   for (let item = it.next(), step = 0; item; item = it.next(), step++) {
     // an RDATE;VALUE=PERIOD repetition comes as a period: its start is the occurrence
     const next = (item as unknown) instanceof ICAL.Period ? (item as unknown as InstanceType<typeof ICAL.Period>).start : item;
     if (step >= MAX_STEPS) throw new Error(`more than ${MAX_STEPS} repetitions before the range`);
+    if (ymd(next) < skipBefore) continue; // ends days before the range: no need to place it in time
     if (start.isDate ? ymd(next) >= ctx.range.toDay : instant(next, tzid, ctx) >= ctx.range.end) break;
     if (replaced.has(occurrenceKey(next, tzid, start.isDate, ctx))) continue;
     const end = next.clone();

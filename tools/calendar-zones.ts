@@ -7,9 +7,16 @@ import { zonedToUtc } from "../src/time.js";
  * names ("(UTC-05:00) Eastern Time (US & Canada)"), and bare offsets (UTC+01). Undefined when unknown.
  */
 export function resolveZone(tzid: string): string | undefined {
+  if (resolved.has(tzid)) return resolved.get(tzid);
   const name = tzid.trim().replace(/^"|"$/g, "");
-  return ianaName(name) ?? windowsName(name) ?? displayName(name) ?? offsetName(name);
+  const zone = ianaName(name) ?? windowsName(name) ?? displayName(name) ?? offsetName(name);
+  if (resolved.size > 1000) resolved.clear();
+  resolved.set(tzid, zone);
+  return zone;
 }
+
+/** Every occurrence of a series asks again: the answer is kept. */
+const resolved = new Map<string, string | undefined>();
 
 let known: Map<string, string> | undefined;
 function ianaZones(): Map<string, string> {
@@ -38,22 +45,25 @@ function windowsName(name: string): string | undefined {
   return iana && isZone(iana) ? iana : undefined;
 }
 
-/** "(UTC+01:00) Amsterdam, Berlin, …": the Windows name behind the label, else a listed city, checked against the offset. */
+/**
+ * "(UTC+01:00) Amsterdam, Berlin, …" or a bare "Amsterdam, Belgrade, Berlin, …": the Windows name behind the
+ * label, else a listed city; checked against the label's offset when it states one.
+ */
 function displayName(name: string): string | undefined {
   const m = name.match(/^\((?:UTC|GMT)\s*(?:([+-])(\d{1,2}):?(\d{2}))?\)\s*(.+)$/i);
-  if (!m) return undefined;
-  const offset = m[1] ? (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) : 0;
-  const label = m[4] as string;
-  const candidates = [
-    `${label.replace(/\s*\(.*?\)\s*/g, "").replace(/ Time$/, "")} Standard Time`,
-    ...label.split(/[,;:]/).map((s) => s.trim()),
-  ];
+  if (!m && !/[,(]/.test(name)) return undefined;
+  const offset = !m ? undefined : m[1] ? (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) : 0;
+  const label = m ? (m[4] as string) : name;
+  const candidates = label
+    .split(/[,;:]/)
+    .map((s) => s.trim())
+    .flatMap((part) => [`${part.replace(/\s*\(.*?\)\s*/g, "").replace(/ Time$/, "")} Standard Time`, part]);
   for (const c of candidates) {
     const zone = windowsName(c) ?? cityZone(c);
-    if (zone && hasStandardOffset(zone, offset)) return zone;
+    if (zone && (offset === undefined || hasStandardOffset(zone, offset))) return zone;
   }
   if (/coordinated universal time/i.test(label)) return "UTC";
-  return fixedOffset(offset);
+  return offset === undefined ? undefined : fixedOffset(offset);
 }
 
 function cityZone(city: string): string | undefined {
