@@ -28,11 +28,26 @@ const ROUTES: Record<string, [file: string, contentType: string]> = {
   "/heraldsun": ["undated-rss092.rss", "text/xml"],
 };
 
+// Two small documents written here rather than found: no public windows-1251 feed with a known licence
+// turned up, and no corpus file puts xml:base on an entry link.
+const CP1251 = Buffer.concat([
+  Buffer.from('<?xml version="1.0" encoding="windows-1251"?><rss version="2.0"><channel><title>'),
+  Buffer.from([0xcd, 0xee, 0xe2, 0xee, 0xf1, 0xf2, 0xe8]), // "Новости" in windows-1251
+  Buffer.from("</title><item><title>"),
+  Buffer.from([0xc3, 0xe0, 0xf0, 0xe0, 0xed, 0xf2]), // "Гарант"
+  Buffer.from("</title><link>/n/1</link></item></channel></rss>"),
+]);
+const XML_BASE = `<feed xmlns="http://www.w3.org/2005/Atom" xml:base="http://example.org/blog/"><title>Base</title>
+<entry xml:base="2026/"><title>A</title><link href="post.html"/></entry>
+<entry><title>B</title><link xml:base="/other/" href="b.html"/></entry></feed>`;
+
 let server: Server;
 let base: string;
 const store = openStore(":memory:");
 beforeAll(async () => {
   server = createServer((req, res) => {
+    if (req.url === "/cp1251") return void res.writeHead(200, { "content-type": "text/xml" }).end(CP1251);
+    if (req.url === "/xml-base") return void res.writeHead(200, { "content-type": "application/atom+xml" }).end(XML_BASE);
     const route = ROUTES[req.url ?? ""];
     if (!route) {
       res.writeHead(404).end("nope");
@@ -77,6 +92,12 @@ describe("declared encodings are honoured", () => {
     ]);
   });
 
+  it("a windows-1251 declaration", async () => {
+    const lines = await feeds("Europe/Berlin", ["/cp1251"]);
+    expect(headlines(lines)).toEqual(["• Гарант — Новости"]);
+    expect(links(lines)).toEqual([`${base}/n/1`]);
+  });
+
   it("a KOI8-R charset", async () => {
     expect(headlines(await feeds("Europe/Berlin", ["/koi8"]))).toEqual(["• Как пережить новогоднюю ночь — 127.0.0.1"]);
   });
@@ -111,6 +132,13 @@ describe("relative links are resolved against the feed's URL", () => {
       "• v3.8.11 — Release notes from gulp (2015-02-09)",
       "• v3.8.10 — Release notes from gulp (2014-11-03)",
       "• v3.8.9 — Release notes from gulp (2014-10-22)",
+    ]);
+  });
+
+  it("xml:base on the feed, an entry and a link", async () => {
+    expect(links(await feeds("Europe/Berlin", ["/xml-base"]))).toEqual([
+      "http://example.org/blog/2026/post.html",
+      "http://example.org/other/b.html",
     ]);
   });
 
