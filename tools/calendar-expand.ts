@@ -28,7 +28,8 @@ export interface Expanded {
   problems: string[];
 }
 
-const MAX_STEPS = 100_000;
+/** About 80 years of a daily series; each step costs some 50 µs. */
+const MAX_STEPS = 30_000;
 
 /** Every occurrence in the range of every event of the calendars; an event that cannot be read is named in `problems`. */
 export function expandCalendars(calendars: Component[], range: Range): Expanded {
@@ -36,19 +37,9 @@ export function expandCalendars(calendars: Component[], range: Range): Expanded 
   const unknownZones = new Set<string>();
   const ctx: Ctx = { range, unknownZones };
   for (const cal of calendars) {
-    const events = cal.getAllSubcomponents("vevent").map((c) => new ICAL.Event(c));
-    const masters = new Map<string, Event>();
-    events.forEach((e, i) => {
-      if (!e.isRecurrenceException()) masters.set(e.uid || `#${i}`, e);
-    });
-    const exceptions = new Map<string, Event[]>();
-    for (const e of events.filter((x) => x.isRecurrenceException())) {
-      if (masters.has(e.uid)) exceptions.set(e.uid, [...(exceptions.get(e.uid) ?? []), e]);
-      else masters.set(`${e.uid} ${masters.size}`, e); // a moved occurrence whose series is not in the file
-    }
-    for (const event of masters.values()) {
+    for (const { event, moved } of groupSeries(cal, out.problems)) {
       try {
-        out.events.push(...expandEvent(event, exceptions.get(event.uid) ?? [], ctx));
+        out.events.push(...expandEvent(event, moved, ctx));
       } catch (err) {
         out.problems.push(`an event "${title(event)}" could not be read (${(err as Error).message.slice(0, 120)})`);
       }
@@ -56,6 +47,30 @@ export function expandCalendars(calendars: Component[], range: Range): Expanded 
   }
   for (const z of unknownZones) out.problems.push(`unknown time zone "${z}": its times were read in ${range.zone}`);
   return out;
+}
+
+/** Each series with its moved occurrences; a moved occurrence whose series is not in the file stands alone. */
+function groupSeries(cal: Component, problems: string[]): { event: Event; moved: Event[] }[] {
+  const all: { event: Event; uid: string; isMoved: boolean }[] = [];
+  for (const c of cal.getAllSubcomponents("vevent")) {
+    try {
+      const event = new ICAL.Event(c);
+      all.push({ event, uid: event.uid ?? "", isMoved: event.isRecurrenceException() });
+    } catch (err) {
+      problems.push(`an event could not be read (${(err as Error).message.slice(0, 120)})`);
+    }
+  }
+  const series = new Map<string, { event: Event; moved: Event[] }>();
+  all.forEach((e, i) => {
+    if (!e.isMoved) series.set(e.uid || `#${i}`, { event: e.event, moved: [] });
+  });
+  all.forEach((e, i) => {
+    if (!e.isMoved) return;
+    const master = e.uid ? series.get(e.uid) : undefined;
+    if (master) master.moved.push(e.event);
+    else series.set(`#${i}`, { event: e.event, moved: [] });
+  });
+  return [...series.values()];
 }
 
 interface Ctx {

@@ -82,7 +82,12 @@ export function expandIcs(text: string, range: Range): { events: Occurrence[]; p
   } catch (err) {
     return { events: [], problems: [(err as Error).message], unreadable: true };
   }
-  const expanded = expandCalendars(read.calendars, range);
+  let expanded: ReturnType<typeof expandCalendars>;
+  try {
+    expanded = expandCalendars(read.calendars, range);
+  } catch (err) {
+    return { events: [], problems: [`could not be read (${(err as Error).message.slice(0, 120)})`], unreadable: true };
+  }
   return { events: expanded.events, problems: [...read.skipped.map((s) => `skipped ${s}`), ...expanded.problems] };
 }
 
