@@ -67,13 +67,37 @@ function readPiecewise(lines: string[]): ReadCalendar {
   const root = new ICAL.Component(["vcalendar", [], []]);
   for (const block of [...zones, ...blocks]) {
     try {
-      const parsed = ICAL.parse(["BEGIN:VCALENDAR", ...block.lines, "END:VCALENDAR", ""].join("\r\n"));
-      for (const c of new ICAL.Component(parsed as never).getAllSubcomponents()) root.addSubcomponent(c);
+      for (const c of parseBlock(block.lines)) root.addSubcomponent(c);
     } catch (err) {
-      skipped.push(`${describeBlock(block)} (${(err as Error).message.slice(0, 120)})`);
+      const salvaged = block.name === "VEVENT" ? salvage(block.lines) : undefined;
+      if (salvaged) for (const c of salvaged) root.addSubcomponent(c);
+      else skipped.push(`${describeBlock(block)} (${(err as Error).message.slice(0, 120)})`);
     }
   }
   return { calendars: [root], skipped };
+}
+
+function parseBlock(lines: string[]): Component[] {
+  const parsed = ICAL.parse(["BEGIN:VCALENDAR", ...lines, "END:VCALENDAR", ""].join("\r\n"));
+  return new ICAL.Component(parsed as never).getAllSubcomponents();
+}
+
+/** What an event needs to be listed; a broken ATTENDEE, DTSTAMP or alarm line should not cost the event. */
+const ESSENTIAL = /^(UID|SUMMARY|LOCATION|STATUS|DTSTART|DTEND|DURATION|RRULE|RDATE|EXDATE|RECURRENCE-ID)[;:]/i;
+
+function salvage(lines: string[]): Component[] | undefined {
+  const top: string[] = [];
+  let depth = 0;
+  for (const line of lines) {
+    if (/^BEGIN:/i.test(line)) depth++;
+    if (depth === 1 && (ESSENTIAL.test(line) || /^(BEGIN|END):VEVENT$/i.test(line))) top.push(line);
+    if (/^END:/i.test(line)) depth--;
+  }
+  try {
+    return parseBlock(top);
+  } catch {
+    return undefined;
+  }
 }
 
 function splitBlocks(lines: string[]): { zones: Block[]; blocks: Block[]; stray: number } {

@@ -310,6 +310,35 @@ const cases: Record<string, Case[]> = {
       note: /skipped a VFREEBUSY/,
     },
     {
+      // Apple: "X-APPLE-RADIUS=49.91307046514149" (no colon) inside the event; the event has no SUMMARY.
+      file: "broken-x-apple-line.ics",
+      from: "2015-09-05",
+      days: 1,
+      want: { [NY]: ["Sat 5 Sept 05:00–06:00 (no title)"], [BERLIN]: ["Sat 5 Sept 11:00–12:00 (no title)"] },
+    },
+    {
+      // Podio: quotes inside a quoted ALTREP parameter, and a line after END:VCALENDAR. 18:30Z in February.
+      file: "podio-trailing-line.ics",
+      from: "2022-02-22",
+      days: 1,
+      want: {
+        [NY]: ['Tue 22 Feb 13:30–14:30 Termin 4353 und"so" @ online'],
+        [BERLIN]: ['Tue 22 Feb 19:30–20:30 Termin 4353 und"so" @ online'],
+      },
+    },
+    {
+      // Exchange and Google: "tzone://Microsoft/Custom" names no zone at all (read in the owner's, and said so);
+      // a malformed DTSTAMP and a negative DURATION on an all-day event; a UTC event without an end.
+      file: "unknown-zone-bad-lines.ics",
+      from: "2021-03-25",
+      days: 8,
+      want: {
+        [NY]: ["Thu 25 Mar 10:35–11:50 [private] @ [private]", "Thu 1 Apr (all day) *masked-away2*", "Thu 1 Apr 15:30 *masked-away*"],
+        [BERLIN]: ["Thu 25 Mar 10:35–11:50 [private] @ [private]", "Thu 1 Apr (all day) *masked-away2*", "Thu 1 Apr 21:30 *masked-away*"],
+      },
+      note: /unknown time zone "tzone:\/\/Microsoft\/Custom"/,
+    },
+    {
       // A stray "X" line after the event.
       file: "stray-line.ics",
       from: "2014-03-31",
