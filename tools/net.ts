@@ -179,18 +179,8 @@ async function readBody(url: string, response: IncomingMessage, maxBytes: number
 
 /** GET from a URL the owner configured (weather, search, feeds in settings): a deadline and a size cap. */
 export async function fetchConfigured(url: string, o: { signal: AbortSignal; timeoutMs: number; maxBytes?: number }): Promise<string> {
-  const limit = deadline(o.signal, o.timeoutMs);
-  try {
-    const res = await fetch(url, { signal: limit.signal, headers: { "user-agent": "hermes/0.1" } }).catch((err: unknown) => {
-      const cause = (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message;
-      throw new ToolError(`cannot reach ${new URL(url).host}: ${limit.timedOut() ? "timed out" : cause}`);
-    });
-    if (!res.ok) throw new ToolError(`${new URL(url).host} answered HTTP ${res.status}`);
-    const text = await res.text();
-    return o.maxBytes && text.length > o.maxBytes ? text.slice(0, o.maxBytes) : text;
-  } finally {
-    limit.dispose();
-  }
+  const { body } = await fetchConfiguredBytes(url, { ...o, maxBytes: o.maxBytes ?? Number.POSITIVE_INFINITY });
+  return body.toString("utf8");
 }
 
 /** fetchConfigured's bytes and content type, for bodies whose charset must be worked out (feeds). */
