@@ -1,5 +1,13 @@
-import { findIana } from "windows-iana";
+import { createRequire } from "node:module";
 import { zonedToUtc } from "../src/time.js";
+
+type WindowsIana = typeof import("windows-iana");
+let windowsTable: WindowsIana | undefined;
+/** The CLDR table costs ~40 ms to load: only a calendar that uses a Windows name pays for it. */
+function findIana(name: string): string[] {
+  windowsTable ??= createRequire(import.meta.url)("windows-iana") as WindowsIana;
+  return windowsTable.findIana(name);
+}
 
 /**
  * Names for a TZID that the file itself does not define, as calendar programs write them: IANA names
