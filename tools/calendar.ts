@@ -1,20 +1,15 @@
 import { readFile } from "node:fs/promises";
-import ICAL from "ical.js";
+import { basename } from "node:path";
 import { z } from "zod";
 import type { ToolName } from "../src/config/schema.js";
 import { ToolError } from "../src/errors.js";
-import { zonedToUtc } from "../src/time.js";
 import { defineTool } from "../src/tools/define.js";
 import type { ToolDeps } from "../src/tools/types.js";
+import { addDays, dayStart, expandCalendars, localDay, type Occurrence, type Range } from "./calendar-expand.js";
+import { readCalendar } from "./calendar-read.js";
 import { fetchConfigured } from "./net.js";
 
-export interface Occurrence {
-  start: Date;
-  end: Date;
-  allDay: boolean;
-  summary: string;
-  location?: string;
-}
+export type { Occurrence } from "./calendar-expand.js";
 
 /** Events in a date range from the owner's ICS files or URLs, recurring events expanded, in the owner's zone. */
 export function createTool(_name: ToolName, deps: ToolDeps) {
@@ -33,74 +28,100 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
     readOnly: true,
     run: async ({ from, days }, ctx) => {
       if (s.sources.length === 0) throw new ToolError("no calendars configured: add ICS files or URLs to tools.calendar.sources");
-      const start = startOfDay(from, zone, deps.now());
-      const end = new Date(start.getTime() + (days ?? 1) * 86_400_000);
-      const texts = await Promise.all(s.sources.map((src) => loadSource(src, ctx.signal, (s.timeout_s ?? 15) * 1000)));
-      const events = texts.flatMap((t) => expandIcs(t, start, end)).sort((a, b) => a.start.getTime() - b.start.getTime());
-      if (events.length === 0) return `No events between ${fmtDay(start, zone)} and ${fmtDay(new Date(end.getTime() - 1), zone)}.`;
-      return events.map((e) => formatEvent(e, zone)).join("\n");
+      const range = rangeOf(from ?? localDay(deps.now(), zone), days ?? 1, zone);
+      const texts = await Promise.allSettled(s.sources.map((src) => loadSource(src, ctx.signal, (s.timeout_s ?? 15) * 1000)));
+      const { events, notes, failed } = collect(texts, s.sources, range);
+      if (failed === s.sources.length) throw new ToolError(notes.join("; "));
+      return render(events, notes, range);
     },
   });
 }
 
-function startOfDay(from: string | undefined, zone: string, now: Date): Date {
-  if (from) {
-    const [y, m, d] = from.split("-").map(Number) as [number, number, number];
-    return zonedToUtc({ year: y, month: m, day: d, hour: 0, minute: 0, second: 0 }, zone);
-  }
-  const parts = new Intl.DateTimeFormat("en-CA", { timeZone: zone, year: "numeric", month: "2-digit", day: "2-digit" }).format(now);
-  return startOfDay(parts, zone, now);
+export function rangeOf(fromDay: string, days: number, zone: string): Range {
+  const toDay = addDays(fromDay, days);
+  return { fromDay, toDay, start: dayStart(fromDay, zone), end: dayStart(toDay, zone), zone };
+}
+
+function collect(texts: PromiseSettledResult<string>[], sources: string[], range: Range) {
+  const events: Occurrence[] = [];
+  const notes: string[] = [];
+  let failed = 0;
+  texts.forEach((t, i) => {
+    const name = sourceName(sources[i] as string);
+    if (t.status === "rejected") {
+      failed++;
+      notes.push(`${name}: ${(t.reason as Error).message}`);
+      return;
+    }
+    const result = expandIcs(t.value, range);
+    if (result.unreadable) failed++;
+    events.push(...result.events);
+    for (const p of result.problems) notes.push(`${name}: ${p}`);
+  });
+  return { events, notes, failed };
+}
+
+/** A URL is named by its host only: private calendar URLs carry secret tokens in their paths. */
+function sourceName(source: string): string {
+  if (/^https?:\/\//.test(source)) return new URL(source).host;
+  return basename(source);
 }
 
 async function loadSource(source: string, signal: AbortSignal, timeoutMs: number): Promise<string> {
   if (/^https?:\/\//.test(source)) return fetchConfigured(source, { signal, timeoutMs, maxBytes: 5_000_000 });
   return readFile(source, "utf8").catch((err: NodeJS.ErrnoException) => {
-    throw new ToolError(`cannot read calendar ${source}: ${err.code ?? err.message}`);
+    throw new ToolError(`cannot read ${err.code ?? err.message}`);
   });
 }
 
-/** Every occurrence of every event in [start, end), with RECURRENCE-ID exceptions applied. */
-export function expandIcs(text: string, start: Date, end: Date): Occurrence[] {
-  let root: InstanceType<typeof ICAL.Component>;
+/** Every occurrence of every event in the range, with moved and cancelled occurrences applied; never throws for a bad event. */
+export function expandIcs(text: string, range: Range): { events: Occurrence[]; problems: string[]; unreadable?: true } {
+  let read: ReturnType<typeof readCalendar>;
   try {
-    root = new ICAL.Component(ICAL.parse(text));
+    read = readCalendar(text);
   } catch (err) {
-    throw new ToolError(`a calendar is not valid ICS: ${(err as Error).message}`);
+    return { events: [], problems: [(err as Error).message], unreadable: true };
   }
-  for (const tz of root.getAllSubcomponents("vtimezone")) ICAL.TimezoneService.register(tz);
-  const all = root.getAllSubcomponents("vevent").map((c) => new ICAL.Event(c));
-  const masters = all.filter((e) => !e.isRecurrenceException());
-  for (const exception of all.filter((e) => e.isRecurrenceException()))
-    masters.find((m) => m.uid === exception.uid)?.relateException(exception);
-  const out: Occurrence[] = [];
-  for (const event of masters) {
-    if (!event.isRecurring()) {
-      pushIfInRange(out, event.startDate, event.endDate, event, start, end);
-      continue;
-    }
-    const it = event.iterator();
-    for (let next = it.next(), guard = 0; next && guard < 5000; next = it.next(), guard++) {
-      if (next.toJSDate() >= end) break;
-      const o = event.getOccurrenceDetails(next);
-      pushIfInRange(out, o.startDate, o.endDate, o.item, start, end);
-    }
+  let expanded: ReturnType<typeof expandCalendars>;
+  try {
+    expanded = expandCalendars(read.calendars, range);
+  } catch (err) {
+    return { events: [], problems: [`could not be read (${(err as Error).message.slice(0, 120)})`], unreadable: true };
   }
-  return out;
+  return { events: expanded.events, problems: [...read.skipped.map((s) => `skipped ${s}`), ...expanded.problems] };
 }
 
-function pushIfInRange(out: Occurrence[], s: ICAL.Time, e: ICAL.Time, item: ICAL.Event, start: Date, end: Date): void {
-  const from = s.toJSDate();
-  const to = (e ?? s).toJSDate();
-  if (to <= start || from >= end) return;
-  out.push({ start: from, end: to, allDay: s.isDate, summary: item.summary || "(no title)", location: item.location || undefined });
+function render(events: Occurrence[], notes: string[], range: Range): string {
+  const sorted = events.sort((a, b) => sortKey(a, range) - sortKey(b, range));
+  const lines = sorted.map((e) => formatEvent(e, range.zone));
+  if (lines.length === 0)
+    lines.push(`No events between ${fmtDay(range.start, range.zone)} and ${fmtDay(new Date(range.end.getTime() - 1), range.zone)}.`);
+  if (notes.length > 0) lines.push(`Could not read everything: ${notes.join("; ")}.`);
+  return lines.join("\n");
+}
+
+/** By the time each event is under way in the range; on one day, all-day events first. */
+function sortKey(e: Occurrence, range: Range): number {
+  const from = range.start.getTime();
+  return e.allDay ? Math.max(dayStart(e.firstDay, range.zone).getTime(), from) - 1 : Math.max(e.start.getTime(), from);
 }
 
 function fmtDay(d: Date, zone: string): string {
   return new Intl.DateTimeFormat("en-GB", { timeZone: zone, weekday: "short", day: "numeric", month: "short" }).format(d).replace(",", "");
 }
 
+function fmtDate(day: string): string {
+  return fmtDay(new Date(`${day}T12:00:00Z`), "UTC");
+}
+
 export function formatEvent(e: Occurrence, zone: string): string {
   const time = (d: Date) => new Intl.DateTimeFormat("en-GB", { timeZone: zone, hour: "2-digit", minute: "2-digit" }).format(d);
-  const when = e.allDay ? `${fmtDay(e.start, "UTC")} (all day)` : `${fmtDay(e.start, zone)} ${time(e.start)}–${time(e.end)}`;
+  let when: string;
+  if (e.allDay)
+    when = e.lastDay === e.firstDay ? `${fmtDate(e.firstDay)} (all day)` : `${fmtDate(e.firstDay)} – ${fmtDate(e.lastDay)} (all day)`;
+  else if (e.end.getTime() === e.start.getTime()) when = `${fmtDay(e.start, zone)} ${time(e.start)}`;
+  else if (localDay(e.start, zone) === localDay(new Date(Math.max(e.start.getTime(), e.end.getTime() - 1)), zone))
+    when = `${fmtDay(e.start, zone)} ${time(e.start)}–${time(e.end)}`;
+  else when = `${fmtDay(e.start, zone)} ${time(e.start)} – ${fmtDay(e.end, zone)} ${time(e.end)}`;
   return `${when} ${e.summary}${e.location ? ` @ ${e.location}` : ""}`;
 }

@@ -1,23 +1,20 @@
-import { XMLParser } from "fast-xml-parser";
 import { z } from "zod";
 import type { ToolName } from "../src/config/schema.js";
 import { ToolError } from "../src/errors.js";
 import { defineTool } from "../src/tools/define.js";
 import type { ToolDeps } from "../src/tools/types.js";
-import { fetchConfigured, needsPrivateConsent, safeGet } from "./net.js";
+import { decodeFeed, type Headline, parseFeed } from "./feed-parse.js";
+import { fetchConfiguredBytes, needsPrivateConsent, safeGet } from "./net.js";
 
-export interface Headline {
-  title: string;
-  link?: string;
-  date?: Date;
-  source: string;
-}
+export type { Headline } from "./feed-parse.js";
+export { parseFeed } from "./feed-parse.js";
 
 /** Latest headlines from RSS or Atom feeds: the owner's list, or one URL. */
 export function createTool(_name: ToolName, deps: ToolDeps) {
   const s = deps.config.tools.feeds;
   const allow = deps.config.tools.http_get.allow;
   const timeoutMs = (s.timeout_s ?? 15) * 1000;
+  const zone = deps.config.timezone;
   return defineTool({
     name: "feeds",
     description:
@@ -28,63 +25,35 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
     run: async ({ url, count }, ctx) => {
       const urls = url ? [url] : s.urls;
       if (urls.length === 0) throw new ToolError('no feeds configured: add URLs to tools.feeds.urls, or pass {"url": "..."}');
-      const lists = await Promise.all(
+      const lists = await Promise.allSettled(
         urls.map(async (u) => {
-          const xml = url
-            ? (
-                await safeGet(u, { maxBytes: 2_000_000, timeoutMs, signal: ctx.signal, allow, consented: new Set([new URL(u).hostname]) })
-              ).body.toString("utf8")
-            : await fetchConfigured(u, { signal: ctx.signal, timeoutMs, maxBytes: 2_000_000 });
-          return parseFeed(xml, new URL(u).hostname);
+          const page = url
+            ? await safeGet(u, { maxBytes: 2_000_000, timeoutMs, signal: ctx.signal, allow, consented: new Set([new URL(u).hostname]) })
+            : await fetchConfiguredBytes(u, { signal: ctx.signal, timeoutMs, maxBytes: 2_000_000 });
+          return parseFeed(decodeFeed(page.body, page.contentType), u);
         }),
       );
-      const headlines = lists
-        .flat()
-        .sort((a, b) => (b.date?.getTime() ?? 0) - (a.date?.getTime() ?? 0))
-        .slice(0, count ?? 10);
-      if (headlines.length === 0) return "No headlines.";
-      return headlines
-        .map((h) => `• ${h.title} — ${h.source}${h.date ? ` (${h.date.toISOString().slice(0, 10)})` : ""}${h.link ? `\n  ${h.link}` : ""}`)
-        .join("\n");
+      const failed = lists.flatMap((l, i) =>
+        l.status === "rejected" ? [`${new URL(urls[i] as string).host}: ${(l.reason as Error).message}`] : [],
+      );
+      if (failed.length === urls.length) throw new ToolError(failed.join("; "));
+      const headlines = newestFirst(lists.flatMap((l) => (l.status === "fulfilled" ? l.value : []))).slice(0, count ?? 10);
+      const lines = headlines.map((h) => formatHeadline(h, zone));
+      if (lines.length === 0) lines.push("No headlines.");
+      if (failed.length > 0) lines.push(`Could not read: ${failed.join("; ")}.`);
+      return lines.join("\n");
     },
   });
 }
 
-/** Parsed XML is untyped: its shape is checked field by field below. */
-// biome-ignore lint/suspicious/noExplicitAny: see above
-type Xml = any;
+/** Dated items newest first; undated ones after them, in the order the feeds gave. */
+export function newestFirst(items: Headline[]): Headline[] {
+  return [...items].sort((a, b) => (b.date?.getTime() ?? Number.NEGATIVE_INFINITY) - (a.date?.getTime() ?? Number.NEGATIVE_INFINITY) || 0);
+}
 
-const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "@", textNodeName: "#text", processEntities: true });
-
-/** RSS 2.0, RSS 1.0 (RDF) and Atom. */
-export function parseFeed(xml: string, fallbackSource: string): Headline[] {
-  let doc: Record<string, Xml>;
-  try {
-    doc = parser.parse(xml) as Record<string, Xml>;
-  } catch (err) {
-    throw new ToolError(`the feed is not valid XML: ${(err as Error).message}`);
-  }
-  const list = (v: unknown) => (Array.isArray(v) ? v : v === undefined ? [] : [v]);
-  const text = (v: Xml): string => (typeof v === "string" ? v : typeof v === "number" ? String(v) : (v?.["#text"] ?? "")).toString().trim();
-  const when = (v: unknown) => {
-    const d = v ? new Date(text(v)) : undefined;
-    return d && !Number.isNaN(d.getTime()) ? d : undefined;
-  };
-  if (doc.feed) {
-    const source = text(doc.feed.title) || fallbackSource;
-    return list(doc.feed.entry).map((e: Xml) => {
-      const link = list(e.link).find((l: Xml) => !l["@rel"] || l["@rel"] === "alternate");
-      return { title: text(e.title), link: link?.["@href"], date: when(e.updated ?? e.published), source };
-    });
-  }
-  const channel = doc.rss?.channel ?? doc["rdf:RDF"]?.channel;
-  const items = doc.rss?.channel?.item ?? doc["rdf:RDF"]?.item;
-  if (!channel && !items) throw new ToolError("that is not an RSS or Atom feed");
-  const source = text(channel?.title) || fallbackSource;
-  return list(items).map((i: Xml) => ({
-    title: text(i.title),
-    link: text(i.link) || undefined,
-    date: when(i.pubDate ?? i["dc:date"]),
-    source,
-  }));
+function formatHeadline(h: Headline, zone: string): string {
+  const day = h.date
+    ? new Intl.DateTimeFormat("en-CA", { timeZone: zone, year: "numeric", month: "2-digit", day: "2-digit" }).format(h.date)
+    : "";
+  return `• ${h.title || "(no title)"} — ${h.source}${day ? ` (${day})` : ""}${h.link ? `\n  ${h.link}` : ""}`;
 }

@@ -179,6 +179,15 @@ async function readBody(url: string, response: IncomingMessage, maxBytes: number
 
 /** GET from a URL the owner configured (weather, search, feeds in settings): a deadline and a size cap. */
 export async function fetchConfigured(url: string, o: { signal: AbortSignal; timeoutMs: number; maxBytes?: number }): Promise<string> {
+  const { body } = await fetchConfiguredBytes(url, { ...o, maxBytes: o.maxBytes ?? Number.POSITIVE_INFINITY });
+  return body.toString("utf8");
+}
+
+/** fetchConfigured's bytes and content type, for bodies whose charset must be worked out (feeds). */
+export async function fetchConfiguredBytes(
+  url: string,
+  o: { signal: AbortSignal; timeoutMs: number; maxBytes: number },
+): Promise<{ body: Buffer; contentType: string }> {
   const limit = deadline(o.signal, o.timeoutMs);
   try {
     const res = await fetch(url, { signal: limit.signal, headers: { "user-agent": "hermes/0.1" } }).catch((err: unknown) => {
@@ -186,8 +195,8 @@ export async function fetchConfigured(url: string, o: { signal: AbortSignal; tim
       throw new ToolError(`cannot reach ${new URL(url).host}: ${limit.timedOut() ? "timed out" : cause}`);
     });
     if (!res.ok) throw new ToolError(`${new URL(url).host} answered HTTP ${res.status}`);
-    const text = await res.text();
-    return o.maxBytes && text.length > o.maxBytes ? text.slice(0, o.maxBytes) : text;
+    const body = Buffer.from(await res.arrayBuffer());
+    return { body: body.length > o.maxBytes ? body.subarray(0, o.maxBytes) : body, contentType: res.headers.get("content-type") ?? "" };
   } finally {
     limit.dispose();
   }
