@@ -66,7 +66,8 @@ export interface FakeModel {
   close(): Promise<void>;
 }
 
-export async function startFakeModel(): Promise<FakeModel> {
+/** `port`: listen there (e.g. where a daemon already expects a model that was down); default any free one. */
+export async function startFakeModel(options: { port?: number } = {}): Promise<FakeModel> {
   const queue: Turn[] = [];
   let responder: Responder = () => ({ text: "ok" });
   const requests: RecordedRequest[] = [];
@@ -153,7 +154,7 @@ export async function startFakeModel(): Promise<FakeModel> {
     while (performance.now() < at) await new Promise((r) => setImmediate(r));
   }
 
-  server.listen(0, "127.0.0.1");
+  server.listen(options.port ?? 0, "127.0.0.1");
   await once(server, "listening");
   const { port } = server.address() as AddressInfo;
   fake.url = `http://127.0.0.1:${port}`;
