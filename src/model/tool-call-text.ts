@@ -234,7 +234,7 @@ function stepCode(state: CodeState, ch: string): { state: CodeState; inCode: boo
 
 function scanCode(state: CodeState, text: string): CodeState {
   let s = state;
-  for (const ch of text) s = stepCode(s, ch).state;
+  for (const ch of text) if (s.run > 0 || ch === "`" || ch === "\n") s = stepCode(s, ch).state;
   return s;
 }
 
@@ -243,6 +243,7 @@ function findOpen(text: string, from: number, end: number, start: CodeState): { 
   let code = start;
   for (let i = from; i < end; i++) {
     const ch = text[i] ?? "";
+    if (code.run === 0 && ch !== "`" && ch !== "\n" && ch !== "<") continue;
     const step = stepCode(code, ch);
     if (ch === "<" && !step.inCode && text.startsWith(OPEN, i)) return { index: i, code: step.state };
     code = step.state;
