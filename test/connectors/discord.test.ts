@@ -116,6 +116,23 @@ describe("the Discord connector", () => {
     expect(posts.length).toBeGreaterThan(1);
   });
 
+  it("while streaming, keeps the text before a tool call, asks for approval with buttons, and sends the reply after it", async () => {
+    model.script({ text: "Let me append that.", toolCalls: [{ name: "shell", arguments: { command: "echo streamed >> ledger.txt" } }] });
+    model.respond(() => ({ text: "Appended." }));
+    await start({ tools: { enabled: ["clock", "shell"] } }, { discord: discord.settings([OWNER], { stream_replies: true }) });
+    const dm = dmOf(OWNER);
+    discord.dm(OWNER, "append please");
+    const request = await sentIn(dm, (c) => c.body.components?.length > 0);
+    expect(request.body.content).toContain("hermes wants to run shell");
+    discord.click(OWNER, request.result, request.body.components[0].components[0].custom_id);
+    await discord.waitFor(
+      (c) => c.method.startsWith(`P`) && c.path.startsWith(`/channels/${dm}/messages`) && c.body.content === "Appended.",
+    );
+    const shown = (post: DiscordCall) =>
+      [post, ...discord.calls.filter((c) => c.method === `PATCH /channels/${dm}/messages/${post.result.id}`)].at(-1)?.body.content;
+    expect(discord.messagesIn(dm).map(shown)).toEqual(["Let me append that.", request.body.content, "Appended."]);
+  });
+
   it("runs a gated tool when the owner clicks Approve; another user's click only gets an ephemeral notice", async () => {
     model.script({ toolCalls: [{ name: "shell", arguments: { command: "echo pressed >> ledger.txt" } }] });
     model.respond((req) => ({ text: `Done: ${lastLine(req)}` }));
