@@ -11,6 +11,7 @@ import type { AgentEvent, EventListener } from "../src/agent/types.js";
 import type { Logger } from "../src/log.js";
 import type { Store } from "../src/store/store.js";
 import { type Decision, decisionText, sendQueue, typingIndicator } from "./chat.js";
+import { createDiscordDraft } from "./discord-stream.js";
 import { splitMarkdown } from "./markdown.js";
 
 /** Discord's limit on a message's content. */
@@ -24,6 +25,8 @@ export interface DiscordDeps {
   rest: REST;
   store: Store;
   log: Logger;
+  /** Edit one message as the reply streams in (at most about once a second). */
+  stream?: boolean;
 }
 
 /** Sends Markdown as one or more messages under 2000 characters, in order; returns their ids. */
@@ -70,20 +73,37 @@ export async function showDecision(deps: DiscordDeps, approvalId: string, decisi
 }
 
 /**
- * Renders one run's events into a Discord channel: typing while it works, approval requests with
- * buttons, decisions edited into them, the final reply split under 2000 characters. `channel` resolves
+ * Renders one run's events into a Discord channel: typing while it works, the reply streamed into one
+ * message (with `deps.stream`), approval requests with buttons, decisions edited into them, the final
+ * reply split under 2000 characters. `channel` resolves
  * the channel id (for a DM target, opening the DM first). API calls are serialized. Never throws.
  */
 export function createChannelRenderer(deps: DiscordDeps, channel: () => Promise<string>): EventListener {
   const queue = sendQueue((err, what) => deps.log.warn({ err, what }, "discord send failed"));
   const run = (what: string, task: (channelId: string) => Promise<unknown>) => queue(what, async () => task(await channel()));
   const typing = typingIndicator(() => run("typing", (id) => deps.rest.post(Routes.channelTyping(id))), TYPING_EVERY_MS);
+  const draft = createDiscordDraft(deps.rest, run);
 
   return (event: AgentEvent) => {
     switch (event.type) {
       case "run_start":
         typing.start();
         break;
+      case "text":
+        if (deps.stream) draft.add(event.delta);
+        break;
+      case "tool_call":
+        draft.cut();
+        break;
+      case "run_end": {
+        typing.stop();
+        const send = draft.finish(event.reply);
+        run("run_end", async (id) => {
+          await send(id);
+          deps.store.history.markReplySent(event.runId);
+        });
+        break;
+      }
       case "approval_requested":
         typing.stop();
         run("approval", async (id) => {
@@ -97,12 +117,10 @@ export function createChannelRenderer(deps: DiscordDeps, channel: () => Promise<
         if (!event.by.startsWith("discord:")) run("decision", () => showDecision(deps, event.approvalId, event.decision, event.by));
         if (event.decision === "approved") typing.start();
         break;
-      case "run_end":
       case "error": {
         typing.stop();
-        const text = event.type === "run_end" ? event.reply : event.message;
         run(event.type, async (id) => {
-          await sendText(deps.rest, id, text);
+          await sendText(deps.rest, id, event.message);
           if (event.runId) deps.store.history.markReplySent(event.runId);
         });
         break;

@@ -212,7 +212,7 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
       return;
     }
     if (!m.text) return done();
-    const listener = createChannelRenderer(deps, async () => m.channel);
+    const listener = createChannelRenderer({ ...deps, stream: cfg.stream_replies }, async () => m.channel);
     const inbound = { connector: "discord", id: BigInt(m.id) };
     const submitted = core.submit({ sessionKey, text: m.text, source: "discord", channel: sessionKey, listener, inbound });
     submitted.done.catch((err: unknown) => log.error({ err }, "discord run failed"));

@@ -18,16 +18,23 @@ export interface RenderDeps {
   stream: boolean;
 }
 
+/** The option that keeps a message in a forum topic; nothing for a chat without topics. */
+export function inTopic(threadId: number | undefined): { message_thread_id?: number } {
+  return threadId === undefined ? {} : { message_thread_id: threadId };
+}
+
 /** Sends text as formatted chunks, each falling back to plain text if Telegram rejects its formatting. */
-export async function sendFormatted(api: Api, chatId: number, text: string, log: Logger): Promise<number[]> {
+export async function sendFormatted(api: Api, chatId: number, text: string, log: Logger, threadId?: number): Promise<number[]> {
   const ids: number[] = [];
+  const topic = inTopic(threadId);
   for (const chunk of formatReply(text)) {
     try {
-      ids.push((await api.sendMessage(chatId, chunk.html, { parse_mode: "HTML", link_preview_options: { is_disabled: true } })).message_id);
+      const options = { parse_mode: "HTML", link_preview_options: { is_disabled: true }, ...topic } as const;
+      ids.push((await api.sendMessage(chatId, chunk.html, options)).message_id);
     } catch (err) {
       if (!isFormattingError(err)) throw err;
       log.warn({ chatId, detail: (err as GrammyError).description }, "telegram rejected the formatting; sent plain text");
-      ids.push((await api.sendMessage(chatId, chunk.plain.slice(0, TELEGRAM_LIMIT))).message_id);
+      ids.push((await api.sendMessage(chatId, chunk.plain.slice(0, TELEGRAM_LIMIT), topic)).message_id);
     }
   }
   return ids;
@@ -51,12 +58,14 @@ export function approvalKeyboard(approvalId: string): InlineKeyboardMarkup {
 /**
  * Renders one run's events into a Telegram chat: typing while it works, the reply streamed into one
  * message, approval requests with buttons, decisions edited into them, the final formatted reply.
- * API calls are serialized so messages and edits arrive in order. Never throws.
+ * API calls are serialized so messages and edits arrive in order. Never throws. With `threadId` (a forum
+ * topic) every message and typing indicator goes to that topic.
  */
-export function createChatRenderer(deps: RenderDeps, chatId: number): EventListener {
+export function createChatRenderer(deps: RenderDeps, chatId: number, threadId?: number): EventListener {
+  const topic = inTopic(threadId);
   let draft: { id?: number; text: string; shown: string; timer?: NodeJS.Timeout } = { text: "", shown: "" };
   const run = sendQueue((err, what) => deps.log.warn({ err, chatId, what }, "telegram send failed"));
-  const typing = typingIndicator(() => run("typing", () => deps.api.sendChatAction(chatId, "typing")), TYPING_EVERY_MS);
+  const typing = typingIndicator(() => run("typing", () => deps.api.sendChatAction(chatId, "typing", topic)), TYPING_EVERY_MS);
   const flushDraft = () => {
     clearTimeout(draft.timer);
     draft.timer = undefined;
@@ -65,7 +74,7 @@ export function createChatRenderer(deps: RenderDeps, chatId: number): EventListe
     draft.shown = text;
     const current = draft;
     run("stream", async () => {
-      if (current.id === undefined) current.id = (await deps.api.sendMessage(chatId, text)).message_id;
+      if (current.id === undefined) current.id = (await deps.api.sendMessage(chatId, text, topic)).message_id;
       else await deps.api.editMessageText(chatId, current.id, text);
     });
   };
@@ -93,9 +102,10 @@ export function createChatRenderer(deps: RenderDeps, chatId: number): EventListe
               .map((c) => c.plain)
               .join("\n\n"),
             deps.log,
+            threadId,
           );
       } else {
-        await sendFormatted(deps.api, chatId, reply, deps.log);
+        await sendFormatted(deps.api, chatId, reply, deps.log, threadId);
       }
       deps.store.history.markReplySent(runId);
     });
@@ -116,7 +126,7 @@ export function createChatRenderer(deps: RenderDeps, chatId: number): EventListe
       case "approval_requested":
         typing.stop();
         run("approval", async () => {
-          const sent = await deps.api.sendMessage(chatId, event.prompt, { reply_markup: approvalKeyboard(event.approvalId) });
+          const sent = await deps.api.sendMessage(chatId, event.prompt, { reply_markup: approvalKeyboard(event.approvalId), ...topic });
           deps.store.approvals.setMessageRef(event.approvalId, `${chatId}:${sent.message_id}`);
         });
         break;
@@ -130,7 +140,7 @@ export function createChatRenderer(deps: RenderDeps, chatId: number): EventListe
       case "error":
         typing.stop();
         run("error", async () => {
-          await deps.api.sendMessage(chatId, event.message);
+          await deps.api.sendMessage(chatId, event.message, topic);
           if (event.runId) deps.store.history.markReplySent(event.runId);
         });
         break;

@@ -11,6 +11,7 @@ import { statusLines, strangerNoticeDue } from "./chat.js";
 import { retryWhileUnreachable } from "./telegram-network.js";
 import { createPoller } from "./telegram-polling.js";
 import { createChatRenderer, type RenderDeps, sendFormatted, showDecision } from "./telegram-render.js";
+import { parseChannel, topicChannel, topicOf } from "./telegram-topics.js";
 
 type TelegramConfig = Config["connectors"]["telegram"];
 
@@ -86,11 +87,13 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
       await runCommand(ctx, command, sessionKey);
       return done();
     }
-    const listener = createChatRenderer(renderDeps, message.chat.id);
+    const threadId = topicOf(message);
+    const listener = createChatRenderer(renderDeps, message.chat.id, threadId);
     const inbound = { connector: "telegram", id: updateId };
+    const channel = topicChannel(sessionKey, threadId);
     let submitted: ReturnType<Core["submit"]>;
     try {
-      submitted = core.submit({ sessionKey, text, source: "telegram", channel: sessionKey, listener, inbound });
+      submitted = core.submit({ sessionKey, text, source: "telegram", channel, listener, inbound });
     } catch (err) {
       if (!(err instanceof DiskFullError)) throw err;
       await ctx.reply(err.message);
@@ -236,26 +239,30 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
       return { ok: polling.ok, detail: `Telegram not reachable yet${unreachable ? ` (${unreachable})` : ""}; retrying` };
     },
     async deliver(target, text) {
-      const chatId = Number(target.replace(/^telegram:/, ""));
+      const { chatId, threadId } = parseChannel(target);
       try {
-        const ids = await sendFormatted(bot.api, chatId, text, log);
+        const ids = await sendFormatted(bot.api, chatId, text, log, threadId);
         return { messageId: String(ids[0]) };
       } catch (err) {
         throw new TransportError("telegram", `could not deliver to ${target}: ${(err as Error).message}`);
       }
     },
     listenerFor(channel) {
-      const chatId = Number(channel.replace(/^telegram:/, ""));
-      return Number.isFinite(chatId) ? createChatRenderer({ ...renderDeps, stream: false }, chatId) : undefined;
+      const { chatId, threadId } = parseChannel(channel);
+      return Number.isFinite(chatId) ? createChatRenderer({ ...renderDeps, stream: false }, chatId, threadId) : undefined;
     },
   };
 }
 
 /**
  * The text of a message meant for the bot: any private message; in groups only when the bot is
- * mentioned (the mention is removed) or the message replies to the bot. Undefined otherwise.
+ * mentioned (the mention is removed), the message replies to the bot, or it is a command with the bot's
+ * username (`/help@bot`, as Telegram's command menu writes it in groups). A command with another bot's
+ * username is for that bot. Undefined otherwise.
  */
 export function addressedText(message: Message.TextMessage, me: { id: number; username: string }): string | undefined {
+  const commandFor = commandUsername(message);
+  if (commandFor !== undefined) return commandFor.toLowerCase() === me.username.toLowerCase() ? message.text : undefined;
   if (message.chat.type === "private") return message.text;
   const mention = `@${me.username}`;
   const mentioned = (message.entities ?? []).some(
@@ -264,4 +271,11 @@ export function addressedText(message: Message.TextMessage, me: { id: number; us
   if (mentioned) return message.text.replace(new RegExp(mention, "ig"), "").trim();
   if (message.reply_to_message?.from?.id === me.id) return message.text;
   return undefined;
+}
+
+/** The username a leading `/command@username` is addressed to, if the message starts with one. */
+function commandUsername(message: Message.TextMessage): string | undefined {
+  const entity = message.entities?.find((e) => e.type === "bot_command" && e.offset === 0);
+  if (!entity) return undefined;
+  return message.text.slice(0, entity.length).match(/^\/\w+@(\w+)$/)?.[1];
 }

@@ -50,6 +50,9 @@ export async function toText(body: string, contentType: string): Promise<string>
         { selector: "script", format: "skip" },
         { selector: "style", format: "skip" },
         { selector: "nav", format: "skip" },
+        // html-to-text shouts headings and table headers by default; names and codes must keep their case.
+        ...["h1", "h2", "h3", "h4", "h5", "h6"].map((selector) => ({ selector, options: { uppercase: false } })),
+        { selector: "table", options: { uppercaseHeaderCells: false } },
       ],
     }).trim();
   }

@@ -135,7 +135,7 @@ function maxStepsReply(maxSteps: number): string {
 }
 
 function repeatReply(detail: string): string {
-  return `I stopped this run: ${detail}. The call was not executed again. Try asking differently.`;
+  return `I stopped this run: ${detail}. Try asking differently.`;
 }
 
 /** What the user reads when the model cannot answer: what is wrong and how to fix it. */

@@ -20,6 +20,7 @@ export class RepeatGuard {
   private readonly executions = new Map<string, number>();
   private readonly blocked = new Set<string>();
   private readonly failuresInRow = new Map<string, number>();
+  private readonly lastError = new Map<string, string>();
   private readonly results = new Map<string, Set<string>>();
   /** Every call proposed past validation, executed or blocked, in order. */
   private readonly attempts: string[] = [];
@@ -34,7 +35,7 @@ export class RepeatGuard {
       else if (row.decision === "auto" || row.decision === "approved") {
         if (row.status !== "proposed") guard.admit(signature);
         if (row.status === "ok" || row.status === "error")
-          guard.recordResult(row.tool, signature, row.status === "ok", row.result_hash ?? "");
+          guard.recordResult(row.tool, signature, row.status === "ok", row.result_hash ?? "", row.error ?? undefined);
       }
     }
     return guard;
@@ -43,10 +44,18 @@ export class RepeatGuard {
   check(tool: string, signature: string, shownCall: string): GuardVerdict {
     const reblocked = this.blocked.has(signature) || this.blocked.has(failKey(tool));
     const verdict = this.judge(tool, signature);
-    if (verdict.kind === "block" && reblocked) {
-      return { kind: "stop", message: `the model kept repeating ${shownCall} after it was blocked (${verdict.reason})` };
-    }
-    return verdict;
+    if (verdict.kind !== "block" || !reblocked) return verdict;
+    if (verdict.reason === "failing tool") return { kind: "stop", message: this.failingMessage(tool) };
+    return {
+      kind: "stop",
+      message: `the model kept repeating ${shownCall} after it was blocked (${verdict.reason}); the call was not executed again`,
+    };
+  }
+
+  private failingMessage(tool: string): string {
+    const failures = this.failuresInRow.get(tool) ?? 0;
+    const last = this.lastError.get(tool);
+    return `${tool} failed ${failures} times in a row${last ? ` (last error: ${last})` : ""}, so hermes stopped calling it`;
   }
 
   recordBlock(tool: string, signature: string, reason: string): void {
@@ -60,8 +69,9 @@ export class RepeatGuard {
     this.attempts.push(signature);
   }
 
-  recordResult(tool: string, signature: string, ok: boolean, resultHash: string): void {
+  recordResult(tool: string, signature: string, ok: boolean, resultHash: string, error?: string): void {
     this.failuresInRow.set(tool, ok ? 0 : (this.failuresInRow.get(tool) ?? 0) + 1);
+    if (!ok && error) this.lastError.set(tool, error);
     const seen = this.results.get(signature) ?? new Set<string>();
     seen.add(resultHash);
     this.results.set(signature, seen);

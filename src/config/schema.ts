@@ -139,6 +139,7 @@ const discord = z
       )
       .default([]),
     api_root: z.url().default("https://discord.com/api"),
+    stream_replies: z.boolean().default(true),
   })
   .prefault({});
 

@@ -20,6 +20,7 @@ import type { AnyTool, ToolDeps } from "../tools/types.js";
 import { VERSION } from "../version.js";
 import { loadConnectors } from "./connectors.js";
 import { createModelMonitor, startHealthLoop, statusLine } from "./health.js";
+import { hintedModel } from "./health-hint.js";
 import { createNotifier, type Notifier } from "./systemd.js";
 
 export interface Daemon {
@@ -70,7 +71,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     limiter,
     config,
     log,
-    model: () => state.model,
+    model: hintedModel(() => state.model, modelMonitor),
     systemPrompt: () => systemPrompt(config(), store, state.tools.has("memory")),
     toolSpecs: () => state.specs(),
     calibration: new TokenCalibration({ load: (m) => store.memory.loadRatio(m), save: (m, r) => store.memory.saveRatio(m, r) }),

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { Connector } from "../connector.js";
-import type { ModelClient, ProbeResult } from "../model/types.js";
+import type { ModelClient, ModelResult, ProbeResult } from "../model/types.js";
 import type { Notifier } from "./systemd.js";
 
 /**
@@ -32,6 +32,7 @@ export function createModelMonitor(model: () => ModelClient, log: Logger) {
   };
 
   const watch = () => {
+    timer = undefined;
     void probe().then((result) => {
       if (ready(result)) {
         delay = 1000;
@@ -43,6 +44,18 @@ export function createModelMonitor(model: () => ModelClient, log: Logger) {
     });
   };
 
+  /** What a chat call showed: an answer means ready; an unreachable endpoint is watched again from now. */
+  const observe = (result: ModelResult) => {
+    if (result.ok && last && !ready(last.result)) {
+      last = { at: Date.now(), result: { reachable: true, detail: "answered a chat request" } };
+      log.info("model endpoint ready");
+    }
+    if (!result.ok && result.error.kind === "unreachable" && !timer && !inflight) {
+      delay = 1000;
+      watch();
+    }
+  };
+
   return {
     /** Starts probing; keeps retrying with backoff until the model is ready. */
     start: watch,
@@ -51,6 +64,9 @@ export function createModelMonitor(model: () => ModelClient, log: Logger) {
     get: async (): Promise<ProbeResult> => (last && Date.now() - last.at < 5000 ? last.result : probe()),
     current: (): ProbeResult | undefined => last?.result,
     isReady: () => (last ? ready(last.result) : false),
+    /** True when the latest probe, taken within the current probe interval, found the endpoint not ready. */
+    seenDown: () => !!last && !ready(last.result) && Date.now() - last.at <= delay + 1000,
+    observe,
   };
 }
 

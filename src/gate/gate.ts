@@ -36,7 +36,7 @@ export class Gate {
       if (answered.has(call.id)) continue;
       const verdict = await this.decide(ctx, call, seq);
       if (verdict.kind === "stop") {
-        this.answerRemaining(ctx, calls, answered, "not run: the run was stopped because a call kept repeating.");
+        this.answerRemaining(ctx, calls, answered, `not run: the run was stopped (${verdict.message}).`);
         return { pending: 0, stop: verdict.message };
       }
       if (verdict.kind === "pending") pending++;
@@ -86,7 +86,7 @@ export class Gate {
     const signature = callSignature(call.name, parsed.data);
     const verdict = ctx.guard.check(call.name, signature, `${call.name} ${canonicalJson(call.args ?? {})}`);
     if (verdict.kind === "stop") {
-      const text = "blocked: the run was stopped because this call kept repeating.";
+      const text = `blocked: the run was stopped: ${verdict.message}.`;
       this.deps.store.audit.decide(call.id, "blocked", "repeated after block", "hermes");
       this.skip(call.id, text);
       this.answer(ctx, call, text);
@@ -195,7 +195,7 @@ export class Gate {
       });
       this.answer(ctx, a.call, content);
     })();
-    ctx.guard.recordResult(a.call.name, a.signature, result.ok, hash);
+    ctx.guard.recordResult(a.call.name, a.signature, result.ok, hash, result.ok ? undefined : summary);
     ctx.emit({
       type: "tool_result",
       runId: ctx.runId,

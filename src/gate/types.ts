@@ -24,7 +24,7 @@ export interface StepContext {
 export interface StepResult {
   /** Gated calls still waiting for a human decision; the run is suspended while this is > 0. */
   pending: number;
-  /** Set when the run must stop (a call kept repeating after it was blocked). */
+  /** Set when the run must stop (a call or a failing tool came back after it was blocked): what happened. */
   stop?: string;
 }
 

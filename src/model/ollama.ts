@@ -62,7 +62,7 @@ export function createOllamaClient(cfg: ModelConfig): ModelClient {
     return async (options = {}) => {
       try {
         return await withRetry(() => chatOnce(body, options), {
-          retries: cfg.retries,
+          retries: Math.min(cfg.retries, options.maxRetries ?? cfg.retries),
           baseMs: cfg.retry_base_ms,
           signal: options.signal,
         });

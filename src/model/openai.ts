@@ -50,7 +50,11 @@ export function createOpenAIClient(cfg: ModelConfig, options: { stream?: boolean
     (request: ModelRequest) =>
     async (opts: ChatOptions = {}) => {
       try {
-        return await withRetry(() => chatOnce(request, opts), { retries: cfg.retries, baseMs: cfg.retry_base_ms, signal: opts.signal });
+        return await withRetry(() => chatOnce(request, opts), {
+          retries: Math.min(cfg.retries, opts.maxRetries ?? cfg.retries),
+          baseMs: cfg.retry_base_ms,
+          signal: opts.signal,
+        });
       } catch (err) {
         return { ok: false as const, error: sdkError(err, where, opts.signal) };
       }

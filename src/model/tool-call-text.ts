@@ -16,21 +16,25 @@ const CLOSE = "</tool_call>";
  * Never throws: a block that is cut off or holds malformed JSON becomes a call with `parseError`.
  */
 export function parseToolCallText(text: string, options: { fenced?: boolean } = {}): ParsedReply {
-  if (text.includes(OPEN)) return parseBlocks(text);
+  if (findOpen(text, 0, text.length, CODE_START).index >= 0) return parseBlocks(text);
   if (options.fenced) return parseFenced(text);
   return { text, calls: [] };
 }
 
+/** Blocks shown inside code (fenced or inline) are examples, not calls: they stay reply text. */
 function parseBlocks(text: string): ParsedReply {
   const calls: ToolCall[] = [];
   const kept: string[] = [];
   let pos = 0;
-  for (let open = text.indexOf(OPEN); open >= 0; open = text.indexOf(OPEN, pos)) {
-    kept.push(text.slice(pos, open));
-    const bodyStart = open + OPEN.length;
-    const { call, end } = readBlock(text, bodyStart);
+  let code = CODE_START;
+  for (;;) {
+    const found = findOpen(text, pos, text.length, code);
+    if (found.index < 0) break;
+    kept.push(text.slice(pos, found.index));
+    const { call, end } = readBlock(text, found.index + OPEN.length);
     calls.push(call);
     pos = end;
+    code = found.code;
   }
   kept.push(text.slice(pos));
   return { text: tidy(kept.join("")), calls };
@@ -153,11 +157,12 @@ function tidy(text: string): string {
 
 /**
  * Hides `<tool_call>` blocks from streamed text: holds back anything that may be the start of a block,
- * and drops everything inside one.
+ * and drops everything inside one. A block inside code is shown, as the parser keeps it as text.
  */
 export function createToolCallTextFilter(emit: (text: string) => void) {
   let pending = "";
   let inside = false;
+  let code = CODE_START;
   return (delta: string) => {
     pending += delta;
     for (;;) {
@@ -171,16 +176,19 @@ export function createToolCallTextFilter(emit: (text: string) => void) {
         inside = false;
         continue;
       }
-      const open = pending.indexOf(OPEN);
-      if (open >= 0) {
-        if (open > 0) emit(pending.slice(0, open));
-        pending = pending.slice(open + OPEN.length);
+      const partial = partialSuffix(pending, OPEN);
+      const found = findOpen(pending, 0, pending.length - partial, code);
+      code = found.code;
+      if (found.index >= 0) {
+        if (found.index > 0) emit(pending.slice(0, found.index));
+        pending = pending.slice(found.index + OPEN.length);
         inside = true;
         continue;
       }
-      const hold = partialSuffix(pending, OPEN);
+      const hold = partial > 0 && !stepCode(code, "<").inCode ? partial : 0;
       const out = pending.slice(0, pending.length - hold);
       if (out) emit(out);
+      if (hold === 0) code = scanCode(code, pending.slice(pending.length - partial));
       pending = pending.slice(pending.length - hold);
       return;
     }
@@ -193,4 +201,52 @@ function partialSuffix(text: string, tag: string): number {
     if (tag.startsWith(text.slice(text.length - n))) return n;
   }
   return 0;
+}
+
+/**
+ * Where Markdown code is, as far as the text so far tells: a run of three or more backticks opens a
+ * fenced block closed by a run at least as long; a shorter run opens inline code closed by a run of the
+ * same length or by the end of the line. Nothing is looked ahead, so streamed and final text agree.
+ */
+interface CodeState {
+  fence: number;
+  inline: number;
+  /** Backticks seen in a row just before the current position, not yet counted as a delimiter. */
+  run: number;
+}
+
+const CODE_START: CodeState = { fence: 0, inline: 0, run: 0 };
+
+/** The state after `ch`, and whether `ch` itself lies inside code. */
+function stepCode(state: CodeState, ch: string): { state: CodeState; inCode: boolean } {
+  if (ch === "`") return { state: { ...state, run: state.run + 1 }, inCode: true };
+  let { fence, inline } = state;
+  const n = state.run;
+  if (n > 0) {
+    if (fence > 0) fence = n >= fence ? 0 : fence;
+    else if (inline > 0) inline = n === inline ? 0 : inline;
+    else if (n >= 3) fence = n;
+    else inline = n;
+  }
+  if (ch === "\n" && inline > 0) return { state: { fence, inline: 0, run: 0 }, inCode: true };
+  return { state: { fence, inline, run: 0 }, inCode: fence > 0 || inline > 0 };
+}
+
+function scanCode(state: CodeState, text: string): CodeState {
+  let s = state;
+  for (const ch of text) if (s.run > 0 || ch === "`" || ch === "\n") s = stepCode(s, ch).state;
+  return s;
+}
+
+/** The first `<tool_call>` in text[from, end) that is outside code, and the code state at its `<`. */
+function findOpen(text: string, from: number, end: number, start: CodeState): { index: number; code: CodeState } {
+  let code = start;
+  for (let i = from; i < end; i++) {
+    const ch = text[i] ?? "";
+    if (code.run === 0 && ch !== "`" && ch !== "\n" && ch !== "<") continue;
+    const step = stepCode(code, ch);
+    if (ch === "<" && !step.inCode && text.startsWith(OPEN, i)) return { index: i, code: step.state };
+    code = step.state;
+  }
+  return { index: -1, code };
 }

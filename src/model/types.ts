@@ -50,6 +50,8 @@ export interface ChatOptions {
    * the model is free for the next request from then on. Must not throw.
    */
   onAnswered?: () => void;
+  /** Retry a retryable failure at most this often (fewer than configured; 0 = one try only). */
+  maxRetries?: number;
 }
 
 export interface ProbeResult {

@@ -92,11 +92,24 @@ describe.each(["ollama", "openai"] as const)("repeat detection with provider %s"
     model.respond((_req, i) => ({ toolCalls: [{ name: "notes", arguments: { action: "delete", id: 1000 + i } }] }));
     const h = await start();
     const result = await h.ask("delete things");
-    expect(result.stdout).toMatch(/failing tool/);
+    expect(result.stdout).toMatch(/notes failed 3 times in a row .*, so hermes stopped calling it/);
     const audit = await auditOf(h);
     expect(audit.slice(0, 3).map((a) => a.status)).toEqual(["error", "error", "error"]);
     expect(audit[3]).toMatchObject({ decision: "blocked", reason: "failing tool", status: "skipped" });
     expect(model.requests[4]?.messages.at(-1)?.content).toMatch(/failed 3 times in a row/);
+  });
+
+  it("says which tool failed, how often and with what, when the model calls it again after the block", async () => {
+    const paths = ["a.txt", "b.txt", "c.txt", "d.txt", "secret-link"];
+    model.respond((_req, i) => ({ toolCalls: [{ name: "read_file", arguments: { path: paths[i] ?? `x${i}` } }] }));
+    const h = await start();
+    const result = await h.ask("read my files");
+    expect(result.stdout).toMatch(
+      /read_file failed 3 times in a row \(last error: .*'c\.txt' does not exist.*\), so hermes stopped calling it/,
+    );
+    expect(result.stdout).not.toMatch(/kept repeating|secret-link/);
+    const audit = await auditOf(h);
+    expect(audit.map((a) => a.decision)).toEqual(["auto", "auto", "auto", "blocked", "blocked"]);
   });
 });
 
@@ -172,6 +185,29 @@ describe.each(["ollama", "openai"] as const)("the Hermes tool-call format with p
     expect((await h.ask("time")).stdout).toBe("Fixed.\n");
     const audit = await auditOf(h);
     expect(audit.map((a) => a.decision)).toEqual(["blocked", "auto"]);
+  });
+
+  it("shows a <tool_call> inside a fenced code block verbatim, streamed and final, and runs nothing", async () => {
+    const reply = [
+      "Here is what a tool call looks like:",
+      "```xml",
+      '<tool_call>\n{"name": "<function-name>", "arguments": {<arguments>}}\n</tool_call>',
+      "```",
+      "Use `<tool_call>` tags only when you mean it.",
+    ].join("\n");
+    model.script({ text: reply });
+    const h = await start("auto");
+    const result = await h.ask("how do tool calls look?", "--json");
+    const events = result.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; delta?: string; reply?: string });
+    const streamed = events.flatMap((e) => (e.type === "text" ? [e.delta ?? ""] : [])).join("");
+    expect(streamed).toBe(reply);
+    expect(JSON.stringify(events.at(-1))).toContain(JSON.stringify(reply).slice(1, -1));
+    expect(events.some((e) => e.type === "tool_call" || e.type === "blocked")).toBe(false);
+    expect(model.requests).toHaveLength(1);
+    expect(await auditOf(h)).toEqual([]);
   });
 
   it("auto mode parses printed calls when the reply has no native ones, fenced JSON included", async () => {

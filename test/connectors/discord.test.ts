@@ -92,6 +92,47 @@ describe("the Discord connector", () => {
     expect(chunks.join("\n\n")).toBe(paragraphs.join("\n\n"));
   });
 
+  it("streams the reply into one message edited at most about once a second, then finalises it split under 2000", async () => {
+    const paragraphs = Array.from({ length: 12 }, (_, i) => `Paragraph ${i}: ${"word ".repeat(40).trim()}`);
+    const full = paragraphs.join("\n\n");
+    model.script({ textPieces: paragraphs.map((p, i) => (i ? `\n\n${p}` : p)), pieceGapMs: 250 });
+    await start({}, { discord: discord.settings([OWNER], { stream_replies: true }) });
+    const dm = dmOf(OWNER);
+    discord.dm(OWNER, "stream please");
+    await sentIn(dm, (c) => c.body.content.includes("Paragraph 11"));
+    const posts = discord.messagesIn(dm);
+    const first = posts[0] as DiscordCall;
+    expect(first.body.content).toBe(paragraphs[0]);
+    const edits = discord.calls.filter((c) => c.method === `PATCH /channels/${dm}/messages/${first.result.id}`);
+    const streamed = edits.slice(0, -1);
+    expect(streamed.length).toBeGreaterThanOrEqual(1);
+    streamed.forEach((e, i) => {
+      expect(e.at - (i ? (streamed[i - 1] as DiscordCall).at : first.at)).toBeGreaterThan(900);
+    });
+    expect(edits.every((e) => e.body.content.length <= 2000 && e.body.allowed_mentions?.parse?.length === 0)).toBe(true);
+    const finalFirst = (edits.at(-1) as DiscordCall).body.content as string;
+    expect(posts.slice(1).every((p) => p.body.content.length <= 2000)).toBe(true);
+    expect([finalFirst, ...posts.slice(1).map((p) => p.body.content)].join("\n\n")).toBe(full);
+    expect(posts.length).toBeGreaterThan(1);
+  });
+
+  it("while streaming, keeps the text before a tool call, asks for approval with buttons, and sends the reply after it", async () => {
+    model.script({ text: "Let me append that.", toolCalls: [{ name: "shell", arguments: { command: "echo streamed >> ledger.txt" } }] });
+    model.respond(() => ({ text: "Appended." }));
+    await start({ tools: { enabled: ["clock", "shell"] } }, { discord: discord.settings([OWNER], { stream_replies: true }) });
+    const dm = dmOf(OWNER);
+    discord.dm(OWNER, "append please");
+    const request = await sentIn(dm, (c) => c.body.components?.length > 0);
+    expect(request.body.content).toContain("hermes wants to run shell");
+    discord.click(OWNER, request.result, request.body.components[0].components[0].custom_id);
+    await discord.waitFor(
+      (c) => c.method.startsWith(`P`) && c.path.startsWith(`/channels/${dm}/messages`) && c.body.content === "Appended.",
+    );
+    const shown = (post: DiscordCall) =>
+      [post, ...discord.calls.filter((c) => c.method === `PATCH /channels/${dm}/messages/${post.result.id}`)].at(-1)?.body.content;
+    expect(discord.messagesIn(dm).map(shown)).toEqual(["Let me append that.", request.body.content, "Appended."]);
+  });
+
   it("runs a gated tool when the owner clicks Approve; another user's click only gets an ephemeral notice", async () => {
     model.script({ toolCalls: [{ name: "shell", arguments: { command: "echo pressed >> ledger.txt" } }] });
     model.respond((req) => ({ text: `Done: ${lastLine(req)}` }));

@@ -115,6 +115,59 @@ describe("the Telegram connector", () => {
     expect(model.requests).toHaveLength(1);
   });
 
+  it("in a group, answers /help@<its username> like a mention and ignores a command for another bot", async () => {
+    await start();
+    const forOther = "/help@some_other_bot";
+    telegram.sendText(OWNER, forOther, {
+      chatId: -100,
+      chatType: "supergroup",
+      entities: [{ type: "bot_command", offset: 0, length: forOther.length }],
+    });
+    const forUs = `/help@${BOT.username}`;
+    telegram.sendText(OWNER, forUs, {
+      chatId: -100,
+      chatType: "supergroup",
+      entities: [{ type: "bot_command", offset: 0, length: forUs.length }],
+    });
+    const help = await sentTo(-100);
+    expect(help.params.text).toMatch(/^Hi! I am hermes/);
+    telegram.sendText(OWNER, "/new", { chatId: -100, chatType: "supergroup", entities: [{ type: "bot_command", offset: 0, length: 4 }] });
+    const stop = `/stop@${BOT.username.toUpperCase()}`;
+    telegram.sendText(OWNER, stop, {
+      chatId: -100,
+      chatType: "supergroup",
+      entities: [{ type: "bot_command", offset: 0, length: stop.length }],
+    });
+    await sentTo(-100, (c) => c.params.text === "Nothing was running.");
+    expect(telegram.messagesTo(-100).map((c) => c.params.text)).toEqual([help.params.text, "Nothing was running."]);
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it("in a forum topic, streams the reply, types and asks for approval in that topic, also after a restart", async () => {
+    model.script({ text: "Let me check.", toolCalls: [{ name: "shell", arguments: { command: "echo topic >> ledger.txt" } }] });
+    model.respond(() => ({ text: "Done in the topic." }));
+    const h = await start({ tools: { enabled: ["clock", "shell"] } }, { stream_replies: true });
+    const mention = `@${BOT.username}`;
+    telegram.sendText(OWNER, `${mention} append please`, {
+      chatId: -1001,
+      chatType: "supergroup",
+      topic: 77,
+      entities: [{ type: "mention", offset: 0, length: mention.length }],
+    });
+    const request = await sentTo(-1001, (c) => Boolean(c.params.reply_markup));
+    const before = telegram.calls.filter((c) => ["sendMessage", "sendChatAction"].includes(c.method));
+    expect(before.map((c) => [c.method, c.params.message_thread_id])).toEqual(before.map((c) => [c.method, 77]));
+    expect(before.some((c) => c.method === "sendMessage" && "Let me check.".startsWith(c.params.text))).toBe(true);
+    expect(before.some((c) => c.method === "sendChatAction")).toBe(true);
+    await h.kill();
+    hermes = await h.restart();
+    const mark = telegram.calls.length;
+    telegram.press(OWNER, -1001, request.result.message_id, request.params.reply_markup.inline_keyboard[0][0].callback_data);
+    const done = await sentTo(-1001, (c) => c.params.text === "Done in the topic.", mark);
+    expect(done.params.message_thread_id).toBe(77);
+    expect(readFileSync(join(h.dir, "data/files/ledger.txt"), "utf8")).toBe("topic\n");
+  });
+
   it("runs a gated tool when the owner presses Approve; another user's press does nothing", async () => {
     model.script({ toolCalls: [{ name: "shell", arguments: { command: "echo pressed >> ledger.txt" } }] });
     model.respond((req) => ({ text: `Done: ${req.messages.at(-1)?.content.split("\n")[0]}` }));

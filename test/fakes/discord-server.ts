@@ -42,6 +42,8 @@ export interface DiscordCall {
   body: any;
   /** What the fake answered (for a sent message: the message with its id). */
   result?: any;
+  /** performance.now() when the call arrived. */
+  at: number;
 }
 
 export interface FakeDiscord {
@@ -64,6 +66,7 @@ export interface FakeDiscord {
   dropConnections(): void;
   /** The next `times` REST requests whose `METHOD path` matches answer `status`. */
   fail(match: RegExp, status: number, times?: number, retryAfter?: number): void;
+  /** `connectors.discord` settings that point hermes at this fake, without streaming unless `extra` turns it on. */
   settings(allowedUsers: string[], extra?: Record<string, unknown>): Record<string, unknown>;
   waitFor(predicate: (call: DiscordCall) => boolean, from?: number): Promise<DiscordCall>;
   /** Messages the bot sent into a channel, in order. */
@@ -83,7 +86,8 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
   const received = new Map<string, any>();
   let wsUrl = "";
 
-  const record = (call: DiscordCall) => {
+  const record = (fields: Omit<DiscordCall, "at">) => {
+    const call = { ...fields, at: performance.now() };
     calls.push(call);
     for (const w of waiters.filter((w) => calls.length - 1 >= w.from && w.predicate(call))) {
       waiters.splice(waiters.indexOf(w), 1);
@@ -177,6 +181,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       token: DISCORD_TOKEN,
       allowed_users: allowedUsers,
       api_root: fake.apiRoot,
+      stream_replies: false,
       ...extra,
     }),
     waitFor(predicate, from = 0) {

@@ -29,6 +29,9 @@ export interface Turn {
   garbage?: boolean;
   /** Answer this many milliseconds after the request arrived. */
   delayMs?: number;
+  /** Ollama: stream the text in these pieces (default: thirds of `text`), waiting `pieceGapMs` between them. */
+  textPieces?: string[];
+  pieceGapMs?: number;
   /** Answer only once this settles (e.g. until another request has arrived). */
   gate?: Promise<unknown>;
   /** OpenAI SSE: send every tool call with index 0 (older Ollama servers do). */
@@ -66,7 +69,8 @@ export interface FakeModel {
   close(): Promise<void>;
 }
 
-export async function startFakeModel(): Promise<FakeModel> {
+/** `port`: listen there (e.g. where a daemon already expects a model that was down); default any free one. */
+export async function startFakeModel(options: { port?: number } = {}): Promise<FakeModel> {
   const queue: Turn[] = [];
   let responder: Responder = () => ({ text: "ok" });
   const requests: RecordedRequest[] = [];
@@ -153,7 +157,7 @@ export async function startFakeModel(): Promise<FakeModel> {
     while (performance.now() < at) await new Promise((r) => setImmediate(r));
   }
 
-  server.listen(0, "127.0.0.1");
+  server.listen(options.port ?? 0, "127.0.0.1");
   await once(server, "listening");
   const { port } = server.address() as AddressInfo;
   fake.url = `http://127.0.0.1:${port}`;
@@ -189,11 +193,14 @@ function argsText(call: ScriptedCall): string {
   return typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {});
 }
 
-function ollamaStream(res: ServerResponse, turn: Turn): void {
+async function ollamaStream(res: ServerResponse, turn: Turn): Promise<void> {
   res.writeHead(200, { "content-type": "application/x-ndjson" });
   const line = (o: unknown) => res.write(`${JSON.stringify(o)}\n`);
   const created_at = new Date().toISOString();
-  for (const p of pieces(turn.text ?? "")) line({ model: "m", created_at, message: { role: "assistant", content: p }, done: false });
+  for (const [i, p] of (turn.textPieces ?? pieces(turn.text ?? "")).entries()) {
+    if (i > 0 && turn.pieceGapMs) await new Promise((r) => setTimeout(r, turn.pieceGapMs));
+    line({ model: "m", created_at, message: { role: "assistant", content: p }, done: false });
+  }
   if (turn.drop) return void res.destroy();
   if (turn.hangAfterText) return;
   if (turn.toolCalls?.length) {

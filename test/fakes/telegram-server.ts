@@ -32,7 +32,11 @@ export interface FakeTelegram {
   offsets: number[];
   push(update: Record<string, any>): number;
   /** A text message from `userId` in a private chat (or in `chatId`). Returns the update id. */
-  sendText(userId: number, text: string, options?: { chatId?: number; chatType?: string; entities?: unknown[]; replyTo?: unknown }): number;
+  sendText(
+    userId: number,
+    text: string,
+    options?: { chatId?: number; chatType?: string; entities?: unknown[]; replyTo?: unknown; topic?: number },
+  ): number;
   /** A button press by `userId` on message `messageId` in `chatId`. */
   press(userId: number, chatId: number, messageId: number, data: string): number;
   fail(method: string, fault: { status: number; description: string; retryAfter?: number }, times?: number): void;
@@ -98,8 +102,9 @@ export async function startFakeTelegram(port = 0): Promise<FakeTelegram> {
         date: Math.floor(Date.now() / 1000),
         chat:
           o.chatType && o.chatType !== "private"
-            ? { id: chatId, type: o.chatType, title: "group" }
+            ? { id: chatId, type: o.chatType, title: "group", ...(o.topic !== undefined && { is_forum: true }) }
             : { id: chatId, type: "private", first_name: `user${userId}` },
+        ...(o.topic !== undefined && { is_topic_message: true, message_thread_id: o.topic }),
         from: user(userId),
         text,
         ...(o.entities ? { entities: o.entities } : {}),

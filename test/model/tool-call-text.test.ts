@@ -188,6 +188,44 @@ const cases: Case[] = [
     calls: [{ name: "a" }, { name: "b" }, { name: "c" }],
     rest: "",
   },
+  {
+    name: "a block shown in a fenced code block is an example",
+    text: `Here is what a tool call looks like:\n\`\`\`xml\n${T}\n{"name": "clock", "arguments": {}}\n${E}\n\`\`\`\nThat is all.`,
+    calls: [],
+    rest: `Here is what a tool call looks like:\n\`\`\`xml\n${T}\n{"name": "clock", "arguments": {}}\n${E}\n\`\`\`\nThat is all.`,
+    fenced: true,
+  },
+  {
+    name: "a malformed block in a fence is an example too",
+    text: `The format:\n\`\`\`\n${T}{"name": "<function-name>", "arguments": {<arguments>}}${E}\n\`\`\``,
+    calls: [],
+    rest: `The format:\n\`\`\`\n${T}{"name": "<function-name>", "arguments": {<arguments>}}${E}\n\`\`\``,
+    fenced: true,
+  },
+  {
+    name: "a block in inline code is text",
+    text: `Wrap calls in \`${T}\` and \`${E}\` tags.`,
+    calls: [],
+    rest: `Wrap calls in \`${T}\` and \`${E}\` tags.`,
+  },
+  {
+    name: "a real call after a fenced example",
+    text: `Like this:\n\`\`\`\n${T}{"name": "a", "arguments": {}}${E}\n\`\`\`\nNow for real:\n${T}{"name": "clock", "arguments": {}}${E}`,
+    calls: [{ name: "clock", args: {} }],
+    rest: `Like this:\n\`\`\`\n${T}{"name": "a", "arguments": {}}${E}\n\`\`\`\nNow for real:`,
+  },
+  {
+    name: "backticks inside a real call's arguments do not open code",
+    text: `${T}{"name": "notes", "arguments": {"action": "add", "text": "\`\`\`js"}}${E}\n${T}{"name": "clock", "arguments": {}}${E}`,
+    calls: [{ name: "notes", args: { action: "add", text: "```js" } }, { name: "clock" }],
+    rest: "",
+  },
+  {
+    name: "an inline backtick does not reach past the end of its line",
+    text: `a stray \` here\n${T}{"name": "clock", "arguments": {}}${E}`,
+    calls: [{ name: "clock" }],
+    rest: "a stray ` here",
+  },
 ];
 
 describe("parsing tool calls written as text", () => {
@@ -224,6 +262,20 @@ describe("the streamed-text filter", () => {
 
   it("hides a block split across many pieces and keeps the text around it", () => {
     expect(run(["Hi ", "<tool", "_ca", 'll>{"name":', '"clock"}</tool', "_call> bye"])).toBe("Hi  bye");
+  });
+
+  it("shows a block inside fenced or inline code verbatim, however it is split", () => {
+    const text = `Example:\n\`\`\`xml\n${T}{"name": "clock"}${E}\n\`\`\`\nand \`${T}\` inline.`;
+    expect(run([text])).toBe(text);
+    expect(run(text.split(""))).toBe(text);
+    expect(run(["Example:\n`", "``xml\n<tool", "_call>{}", "</tool_call>\n``", "`"])).toBe(
+      "Example:\n```xml\n<tool_call>{}</tool_call>\n```",
+    );
+  });
+
+  it("hides a real block after a fenced example", () => {
+    const pieces = ["```\n<tool_call>x</tool_call>\n```\n", "Now: <tool_", 'call>{"name":"clock"}</tool_call> done'];
+    expect(run(pieces)).toBe("```\n<tool_call>x</tool_call>\n```\nNow:  done");
   });
 
   it("releases text that only looked like the start of a tag", () => {
