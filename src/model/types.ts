@@ -2,7 +2,7 @@
  * The model boundary. A ModelClient turns a conversation into one assistant turn.
  * Rule: `chat` never throws; every failure comes back as `{ ok: false, error }` with a reason a user can act on.
  */
-import type { ModelError } from "../errors.js";
+import type { ModelError, ModelErrorKind } from "../errors.js";
 
 /** A tool call as the agent understands it, whatever wire format carried it. */
 export interface ToolCall {
@@ -30,11 +30,43 @@ export interface ToolSpec {
 export interface ModelRequest {
   messages: ChatMessage[];
   tools: ToolSpec[];
+  /** The estimated prompt tokens of this request (stored when the endpoint reports none). */
+  estimatedTokens?: number;
+  /**
+   * Builds the same request for another window: used when a call moves to an endpoint with another
+   * context window, or when an endpoint says the prompt did not fit.
+   */
+  rebuild?: (window: PromptWindow) => ModelRequest;
 }
 
+/** What a prompt must fit: the endpoint's usable context and the room kept for the answer. */
+export interface PromptWindow {
+  model: string;
+  contextTokens: number;
+  outputTokens: number;
+}
+
+/** Token counts as the endpoint reported them; `undefined` where it reported nothing. */
 export interface ModelUsage {
   promptTokens?: number;
   outputTokens?: number;
+  /** Prompt tokens served from the server's prompt cache, where reported. */
+  cachedTokens?: number;
+  /** Milliseconds from sending the request to the first byte of the answer. */
+  firstByteMs?: number;
+}
+
+/** One model call as the usage ledger records it: which endpoint, what it reported, how long it took. */
+export interface ModelCall {
+  endpoint: string;
+  model: string;
+  usage: ModelUsage;
+  /** The request's estimate, for when the endpoint reports no prompt tokens. */
+  estimatedPromptTokens?: number;
+  /** Characters of the answer, for an output estimate when none is reported. */
+  outputChars: number;
+  totalMs: number;
+  outcome: "ok" | ModelErrorKind;
 }
 
 export type ModelResult =
@@ -50,6 +82,10 @@ export interface ChatOptions {
    * the model is free for the next request from then on. Must not throw.
    */
   onAnswered?: () => void;
+  /** Called once per endpoint attempt, whatever its outcome, for the usage ledger. Must not throw. */
+  onCall?: (call: ModelCall) => void;
+  /** A one-line note for the owner (an endpoint failed over, a budget was reached). Must not throw. */
+  onNotice?: (text: string) => void;
 }
 
 export interface ProbeResult {
@@ -65,6 +101,8 @@ export interface ModelClient {
   readonly provider: "ollama" | "openai";
   readonly baseUrl: string;
   readonly modelName: string;
+  /** The window prompts for this client must fit (for a chain: the endpoint that would serve now). */
+  readonly window?: PromptWindow;
   chat(request: ModelRequest, options?: ChatOptions): Promise<ModelResult>;
   /**
    * The same call in two halves: the request is put in its wire form now, sent when the returned
@@ -74,4 +112,10 @@ export interface ModelClient {
   prepare(request: ModelRequest): PreparedChat;
   /** Checks reachability and whether the configured model exists. Never throws. */
   probe(signal?: AbortSignal): Promise<ProbeResult>;
+}
+
+/** Where an endpoint says its real context window comes from, and how large it is. */
+export interface ServerWindow {
+  contextTokens: number;
+  source: string;
 }
