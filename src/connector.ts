@@ -64,7 +64,7 @@ export interface DaemonStatus {
   connectors: { name: string; ok: boolean; detail: string }[];
   model: { provider: string; base_url: string; name: string; reachable: boolean | null; detail: string };
   /** The endpoint that serves model calls now; `reason` says why it is not the primary. */
-  serving?: { endpoint: string; model: string; primary: boolean; reason: string };
+  serving?: { endpoint: string; model: string; primary: boolean; reason: string; context_tokens?: number };
   usage_today?: {
     calls: number;
     prompt_tokens: number;

@@ -23,6 +23,8 @@ export interface ServingStatus {
   model: string;
   primary: boolean;
   reason: string;
+  /** The context window prompts are budgeted to (the smaller of context_tokens and the server's). */
+  context_tokens?: number;
 }
 
 /** A model made of endpoints in order: a ModelClient to the loop, which never learns who answered. */
@@ -199,12 +201,18 @@ export function createModelChain(endpoints: ChainEndpoint[], options: ChainOptio
       return clientOf(active).modelName;
     },
     get window() {
-      return windowOf(clientOf(active));
+      return clientOf(active).window;
     },
     prepare,
     chat: (request, opts) => prepare(request)(opts),
     probe: (signal?: AbortSignal): Promise<ProbeResult> => clientOf(active).probe(signal),
-    serving: () => ({ endpoint: clientOf(active).baseUrl, model: clientOf(active).modelName, primary: active === 0, reason }),
+    serving: () => ({
+      endpoint: clientOf(active).baseUrl,
+      model: clientOf(active).modelName,
+      primary: active === 0,
+      reason,
+      context_tokens: clientOf(active).window?.contextTokens,
+    }),
     stop: stopWatching,
   };
   return chain;

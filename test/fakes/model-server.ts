@@ -18,6 +18,8 @@ export interface Turn {
   toolCalls?: ScriptedCall[];
   /** Answer with this HTTP status and an error body instead. */
   status?: number;
+  /** The error text sent with `status` (default: "scripted <status>"). */
+  errorMessage?: string;
   retryAfterS?: number;
   /** Never answer (until the client gives up). */
   hang?: boolean;
@@ -169,7 +171,9 @@ export async function startFakeModel(): Promise<FakeModel> {
       return json(
         res,
         turn.status,
-        isOllama ? { error: `scripted ${turn.status}` } : { error: { message: `scripted ${turn.status}`, type: "server_error" } },
+        isOllama
+          ? { error: turn.errorMessage ?? `scripted ${turn.status}` }
+          : { error: { message: turn.errorMessage ?? `scripted ${turn.status}`, type: "server_error" } },
       );
     }
     if (turn.garbage) {
