@@ -149,7 +149,9 @@ describe("failover between model endpoints", () => {
     hermes = await startInProcess(settings({ daily_tokens: 100 }), []);
     expect((await ask(hermes.daemon, "one")).reply).toBe("from the primary");
     const second = await ask(hermes.daemon, "two");
-    expect(second.reply).toMatch(/^\(hermes3:8b at .* reached its daily_tokens for today; it is skipped until tomorrow\)\n\nfrom the fallback$/);
+    expect(second.reply).toMatch(
+      /^\(hermes3:8b at .* reached its daily_tokens for today; it is skipped until tomorrow\)\n\nfrom the fallback$/,
+    );
     expect((await ask(hermes.daemon, "three")).reply).toBe("from the fallback");
     expect(primary.requests).toHaveLength(1);
   });

@@ -37,7 +37,10 @@ describe("the usage ledger and budgets", () => {
   });
 
   it("records Ollama's prompt_eval_count and eval_count for every step, and the step's usage reaches the events", async () => {
-    model.script({ toolCalls: [{ name: "clock" }], promptTokens: 321, outputTokens: 17 }, { text: "it is late", promptTokens: 400, outputTokens: 5 });
+    model.script(
+      { toolCalls: [{ name: "clock" }], promptTokens: 321, outputTokens: 17 },
+      { text: "it is late", promptTokens: 400, outputTokens: 5 },
+    );
     hermes = await startInProcess(settings(), []);
     const outcome = await ask(hermes.daemon, "what time is it?");
     expect(outcome.reply).toBe("it is late");
@@ -107,6 +110,10 @@ describe("the usage ledger and budgets", () => {
     const [rejected, retried] = model.requests.slice(before);
     const size = (r: typeof rejected) => JSON.stringify(r?.messages).length;
     expect(size(retried)).toBeLessThan(size(rejected));
-    expect(rows(hermes).slice(-2).map((r) => r.outcome)).toEqual(["context_exceeded", "ok"]);
+    expect(
+      rows(hermes)
+        .slice(-2)
+        .map((r) => r.outcome),
+    ).toEqual(["context_exceeded", "ok"]);
   });
 });
