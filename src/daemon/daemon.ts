@@ -219,13 +219,18 @@ function statusOf(
   store: Store,
 ): DaemonStatus {
   const runs = runner.status();
-  const cfg = state.loaded.config.model;
   return {
     version: VERSION,
     pid: process.pid,
     uptime_s: Math.round((Date.now() - startedAt) / 1000),
     connectors: connectors.map((c) => ({ name: c.name, ...c.health() })),
-    model: { provider: cfg.provider, base_url: cfg.base_url, name: cfg.name, reachable: probe.reachable, detail: probe.detail },
+    model: {
+      provider: state.model.provider,
+      base_url: state.model.baseUrl,
+      name: state.model.modelName,
+      reachable: probe.reachable,
+      detail: probe.detail,
+    },
     serving: state.model.serving(),
     usage_today: usageToday(state.loaded.config, store),
     runs: { running: runs.running, queued: runs.queued, suspended: runs.suspended },

@@ -146,7 +146,7 @@ export function createModelChain(endpoints: ChainEndpoint[], options: ChainOptio
       model: clientOf(i).modelName,
       usage: result.ok ? result.usage : {},
       estimatedPromptTokens: request.estimatedTokens,
-      outputChars: result.ok ? result.text.length + (result.toolCalls.length ? JSON.stringify(result.toolCalls).length : 0) : 0,
+      outputChars: result.ok && result.usage.outputTokens === undefined ? outputChars(result.text, result.toolCalls) : 0,
       totalMs: Math.round(performance.now() - started),
       outcome: result.ok ? "ok" : result.error.kind,
     });
@@ -237,6 +237,10 @@ function rebuildFor(request: ModelRequest, window: PromptWindow): ModelRequest {
 function shrink(window: PromptWindow, rejected: ModelRequest): PromptWindow {
   const prompt = Math.min(rejected.estimatedTokens ?? window.contextTokens, window.contextTokens - window.outputTokens);
   return { ...window, contextTokens: Math.max(512, Math.floor(prompt * 0.66) + window.outputTokens) };
+}
+
+function outputChars(text: string, calls: unknown[]): number {
+  return text.length + (calls.length ? JSON.stringify(calls).length : 0);
 }
 
 function budgetError(): ModelError {

@@ -63,7 +63,7 @@ export interface ModelCall {
   usage: ModelUsage;
   /** The request's estimate, for when the endpoint reports no prompt tokens. */
   estimatedPromptTokens?: number;
-  /** Characters of the answer, for an output estimate when none is reported. */
+  /** Characters of the answer (text and calls), for an output estimate; 0 when output tokens were reported. */
   outputChars: number;
   totalMs: number;
   outcome: "ok" | ModelErrorKind;
