@@ -167,14 +167,17 @@ export function createModelChain(endpoints: ChainEndpoint[], options: ChainOptio
     const firstSend = clientOf(first).prepare(request);
     return async (opts: ChatOptions = {}) => {
       let failure: { error: ModelError; from: number } | undefined;
-      for (const i of orderFrom(active, endpoints.length)) {
+      // An endpoint that is not the last to try does not retry a refused connection: the next one may answer now.
+      const moveOn = { ...opts, moveOnUnreachable: true };
+      const order = orderFrom(active, endpoints.length);
+      for (const i of order) {
         if (overBudget(i)) {
           skip(i, opts);
           continue;
         }
         const req = i === first ? request : rebuildFor(request, windowOf(clientOf(i)));
         const send = i === first ? firstSend : clientOf(i).prepare(req);
-        const result = await attempt(i, req, send, opts);
+        const result = await attempt(i, req, send, i === order.at(-1) ? opts : moveOn);
         if (result.ok) {
           if (failure && i !== active) {
             const why = whyLeft(clientOf(failure.from), failure.error);
@@ -188,6 +191,22 @@ export function createModelChain(endpoints: ChainEndpoint[], options: ChainOptio
       }
       return { ok: false, error: failure?.error ?? budgetError() };
     };
+  };
+
+  /** The serving endpoint's probe; when it is not ready, the first other one that is: "down" means every endpoint is. */
+  const probe = async (signal?: AbortSignal): Promise<ProbeResult> => {
+    const order = orderFrom(active, endpoints.length);
+    const results: ProbeResult[] = [];
+    for (const i of order) {
+      const result = await clientOf(i).probe(signal);
+      if (result.reachable && result.modelPresent !== false) {
+        return i === active
+          ? result
+          : { ...result, detail: `${result.detail} at ${clientOf(i).baseUrl}, a fallback (the serving endpoint is not ready)` };
+      }
+      results.push(result);
+    }
+    return results[0] as ProbeResult;
   };
 
   const chain: ModelChain = {
@@ -205,7 +224,7 @@ export function createModelChain(endpoints: ChainEndpoint[], options: ChainOptio
     },
     prepare,
     chat: (request, opts) => prepare(request)(opts),
-    probe: (signal?: AbortSignal): Promise<ProbeResult> => clientOf(active).probe(signal),
+    probe,
     serving: () => ({
       endpoint: clientOf(active).baseUrl,
       model: clientOf(active).modelName,

@@ -78,6 +78,7 @@ export function createOllamaClient(cfg: EndpointConfig): ModelClient {
           retries: cfg.retries,
           baseMs: cfg.retry_base_ms,
           signal: options.signal,
+          retryUnreachable: !options.moveOnUnreachable,
         });
       } catch (err) {
         return { ok: false, error: networkError(err, where, options.signal, () => false) };

@@ -68,7 +68,12 @@ export function createOpenAIClient(cfg: EndpointConfig, options: { stream?: bool
     (request: ModelRequest) =>
     async (opts: ChatOptions = {}) => {
       try {
-        return await withRetry(() => chatOnce(request, opts), { retries: cfg.retries, baseMs: cfg.retry_base_ms, signal: opts.signal });
+        return await withRetry(() => chatOnce(request, opts), {
+          retries: cfg.retries,
+          baseMs: cfg.retry_base_ms,
+          signal: opts.signal,
+          retryUnreachable: !opts.moveOnUnreachable,
+        });
       } catch (err) {
         return { ok: false as const, error: sdkError(err, where, opts.signal) };
       }

@@ -84,6 +84,11 @@ export interface ChatOptions {
   onAnswered?: () => void;
   /** Called once per endpoint attempt, whatever its outcome, for the usage ledger. Must not throw. */
   onCall?: (call: ModelCall) => void;
+  /**
+   * Set by a chain that has another endpoint to try: a refused connection or a failed DNS lookup is
+   * not retried here, the call moves on at once.
+   */
+  moveOnUnreachable?: boolean;
   /** A one-line note for the owner (an endpoint failed over, a budget was reached). Must not throw. */
   onNotice?: (text: string) => void;
 }

@@ -91,6 +91,28 @@ describe("hermes usage, status and doctor over the real daemon", () => {
     }
   });
 
+  it("a fallback that answers for a refusing primary: the reply says so in one line, `hermes status` says who serves and why", async () => {
+    const fallback = await startFakeModel();
+    fallback.models = ["small-model"];
+    fallback.respond(() => ({ text: "from the fallback" }));
+    try {
+      const settings = baseSettings(model.url);
+      const fallbacks = [{ provider: "openai", base_url: fallback.openaiUrl, name: "small-model", retries: 0 }];
+      hermes = await startHermes({ ...settings, model: { ...(settings.model as object), fallbacks } });
+      await model.pause();
+      const asked = await hermes.ask("hello");
+      expect(asked.stdout).toMatch(/^\(answered by small-model: the model at 127\.0\.0\.1:\d+ is unreachable\)\n\nfrom the fallback\n$/);
+      const status = (await hermes.cli(["status"])).stdout;
+      expect(status).toMatch(
+        /serving\s+small-model at http:\/\/127\.0\.0\.1:\d+\/v1 \(fallback: the model at 127\.0\.0\.1:\d+ is unreachable\)/,
+      );
+      await hermes.waitForLog((l) => l.msg === "model calls moved to another endpoint");
+      expect((await hermes.ask("again")).stdout).toBe("from the fallback\n");
+    } finally {
+      await fallback.close();
+    }
+  });
+
   it("doctor reads Ollama's /api/show and the fallbacks' /v1/models max_model_len", async () => {
     model.contextLength = 8192;
     const fallback = await startFakeModel();

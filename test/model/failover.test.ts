@@ -79,6 +79,23 @@ describe("failover between model endpoints", () => {
     expect(fallback.requests).toHaveLength(2);
   });
 
+  it("a refused connection is not retried when a fallback can answer: the call moves on at once", async () => {
+    hermes = await startInProcess(settings({ retries: 4, retry_base_ms: 2000 }), []);
+    await primary.pause();
+    const started = Date.now();
+    expect((await ask(hermes.daemon, "hello")).reply).toMatch(/from the fallback$/);
+    expect(Date.now() - started).toBeLessThan(1500);
+  });
+
+  it("with every endpoint down the reply says the model is unreachable", async () => {
+    hermes = await startInProcess(settings({ retries: 1, retry_base_ms: 1 }), []);
+    await primary.pause();
+    await fallback.pause();
+    const outcome = await ask(hermes.daemon, "hello");
+    expect(outcome.stopReason).toBe("model_error");
+    expect(outcome.reply).toMatch(/^The model is unreachable: the model endpoint http:\/\/127\.0\.0\.1:\d+ \(Ollama\) is unreachable/);
+  });
+
   it("a primary that sends nothing within first_byte_timeout_s: the fallback answers", async () => {
     primary.script({ hang: true });
     hermes = await startInProcess(settings({ first_byte_timeout_s: 0.3 }), []);
