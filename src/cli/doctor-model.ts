@@ -30,7 +30,11 @@ export async function checkWindows(config: Config): Promise<Check[]> {
       const name = i === 0 ? "context" : `context ${i}`;
       const server = await readServerWindow(e, AbortSignal.timeout(5000));
       if (!server)
-        return { name, outcome: "skip", detail: `${e.base_url} does not say its context window; using context_tokens ${e.context_tokens}` };
+        return {
+          name,
+          outcome: "skip",
+          detail: `${e.base_url} did not say its context window (down, or it does not tell); using context_tokens ${e.context_tokens}`,
+        };
       const warning = windowWarning(e, server);
       const key = i === 0 ? "model.context_tokens" : `model.fallbacks[${i - 1}].context_tokens`;
       if (!warning) return { name, outcome: "ok", detail: `${server.source}: ${server.contextTokens}; ${key} ${e.context_tokens} fits` };

@@ -1,10 +1,10 @@
 import type { Logger } from "pino";
 import type { EndpointConfig, ModelConfig } from "../config/schema.js";
 import { applyServerWindows } from "./context-window.js";
-import { createModelChain, type ModelChain } from "./failover.js";
+import { createModelChain } from "./failover.js";
 import { withToolCallFormat } from "./format.js";
 import { createOllamaClient } from "./ollama.js";
-import type { ModelClient } from "./types.js";
+import type { ModelChain, ModelClient } from "./types.js";
 
 /** The openai SDK is loaded only for the openai provider: an Ollama setup does not pay for it. */
 export async function createModelClient(cfg: EndpointConfig): Promise<ModelClient> {

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { ModelError } from "../errors.js";
-import type { ChatOptions, ModelClient, ModelRequest, ModelResult, PreparedChat, ProbeResult, PromptWindow } from "./types.js";
+import type { ChatOptions, ModelChain, ModelClient, ModelRequest, ModelResult, PreparedChat, ProbeResult, PromptWindow } from "./types.js";
 
 export interface ChainEndpoint {
   client: ModelClient;
@@ -15,23 +15,6 @@ export interface ChainOptions {
   log: Logger;
   /** Today as a day key; local calendar days by default. */
   today?: () => string;
-}
-
-/** Which endpoint serves now, and why it is not the primary when it is not. */
-export interface ServingStatus {
-  endpoint: string;
-  model: string;
-  primary: boolean;
-  reason: string;
-  /** The context window prompts are budgeted to (the smaller of context_tokens and the server's). */
-  context_tokens?: number;
-}
-
-/** A model made of endpoints in order: a ModelClient to the loop, which never learns who answered. */
-export interface ModelChain extends ModelClient {
-  serving(): ServingStatus;
-  /** Stops the background probe of the primary. */
-  stop(): void;
 }
 
 /**

@@ -119,6 +119,27 @@ export interface ModelClient {
   probe(signal?: AbortSignal): Promise<ProbeResult>;
 }
 
+/** Which endpoint serves now, and why it is not the primary when it is not. */
+export interface ServingStatus {
+  endpoint: string;
+  model: string;
+  primary: boolean;
+  reason: string;
+  /** The context window prompts are budgeted to (the smaller of context_tokens and the server's). */
+  context_tokens?: number;
+}
+
+/**
+ * The primary and its fallbacks as one ModelClient: the loop asks for "a model" and never learns which
+ * endpoint answered. A call moves on only on failures another endpoint can fix; the choice is sticky
+ * until the primary's background probe finds it healthy again.
+ */
+export interface ModelChain extends ModelClient {
+  serving(): ServingStatus;
+  /** Stops the background probe of the primary. */
+  stop(): void;
+}
+
 /** Where an endpoint says its real context window comes from, and how large it is. */
 export interface ServerWindow {
   contextTokens: number;

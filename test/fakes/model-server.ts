@@ -78,6 +78,8 @@ export interface FakeModel {
   nCtx?: number;
   /** /v1/models: max_model_len of each model, when set. */
   maxModelLen?: number;
+  /** LM Studio /api/v0/models: loaded_context_length of each model, when set (otherwise 404). */
+  loadedContextLength?: number;
   /** OpenAI API: a chat for a model not in `models` gets 404 model_not_found (off by default). */
   strictModels?: boolean;
   /** Stops listening (connections are refused) until `resume`, on the same port. */
@@ -137,6 +139,16 @@ export async function startFakeModel(): Promise<FakeModel> {
     if (req.method === "GET" && path === "/props" && fake.nCtx)
       return json(res, 200, { default_generation_settings: { n_ctx: fake.nCtx }, total_slots: 1 });
     if (req.method === "POST" && path === "/api/show") return show(req, res);
+    if (req.method === "GET" && path === "/api/v0/models" && fake.loadedContextLength) {
+      const data = fake.models.map((id) => ({
+        id,
+        type: "llm",
+        state: "loaded",
+        max_context_length: 131072,
+        loaded_context_length: fake.loadedContextLength,
+      }));
+      return json(res, 200, { object: "list", data });
+    }
     const isOllama = path === "/api/chat";
     if (req.method !== "POST" || (!isOllama && path !== "/v1/chat/completions")) return json(res, 404, { error: "not found" });
     const arrivedAt = performance.now();
