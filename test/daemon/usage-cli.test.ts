@@ -113,6 +113,26 @@ describe("hermes usage, status and doctor over the real daemon", () => {
     }
   });
 
+  it("a scheduled run obeys agent.max_run_tokens too", async () => {
+    model.respond(() => ({ toolCalls: [{ name: "clock" }], promptTokens: 2500, outputTokens: 20 }));
+    const settings = baseSettings(model.url);
+    hermes = await startHermes({
+      ...settings,
+      agent: { max_run_tokens: 3000, repeat_limit: 100 },
+      connectors: {
+        cron: { enabled: true, retries: 0, jobs: [{ name: "digest", schedule: "0 7 * * *", prompt: "digest", deliver: "cli:digest" }] },
+      },
+    });
+    await hermes.cli(["schedules", "run", "digest"]);
+    const run = readDb(hermes.dbPath, (d) => d.prepare("SELECT source, stop_reason, reply FROM runs WHERE source = 'cron'").get()) as {
+      stop_reason: string;
+      reply: string;
+    };
+    expect(run.stop_reason).toBe("max_run_tokens");
+    expect(run.reply).toMatch(/agent\.max_run_tokens = 3000/);
+    expect(model.requests).toHaveLength(1);
+  });
+
   it("doctor reads Ollama's /api/show and the fallbacks' /v1/models max_model_len", async () => {
     model.contextLength = 8192;
     const fallback = await startFakeModel();
