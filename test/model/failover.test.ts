@@ -124,6 +124,15 @@ describe("failover between model endpoints", () => {
     expect(outcome.reply).toMatch(/broke off its answer\)\n\nfrom the fallback$/);
   });
 
+  it("the same over the OpenAI API: a silent primary and a stream cut short both move the call", async () => {
+    primary.script({ hang: true }, { text: "half an ans", endEarly: true });
+    hermes = await startInProcess(settings({ provider: "openai", base_url: primary.openaiUrl, first_byte_timeout_s: 0.3 }), []);
+    expect((await ask(hermes.daemon, "one")).reply).toMatch(/did not answer in time\)\n\nfrom the fallback$/);
+    await until(async () => (await hermes?.daemon.core.status())?.serving?.primary === true);
+    expect((await ask(hermes.daemon, "two")).reply).toMatch(/broke off its answer\)\n\nfrom the fallback$/);
+    expect(primary.requests).toHaveLength(2);
+  });
+
   it("a primary without the model moves the call", async () => {
     primary.models = [];
     hermes = await startInProcess(settings(), []);
