@@ -78,6 +78,7 @@ async function stepOverhead(): Promise<void> {
     await ask();
     perStep.push((performance.now() - t) / 2);
   }
+  const ledgerRows = daemon.core.store.db.prepare("SELECT COUNT(*) FROM model_calls").pluck().get() as number;
   await daemon.stop();
   dir.cleanup();
   record({
@@ -87,6 +88,8 @@ async function stepOverhead(): Promise<void> {
     target: { op: "<=", value: 1 },
   });
   record({ name: "step overhead p99", value: round(percentile(perStep, 99), 3), unit: "ms", target: { op: "<=", value: 5 } });
+  // Every model call of those steps is a row in the usage ledger, written with its step.
+  record({ name: "… usage ledger rows written (two per ask)", value: ledgerRows, unit: "rows", target: { op: ">=", value: 2200 } });
 }
 
 async function askRoundTripAndMemory(): Promise<void> {

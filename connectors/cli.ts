@@ -5,6 +5,7 @@ import type { AgentEvent } from "../src/agent/types.js";
 import { type ErrorCode, MAX_LINE_BYTES, PROTOCOL_VERSION, type Reply } from "../src/cli/protocol.js";
 import type { Connector, ConnectorHealth, Core } from "../src/connector.js";
 import { errorMessage } from "../src/errors.js";
+import type { UsageGrouping, UsageTotals } from "../src/store/usage.js";
 import { VERSION } from "../src/version.js";
 
 type Json = Record<string, unknown>;
@@ -159,6 +160,13 @@ async function dispatch(core: Core, id: string, req: Json, send: (reply: Reply) 
       const key = typeof req.session === "string" ? req.session : undefined;
       return result(true, undefined, core.store.audit.list(key, limit));
     }
+    case "usage": {
+      if (typeof req.since !== "number") return bad('"since" (ms since the epoch) is required');
+      const by = typeof req.by === "string" && USAGE_GROUPS.includes(req.by) ? (req.by as UsageGrouping) : undefined;
+      if (req.by !== undefined && !by) return bad(`"by" must be one of ${USAGE_GROUPS.join(", ")}`);
+      const [total] = core.store.usage.totals(req.since);
+      return result(true, undefined, { total: total ?? emptyTotals(), groups: by ? core.store.usage.totals(req.since, by) : [] });
+    }
     case "schedules":
       return result(true, undefined, core.scheduler()?.list() ?? []);
     case "schedule_run": {
@@ -170,9 +178,15 @@ async function dispatch(core: Core, id: string, req: Json, send: (reply: Reply) 
     }
     default:
       return bad(
-        `unknown op ${JSON.stringify(req.op)}; ops: hello, ask, decide, stop, new, status, approvals, audit, schedules, schedule_run`,
+        `unknown op ${JSON.stringify(req.op)}; ops: hello, ask, decide, stop, new, status, approvals, audit, schedules, schedule_run, usage`,
       );
   }
+}
+
+const USAGE_GROUPS: string[] = ["day", "session", "model", "endpoint"];
+
+function emptyTotals(): UsageTotals {
+  return { key: "all", calls: 0, failed: 0, prompt_tokens: 0, output_tokens: 0, cached_tokens: 0, estimated: 0, tokens_per_s: null };
 }
 
 function errorReply(id: string | null, code: ErrorCode, message: string): Reply {

@@ -63,6 +63,15 @@ export interface DaemonStatus {
   uptime_s: number;
   connectors: { name: string; ok: boolean; detail: string }[];
   model: { provider: string; base_url: string; name: string; reachable: boolean | null; detail: string };
+  /** The endpoint that serves model calls now; `reason` says why it is not the primary. */
+  serving?: { endpoint: string; model: string; primary: boolean; reason: string; context_tokens?: number };
+  usage_today?: {
+    calls: number;
+    prompt_tokens: number;
+    output_tokens: number;
+    estimated_calls: number;
+    daily_limits: { endpoint: string; daily_tokens: number; used: number }[];
+  };
   runs: { running: number; queued: number; suspended: number };
   pending_approvals: number;
   memory: { rss_mb: number; heap_used_mb: number; heap_total_mb: number; external_mb: number };

@@ -30,7 +30,17 @@ export function formatProblem(p: ConfigProblem): string {
   return `${p.file}:${p.line}:${p.col}:${where} ${p.message}`;
 }
 
-export type ModelErrorKind = "unreachable" | "http" | "timeout" | "aborted" | "bad_response" | "model_missing";
+export type ModelErrorKind =
+  | "unreachable"
+  | "http"
+  | "timeout"
+  | "aborted"
+  | "bad_response"
+  | "model_missing"
+  /** The prompt did not fit the endpoint's context window (a 400 that a smaller request can fix). */
+  | "context_exceeded"
+  /** Every endpoint is past its `daily_tokens`. */
+  | "budget";
 
 export class ModelError extends Error {
   readonly kind: ModelErrorKind;

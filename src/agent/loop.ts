@@ -1,9 +1,10 @@
 import type { Config } from "../config/schema.js";
 import type { ModelError } from "../errors.js";
 import type { Gate } from "../gate/gate.js";
-import type { ChatMessage, ModelClient, ToolCall, ToolSpec } from "../model/types.js";
+import type { ChatMessage, ModelCall, ModelClient, ModelRequest, ModelResult, PromptWindow, ToolCall, ToolSpec } from "../model/types.js";
 import type { RunStatus } from "../store/history.js";
 import type { Store } from "../store/store.js";
+import type { UsageRecord } from "../store/usage.js";
 import { buildPrompt, promptTokens, type TokenCalibration } from "./context.js";
 import type { Limiter } from "./limiter.js";
 import { RepeatGuard } from "./repeat-guard.js";
@@ -45,6 +46,9 @@ export async function driveRun(run: ActiveRun, deps: LoopDeps): Promise<RunOutco
     repeatLimit: cfg.agent.repeat_limit,
     failureLimit: cfg.agent.failure_limit,
   });
+  const notices: string[] = [];
+  const finish = (r: ActiveRun, d: LoopDeps, stopReason: StopReason, reply: string) =>
+    finishRun(r, d, stopReason, withNotices(notices, reply));
   for (;;) {
     if (run.signal.aborted) return finishAborted(run, deps);
     const open = openStep(store.history.runMessages(run.runId));
@@ -59,8 +63,11 @@ export async function driveRun(run: ActiveRun, deps: LoopDeps): Promise<RunOutco
       continue;
     }
     if (step >= cfg.agent.max_steps) return finish(run, deps, "max_steps", maxStepsReply(cfg.agent.max_steps));
-    const reply = await callModel(run, deps);
+    const ledger: UsageRecord[] = [];
+    const reply = await callModel(run, deps, step + 1, ledger, notices);
+    if (reply === "over_budget") return finish(run, deps, "max_run_tokens", maxRunTokensReply(cfg.agent.max_run_tokens));
     if (!reply.ok) {
+      writeLedger(store, ledger);
       if (run.signal.aborted) return finishAborted(run, deps);
       return finish(run, deps, "model_error", modelErrorReply(reply.error));
     }
@@ -70,6 +77,7 @@ export async function driveRun(run: ActiveRun, deps: LoopDeps): Promise<RunOutco
       : { role: "assistant", content: reply.text };
     const stepNo = step;
     store.db.transaction(() => {
+      writeLedger(store, ledger);
       store.history.setRunSteps(run.runId, stepNo);
       store.history.appendMessage(run.sessionId, run.runId, message);
     })();
@@ -77,23 +85,96 @@ export async function driveRun(run: ActiveRun, deps: LoopDeps): Promise<RunOutco
   }
 }
 
-async function callModel(run: ActiveRun, deps: LoopDeps) {
+/**
+ * One model call: the prompt is built for the window of the endpoint that will serve it (and rebuilt
+ * for another one); every endpoint attempt lands in `ledger`, written with the step.
+ */
+async function callModel(
+  run: ActiveRun,
+  deps: LoopDeps,
+  step: number,
+  ledger: UsageRecord[],
+  notices: string[],
+): Promise<ModelResult | "over_budget"> {
   const cfg = deps.config();
   const model = deps.model();
   const tools = run.allowedTools ? deps.toolSpecs().filter((t) => run.allowedTools?.has(t.name)) : deps.toolSpecs();
-  const prompt = buildPrompt({
-    system: run.system,
-    tools,
-    history: deps.store.history.recentMessages(run.sessionId, 400),
-    budgetTokens: cfg.model.context_tokens - cfg.model.max_output_tokens,
-    ratio: deps.calibration.ratio(model.modelName),
-  });
-  const send = model.prepare({ messages: prompt, tools });
-  const result = await deps.limiter.run((release) =>
-    send({ signal: run.signal, onText: (delta) => run.emit({ type: "text", runId: run.runId, delta }), onAnswered: release }),
+  const history = deps.store.history.recentMessages(run.sessionId, 400);
+  const build = (window: PromptWindow): ModelRequest => {
+    const messages = buildPrompt({
+      system: run.system,
+      tools,
+      history,
+      budgetTokens: window.contextTokens - window.outputTokens,
+      ratio: deps.calibration.ratio(window.model),
+    });
+    return { messages, tools, estimatedTokens: promptTokens(messages, tools), rebuild: build };
+  };
+  const request = build(
+    model.window ?? { model: model.modelName, contextTokens: cfg.model.context_tokens, outputTokens: cfg.model.max_output_tokens },
   );
-  if (result.ok) deps.calibration.observe(model.modelName, promptTokens(prompt, tools), result.usage.promptTokens);
-  return result;
+  if (overRunBudget(run, deps, request)) return "over_budget";
+  const onCall = (call: ModelCall) => {
+    const record = usageRecord(run, step, call);
+    ledger.push(record);
+    if (call.outcome === "ok") deps.calibration.observe(call.model, call.estimatedPromptTokens ?? 0, call.usage.promptTokens);
+    run.emit({ type: "usage", runId: run.runId, ...usageEvent(step, record) });
+  };
+  const onNotice = (text: string) => {
+    notices.push(text);
+    run.emit({ type: "notice", runId: run.runId, text });
+  };
+  const send = model.prepare(request);
+  return deps.limiter.run((release) =>
+    send({
+      signal: run.signal,
+      onText: (delta) => run.emit({ type: "text", runId: run.runId, delta }),
+      onAnswered: release,
+      onCall,
+      onNotice,
+    }),
+  );
+}
+
+/** True when the run's recorded tokens plus the next prompt's estimate would pass agent.max_run_tokens. */
+function overRunBudget(run: ActiveRun, deps: LoopDeps, request: ModelRequest): boolean {
+  const limit = deps.config().agent.max_run_tokens;
+  if (limit <= 0) return false;
+  return deps.store.usage.runTokens(run.runId) + (request.estimatedTokens ?? 0) > limit;
+}
+
+function usageRecord(run: ActiveRun, step: number, call: ModelCall): UsageRecord {
+  const ok = call.outcome === "ok";
+  const promptReported = call.usage.promptTokens !== undefined;
+  const outputReported = call.usage.outputTokens !== undefined;
+  return {
+    runId: run.runId,
+    sessionId: run.sessionId,
+    step,
+    endpoint: call.endpoint,
+    model: call.model,
+    promptTokens: ok ? (call.usage.promptTokens ?? call.estimatedPromptTokens ?? 0) : 0,
+    outputTokens: ok ? (call.usage.outputTokens ?? Math.ceil(call.outputChars / 3.6)) : 0,
+    cachedTokens: call.usage.cachedTokens ?? null,
+    estimated: ok && (!promptReported || !outputReported),
+    firstByteMs: call.usage.firstByteMs ?? null,
+    totalMs: call.totalMs,
+    outcome: call.outcome,
+  };
+}
+
+function usageEvent(step: number, r: UsageRecord) {
+  const { endpoint, model, promptTokens, outputTokens, cachedTokens, estimated, firstByteMs, totalMs, outcome } = r;
+  return { step, endpoint, model, promptTokens, outputTokens, cachedTokens, estimated, firstByteMs, totalMs, outcome };
+}
+
+function writeLedger(store: Store, ledger: UsageRecord[]): void {
+  for (const r of ledger) store.usage.record(r);
+  ledger.length = 0;
+}
+
+function withNotices(notices: string[], reply: string): string {
+  return notices.length ? `(${notices.join("; ")})\n\n${reply}` : reply;
 }
 
 /** The calls of the run's latest step that have no result yet, if any. */
@@ -111,6 +192,7 @@ export function openStep(messages: ChatMessage[]): { calls: ToolCall[]; answered
 const STATUS_OF: Record<StopReason, RunStatus> = {
   done: "done",
   max_steps: "done",
+  max_run_tokens: "done",
   repeat: "done",
   aborted: "aborted",
   model_error: "error",
@@ -118,16 +200,20 @@ const STATUS_OF: Record<StopReason, RunStatus> = {
   interrupted: "interrupted",
 };
 
-function finish(run: ActiveRun, deps: LoopDeps, stopReason: StopReason, reply: string): RunOutcome {
+function finishRun(run: ActiveRun, deps: LoopDeps, stopReason: StopReason, reply: string): RunOutcome {
   deps.store.history.endRun(run.runId, STATUS_OF[stopReason], stopReason, reply);
   return { runId: run.runId, reply, stopReason };
 }
 
 function finishAborted(run: ActiveRun, deps: LoopDeps): RunOutcome {
   if ((run.signal.reason as Error | undefined)?.name === "ShutdownAbort") {
-    return finish(run, deps, "interrupted", "hermes was stopping and interrupted this run before it finished; ask again.");
+    return finishRun(run, deps, "interrupted", "hermes was stopping and interrupted this run before it finished; ask again.");
   }
-  return finish(run, deps, "aborted", "Stopped.");
+  return finishRun(run, deps, "aborted", "Stopped.");
+}
+
+function maxRunTokensReply(limit: number): string {
+  return `I stopped this run before its next model call: it would pass ${limit} tokens (agent.max_run_tokens = ${limit}). Ask me to continue, or raise agent.max_run_tokens in hermes.yaml.`;
 }
 
 function maxStepsReply(maxSteps: number): string {
@@ -147,6 +233,8 @@ export function modelErrorReply(error: ModelError): string {
       return `The model is not available: ${error.message}.`;
     case "timeout":
       return `The model did not answer in time: ${error.message}. A first request may load the model; try again, or raise model.timeout_s.`;
+    case "budget":
+      return `No model is left for today: ${error.message}. Raise model.daily_tokens (or a fallback's) in hermes.yaml, or wait until tomorrow.`;
     default:
       return `The model request failed: ${error.message}.`;
   }

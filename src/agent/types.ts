@@ -6,7 +6,7 @@
 
 import type { ApprovalRow } from "../store/approvals.js";
 
-export type StopReason = "done" | "max_steps" | "repeat" | "aborted" | "model_error" | "suspended" | "interrupted";
+export type StopReason = "done" | "max_steps" | "max_run_tokens" | "repeat" | "aborted" | "model_error" | "suspended" | "interrupted";
 
 export type AgentEvent =
   | { type: "run_start"; runId: string; session: string; source: string }
@@ -34,6 +34,23 @@ export type AgentEvent =
     }
   | { type: "tool_result"; runId: string; callId: string; tool: string; ok: boolean; summary: string; durationMs: number }
   | { type: "blocked"; runId: string; callId: string; tool: string; reason: string }
+  /** One model call of a step, as the usage ledger recorded it (tokens are estimates when `estimated`). */
+  | {
+      type: "usage";
+      runId: string;
+      step: number;
+      endpoint: string;
+      model: string;
+      promptTokens: number;
+      outputTokens: number;
+      cachedTokens: number | null;
+      estimated: boolean;
+      firstByteMs: number | null;
+      totalMs: number;
+      outcome: string;
+    }
+  /** A one-line note for the owner: the model failed over, a budget was reached. */
+  | { type: "notice"; runId: string; text: string }
   | { type: "run_end"; runId: string; reply: string; stopReason: StopReason }
   | { type: "error"; runId?: string; message: string };
 

@@ -27,6 +27,7 @@ async function status(client: Client, json: boolean): Promise<number> {
     `hermes ${data.version} (pid ${data.pid}), up ${formatUptime(data.uptime_s)}`,
     `model      ${ok(data.model.reachable && !/not pulled|not offered/.test(data.model.detail))} ${data.model.provider} ${data.model.name} at ${data.model.base_url}: ${data.model.detail}`,
     ...data.connectors.map((c) => `${c.name.padEnd(10)} ${ok(c.ok)} ${c.detail}`),
+    ...servingLines(data),
     `runs       ${data.runs.running} running, ${data.runs.queued} queued, ${data.runs.suspended} waiting for approval`,
     `approvals  ${data.pending_approvals} pending`,
   ];
@@ -44,7 +45,11 @@ async function audit(client: Client, values: Values): Promise<number> {
     const by = r.decided_by && ["approved", "denied", "expired"].includes(r.decision) ? ` by ${r.decided_by}` : "";
     const reason = r.reason ? ` (${r.reason})` : "";
     const duration = r.status === "ok" || r.status === "error" ? ` ${r.duration_ms} ms` : "";
-    return `${time}  ${r.session_key}  ${r.tool} ${r.args}  ${r.decision}${by}${reason}  ${r.status}${duration}  ${r.summary ?? ""}`;
+    const tokens =
+      r.step_prompt_tokens == null
+        ? ""
+        : `  [step ${r.step_prompt_tokens}+${r.step_output_tokens} tokens${r.step_tokens_estimated ? ", estimated" : ""}]`;
+    return `${time}  ${r.session_key}  ${r.tool} ${r.args}  ${r.decision}${by}${reason}  ${r.status}${duration}  ${r.summary ?? ""}${tokens}`;
   });
   return out(lines.join("\n"));
 }
@@ -125,6 +130,19 @@ function formatUptime(s: number): string {
   return `${(s / 3600).toFixed(1)} h`;
 }
 
+function servingLines(data: StatusData): string[] {
+  const lines: string[] = [];
+  const s = data.serving;
+  if (s && !s.primary) lines.push(`serving    ${s.model} at ${s.endpoint} (fallback: ${s.reason})`);
+  const u = data.usage_today;
+  if (u) {
+    const est = u.estimated_calls ? ` (${u.estimated_calls} estimated)` : "";
+    lines.push(`usage      today ${u.calls} model calls, ${u.prompt_tokens} prompt + ${u.output_tokens} output tokens${est}`);
+    for (const l of u.daily_limits) lines.push(`           ${l.endpoint}: ${l.used} of ${l.daily_tokens} daily tokens`);
+  }
+  return lines;
+}
+
 interface StatusData {
   version: string;
   pid: number;
@@ -133,6 +151,14 @@ interface StatusData {
   model: { provider: string; base_url: string; name: string; reachable: boolean | null; detail: string };
   runs: { running: number; queued: number; suspended: number };
   pending_approvals: number;
+  serving?: { endpoint: string; model: string; primary: boolean; reason: string };
+  usage_today?: {
+    calls: number;
+    prompt_tokens: number;
+    output_tokens: number;
+    estimated_calls: number;
+    daily_limits: { endpoint: string; daily_tokens: number; used: number }[];
+  };
 }
 
 interface AuditData {
@@ -146,6 +172,9 @@ interface AuditData {
   status: string;
   duration_ms: number | null;
   summary: string | null;
+  step_prompt_tokens?: number | null;
+  step_output_tokens?: number | null;
+  step_tokens_estimated?: number | null;
 }
 
 interface ApprovalData {

@@ -42,6 +42,9 @@ export async function doctor(configPath: string, env: NodeJS.ProcessEnv = proces
   report(checkStorage(config.storage.path));
   report(await checkSocket(config.connectors.cli.socket));
   for (const c of await checkModel(config)) report(c);
+  const { checkFallbacks, checkWindows } = await import("./doctor-model.js");
+  for (const c of await checkFallbacks(config)) report(c);
+  for (const c of await checkWindows(config)) report(c);
   for (const c of checkTokens(config)) report(c);
   for (const c of await checkSystemd(config, env.HERMES_SYSTEMD_DIR ?? "/etc/systemd/system")) report(c);
   return checks.some((c) => c.outcome === "fail") ? 1 : 0;

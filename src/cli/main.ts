@@ -17,6 +17,8 @@ Commands:
   ask TEXT [--session NAME] [--yes|--no] [--json]
                                       send one message and print the final reply
   status [--json]                     uptime, connectors, model, queued runs, pending approvals
+  usage [--since 7d] [--by day|session|model|endpoint] [--json]
+                                      model calls and tokens from the usage ledger
   audit [--session KEY] [--limit N] [--json]
                                       the tool-call audit trail
   approvals [list | approve ID | deny ID]
@@ -39,6 +41,8 @@ const OPTIONS = {
   no: { type: "boolean" },
   json: { type: "boolean" },
   limit: { type: "string" },
+  since: { type: "string" },
+  by: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -71,6 +75,8 @@ async function main(argv: string[]): Promise<number> {
       return withClient(configPath, async (c) => (await import("./chat.js")).chat(c, values.session ?? "default"));
     case "ask":
       return ask(configPath, rest, values);
+    case "usage":
+      return usageCommand(configPath, values);
     case "status":
     case "audit":
     case "approvals":
@@ -97,6 +103,16 @@ async function ask(configPath: string, rest: string[], values: CliValues): Promi
     });
     return end.stopReason === "model_error" || end.stopReason === "error" || end.stopReason === "interrupted" ? EXIT.failure : EXIT.ok;
   });
+}
+
+async function usageCommand(configPath: string, values: CliValues): Promise<number> {
+  const { usage, UsageArgError } = await import("./usage.js");
+  try {
+    return await withClient(configPath, (client) => usage(client, values));
+  } catch (err) {
+    if (err instanceof UsageArgError) throw new UsageError(err.message);
+    throw err;
+  }
 }
 
 async function withClient(configPath: string, body: (client: Client) => Promise<number>): Promise<number> {

@@ -66,6 +66,10 @@ export async function runMessage(client: Client, session: string, text: string, 
       case "blocked":
         o.err.write(`  ${style.yellow("⊘")} ${e.tool} ${style.dim(`blocked: ${e.reason}`)}\n`);
         break;
+      case "notice":
+        // Without streaming the reply carries the notice in its first line.
+        if (o.stream) o.err.write(style.dim(`  ⓘ ${e.text}\n`));
+        break;
       case "approval_decided":
         o.err.write(`  ${e.decision === "approved" ? style.green("✓") : style.red("✗")} ${e.tool} ${e.decision} by ${e.by}\n`);
         break;

@@ -60,22 +60,34 @@ const toolBase = {
 };
 const toolSettings = <T extends z.ZodRawShape>(shape: T) => z.strictObject({ ...toolBase, ...shape }).prefault({} as never);
 
+/** One model endpoint: the primary under `model`, and each of `model.fallbacks`. */
+const endpointShape = {
+  provider: z.enum(["ollama", "openai"]).default("ollama"),
+  base_url: z.url({ message: "expected an http(s) URL" }).default("http://127.0.0.1:11434"),
+  name: z.string().min(1).default("hermes3:8b"),
+  api_key: z.string().default(""),
+  context_tokens: z.int().min(512).default(16384),
+  max_output_tokens: z.int().min(16).default(1024),
+  temperature: z.number().min(0).max(2).default(0.2),
+  timeout_s: z.number().positive().default(300),
+  tool_call_format: z.enum(["auto", "native", "hermes"]).default("auto"),
+  keep_alive: z.string().default("30m"),
+  concurrency: positiveInt().default(1),
+  retries: z.int().min(0).max(10).default(4),
+  retry_base_ms: z.int().min(1).default(500),
+  stream: z.boolean().default(true),
+  /** Seconds to wait for the first byte of an answer before moving to the next endpoint. */
+  first_byte_timeout_s: z.number().positive().default(60),
+  /** Tokens (prompt + output) this endpoint may use per day; 0 = no limit. */
+  daily_tokens: z.int().min(0).default(0),
+};
+
 const model = z
   .strictObject({
-    provider: z.enum(["ollama", "openai"]).default("ollama"),
-    base_url: z.url({ message: "expected an http(s) URL" }).default("http://127.0.0.1:11434"),
-    name: z.string().min(1).default("hermes3:8b"),
-    api_key: z.string().default(""),
-    context_tokens: z.int().min(512).default(16384),
-    max_output_tokens: z.int().min(16).default(1024),
-    temperature: z.number().min(0).max(2).default(0.2),
-    timeout_s: z.number().positive().default(300),
-    tool_call_format: z.enum(["auto", "native", "hermes"]).default("auto"),
-    keep_alive: z.string().default("30m"),
-    concurrency: positiveInt().default(1),
-    retries: z.int().min(0).max(10).default(4),
-    retry_base_ms: z.int().min(1).default(500),
-    stream: z.boolean().default(true),
+    ...endpointShape,
+    /** How often a failed-over-from primary is probed, to take it back once healthy. */
+    retry_primary_after_s: z.number().positive().default(300),
+    fallbacks: z.array(z.strictObject(endpointShape)).default([]),
   })
   .prefault({});
 
@@ -88,6 +100,8 @@ const agent = z
     confirm_timeout_s: z.number().positive().default(600),
     shutdown_grace_s: z.number().min(0).default(10),
     system_prompt: z.string().optional(),
+    /** Prompt + output tokens a run's model calls may use; 0 = no limit. */
+    max_run_tokens: z.int().min(0).default(0),
   })
   .prefault({});
 
@@ -209,5 +223,7 @@ export const configSchema = z
 
 export type Config = z.output<typeof configSchema>;
 export type ModelConfig = Config["model"];
+/** The settings of one endpoint (the primary's, or a fallback's). */
+export type EndpointConfig = Omit<ModelConfig, "fallbacks" | "retry_primary_after_s">;
 export type AgentConfig = Config["agent"];
 export type ToolsConfig = Config["tools"];

@@ -9,10 +9,11 @@ import type { Connector, Core, DaemonStatus } from "../connector.js";
 import { errorMessage, TransportError } from "../errors.js";
 import { Gate } from "../gate/gate.js";
 import { createLogger } from "../log.js";
-import { createModelClient } from "../model/create.js";
-import type { ModelClient, ProbeResult, ToolSpec } from "../model/types.js";
+import { createModel } from "../model/create.js";
+import type { ModelChain, ModelClient, ProbeResult, ToolSpec } from "../model/types.js";
 import { memoryBlock } from "../store/memory.js";
 import { openStore, type Store } from "../store/store.js";
+import { startOfToday } from "../store/usage.js";
 import { dateFormat } from "../time.js";
 import { toolSpec } from "../tools/define.js";
 import { loadTools } from "../tools/registry.js";
@@ -36,7 +37,8 @@ interface State {
   tools: Map<string, AnyTool>;
   /** The tools' JSON Schemas, made at the first call (the first model request), not on the way to READY. */
   specs: () => ToolSpec[];
-  model: ModelClient;
+  model: ModelChain;
+  readWindows: () => Promise<void>;
 }
 
 export interface DaemonOptions {
@@ -84,7 +86,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     stop: (key) => runner.stop(key),
     newSession: (key) => runner.newSession(key),
     decide: (id, approve, by) => runner.decide(id, approve, by),
-    status: async () => statusOf(state, runner, connectors, startedAt, await modelMonitor.get()),
+    status: async () => statusOf(state, runner, connectors, startedAt, await modelMonitor.get(), store),
     deliver,
     listenerFor: (channel) => listenerFor(connectors, channel),
     scheduler: () => connectors.find((c) => c.scheduler)?.scheduler,
@@ -104,6 +106,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     throw err;
   }
   modelMonitor.start();
+  void state.readWindows();
   await notifier.ready(statusLine(connectors, modelMonitor));
   setImmediate(() => {
     try {
@@ -126,6 +129,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
         await notifier.stopping();
         health.stop();
         modelMonitor.stop();
+        state.model.stop();
         const graceS = config().agent.shutdown_grace_s;
         log.info({ graceS }, "stopping: no new input; letting runs finish");
         await runner.shutdown(graceS * 1000);
@@ -141,7 +145,9 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
       try {
         const next = loadConfig(configPath);
         const parts = await buildParts(next.config, { store, now, deliver }, log, options.extraTools, options.model);
+        state.model.stop();
         Object.assign(state, { loaded: next, ...parts });
+        void state.readWindows();
         limiter.setLimit(next.config.model.concurrency);
         modelMonitor.start();
         log.info({ tools: [...parts.tools.keys()] }, "config reloaded");
@@ -160,10 +166,13 @@ async function buildParts(config: Config, deps: Omit<ToolDeps, "config">, log: L
   const { tools, unavailable } = await loadTools(config.tools.enabled, { ...deps, config }, extra);
   if (unavailable.length) log.warn({ tools: unavailable }, "enabled tools that this version does not provide are skipped");
   let specs: ToolSpec[] | undefined;
+  const usedToday = (endpoint: string) => deps.store.usage.endpointTokensSince(endpoint, startOfToday());
+  const parts = await createModel(config.model, { usedToday, log, client: model });
   return {
     tools,
     specs: () => (specs ??= [...tools.values()].map(toolSpec)),
-    model: model ?? (await createModelClient(config.model)),
+    model: parts.chain,
+    readWindows: parts.readWindows,
   };
 }
 
@@ -185,15 +194,45 @@ function listenerFor(connectors: Connector[], channel: string): EventListener | 
   return connectors.find((c) => c.name === prefix)?.listenerFor?.(channel);
 }
 
-function statusOf(state: State, runner: Runner, connectors: Connector[], startedAt: number, probe: ProbeResult): DaemonStatus {
+function usageToday(config: Config, store: Store) {
+  const [t] = store.usage.totals(startOfToday());
+  const limits = [config.model, ...config.model.fallbacks].filter((e) => e.daily_tokens > 0);
+  return {
+    calls: t?.calls ?? 0,
+    prompt_tokens: t?.prompt_tokens ?? 0,
+    output_tokens: t?.output_tokens ?? 0,
+    estimated_calls: t?.estimated ?? 0,
+    daily_limits: limits.map((e) => ({
+      endpoint: e.base_url,
+      daily_tokens: e.daily_tokens,
+      used: store.usage.endpointTokensSince(e.base_url, startOfToday()),
+    })),
+  };
+}
+
+function statusOf(
+  state: State,
+  runner: Runner,
+  connectors: Connector[],
+  startedAt: number,
+  probe: ProbeResult,
+  store: Store,
+): DaemonStatus {
   const runs = runner.status();
-  const cfg = state.loaded.config.model;
   return {
     version: VERSION,
     pid: process.pid,
     uptime_s: Math.round((Date.now() - startedAt) / 1000),
     connectors: connectors.map((c) => ({ name: c.name, ...c.health() })),
-    model: { provider: cfg.provider, base_url: cfg.base_url, name: cfg.name, reachable: probe.reachable, detail: probe.detail },
+    model: {
+      provider: state.model.provider,
+      base_url: state.model.baseUrl,
+      name: state.model.modelName,
+      reachable: probe.reachable,
+      detail: probe.detail,
+    },
+    serving: state.model.serving(),
+    usage_today: usageToday(state.loaded.config, store),
     runs: { running: runs.running, queued: runs.queued, suspended: runs.suspended },
     pending_approvals: runs.pendingApprovals,
     memory: memoryOf(process.memoryUsage()),

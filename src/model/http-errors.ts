@@ -59,3 +59,13 @@ export function parseRetryAfter(value: string | null): number | undefined {
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
+
+/** The first byte of an answer did not come in time: the endpoint is taken as down for this call. */
+export function firstByteError(where: string, seconds: number): ModelError {
+  return new ModelError("timeout", `the model endpoint ${where} sent nothing within ${seconds} s (model.first_byte_timeout_s)`);
+}
+
+/** A 400 whose text says the prompt was longer than the model's context (Ollama, llama.cpp, vLLM, OpenAI wordings). */
+export function contextExceeded(body: string): boolean {
+  return /context (length|window|size)|maximum context|exceeds? the (available )?context|too many tokens|n_ctx/i.test(body);
+}

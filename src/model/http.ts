@@ -14,14 +14,21 @@ export function postJson(url: URL | string, body: string, signal: AbortSignal): 
 }
 
 /** GET over the same agents. */
-export function get(url: string, signal: AbortSignal): Promise<IncomingMessage> {
-  return send(url, "GET", signal);
+export function get(url: string, signal: AbortSignal, extra?: Record<string, string>): Promise<IncomingMessage> {
+  return send(url, "GET", signal, undefined, extra);
 }
 
-function send(url: URL | string, method: string, signal: AbortSignal, body?: string): Promise<IncomingMessage> {
+function send(
+  url: URL | string,
+  method: string,
+  signal: AbortSignal,
+  body?: string,
+  extra?: Record<string, string>,
+): Promise<IncomingMessage> {
   const target = typeof url === "string" ? new URL(url) : url;
   const secure = target.protocol === "https:";
-  const headers = body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(body) };
+  const sized = body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(body) };
+  const headers = extra ? { ...sized, ...extra } : sized;
   return new Promise((resolve, reject) => {
     const req = (secure ? httpsRequest : httpRequest)(
       target,

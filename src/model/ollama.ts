@@ -1,13 +1,23 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import type { ModelConfig } from "../config/schema.js";
-import { deadline } from "../deadline.js";
+import type { EndpointConfig } from "../config/schema.js";
 import { ModelError } from "../errors.js";
 import { modelClient } from "./client.js";
+import { type RequestClock, requestClock } from "./first-byte.js";
 import { get, postJson, readText } from "./http.js";
-import { httpError, networkError, parseRetryAfter } from "./http-errors.js";
+import { contextExceeded, firstByteError, httpError, networkError, parseRetryAfter } from "./http-errors.js";
 import { withRetry } from "./retry.js";
-import type { ChatMessage, ChatOptions, ModelClient, ModelRequest, ModelResult, PreparedChat, ProbeResult, ToolCall } from "./types.js";
+import type {
+  ChatMessage,
+  ChatOptions,
+  ModelClient,
+  ModelRequest,
+  ModelResult,
+  PreparedChat,
+  ProbeResult,
+  PromptWindow,
+  ToolCall,
+} from "./types.js";
 
 interface OllamaToolCall {
   id?: string;
@@ -28,23 +38,24 @@ export function newCallId(): string {
 }
 
 /** Ollama's native /api/chat: the only Ollama API that honours num_ctx. Streams NDJSON. */
-export function createOllamaClient(cfg: ModelConfig): ModelClient {
+export function createOllamaClient(cfg: EndpointConfig): ModelClient {
   const base = cfg.base_url.replace(/\/+$/, "");
   const where = `${base} (Ollama)`;
   const chatUrl = new URL(`${base}/api/chat`);
+  const window: PromptWindow = { model: cfg.name, contextTokens: cfg.context_tokens, outputTokens: cfg.max_output_tokens };
 
   async function chatOnce(body: string, options: ChatOptions): Promise<ModelResult> {
-    const limit = deadline(options.signal, cfg.timeout_s * 1000);
-    const signal = limit.signal;
+    const clock = requestClock(options.signal, cfg.timeout_s * 1000, cfg.first_byte_timeout_s * 1000);
     try {
-      const res = await postJson(chatUrl, body, signal);
+      const res = await postJson(chatUrl, body, clock.signal);
       const status = res.statusCode ?? 0;
       if (status < 200 || status > 299) throw ollamaHttpError(status, await readText(res), header(res, "retry-after"));
-      return await readStream(res, options);
+      return await readStream(res, options, clock);
     } catch (err) {
-      throw networkError(err, where, options.signal, limit.timedOut);
+      if (clock.expired() === "first_byte") throw firstByteError(where, cfg.first_byte_timeout_s);
+      throw networkError(err, where, options.signal, () => clock.expired() !== undefined);
     } finally {
-      limit.dispose();
+      clock.dispose();
     }
   }
 
@@ -54,17 +65,20 @@ export function createOllamaClient(cfg: ModelConfig): ModelClient {
         status,
       });
     }
+    if (status === 400 && contextExceeded(body))
+      return new ModelError("context_exceeded", httpError(status, body, where).message, { status });
     return httpError(status, body, where, parseRetryAfter(retryAfter));
   }
 
   function prepare(request: ModelRequest): PreparedChat {
-    const body = JSON.stringify(toOllamaRequest(cfg, request));
+    const body = JSON.stringify(toOllamaRequest(cfg, window.contextTokens, request));
     return async (options = {}) => {
       try {
         return await withRetry(() => chatOnce(body, options), {
           retries: Math.min(cfg.retries, options.maxRetries ?? cfg.retries),
           baseMs: cfg.retry_base_ms,
           signal: options.signal,
+          retryUnreachable: !options.moveOnUnreachable,
         });
       } catch (err) {
         return { ok: false, error: networkError(err, where, options.signal, () => false) };
@@ -76,12 +90,13 @@ export function createOllamaClient(cfg: ModelConfig): ModelClient {
     provider: "ollama",
     baseUrl: base,
     modelName: cfg.name,
+    window,
     prepare,
     probe: (signal) => probeOllama(base, cfg.name, signal),
   });
 }
 
-function toOllamaRequest(cfg: ModelConfig, request: ModelRequest): Record<string, unknown> {
+function toOllamaRequest(cfg: EndpointConfig, numCtx: number, request: ModelRequest): Record<string, unknown> {
   return {
     model: cfg.name,
     messages: request.messages.map(toOllamaMessage),
@@ -90,7 +105,7 @@ function toOllamaRequest(cfg: ModelConfig, request: ModelRequest): Record<string
     }),
     stream: true,
     keep_alive: cfg.keep_alive,
-    options: { num_ctx: cfg.context_tokens, num_predict: cfg.max_output_tokens, temperature: cfg.temperature },
+    options: { num_ctx: numCtx, num_predict: cfg.max_output_tokens, temperature: cfg.temperature },
   };
 }
 
@@ -116,7 +131,7 @@ function header(res: IncomingMessage, name: string): string | null {
  * the response with a line generator on top cost ~0.3 ms an answer, while the model's slot sat idle.)
  * Reads on after "done" so the keep-alive socket can be reused.
  */
-function readStream(res: IncomingMessage, { onText, onAnswered }: ChatOptions): Promise<ModelResult> {
+function readStream(res: IncomingMessage, { onText, onAnswered }: ChatOptions, clock: RequestClock): Promise<ModelResult> {
   return new Promise((resolve, reject) => {
     let buffer = "";
     let text = "";
@@ -157,6 +172,7 @@ function readStream(res: IncomingMessage, { onText, onAnswered }: ChatOptions): 
     res.setEncoding("utf8");
     res.on("data", (chunk: string) => {
       if (failed) return;
+      clock.firstByte();
       buffer += chunk;
       try {
         takeLines(false);
@@ -177,7 +193,7 @@ function readStream(res: IncomingMessage, { onText, onAnswered }: ChatOptions): 
         ok: true,
         text,
         toolCalls,
-        usage: { promptTokens: last.prompt_eval_count, outputTokens: last.eval_count },
+        usage: { promptTokens: last.prompt_eval_count, outputTokens: last.eval_count, firstByteMs: clock.firstByteMs() },
         finishReason: last.done_reason ?? "stop",
       });
     });

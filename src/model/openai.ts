@@ -1,12 +1,23 @@
 import OpenAI from "openai";
 import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionMessageToolCall } from "openai/resources/chat/completions";
-import type { ModelConfig } from "../config/schema.js";
+import type { EndpointConfig } from "../config/schema.js";
 import { ModelError } from "../errors.js";
 import { modelClient } from "./client.js";
-import { httpError, networkError } from "./http-errors.js";
+import { type RequestClock, requestClock } from "./first-byte.js";
+import { contextExceeded, firstByteError, httpError, networkError } from "./http-errors.js";
 import { newCallId } from "./ollama.js";
 import { withRetry } from "./retry.js";
-import type { ChatMessage, ChatOptions, ModelClient, ModelRequest, ModelResult, ProbeResult, ToolCall } from "./types.js";
+import type {
+  ChatMessage,
+  ChatOptions,
+  ModelClient,
+  ModelRequest,
+  ModelResult,
+  ModelUsage,
+  ProbeResult,
+  PromptWindow,
+  ToolCall,
+} from "./types.js";
 
 interface PartialCall {
   id: string;
@@ -16,11 +27,12 @@ interface PartialCall {
 }
 
 /** Any OpenAI-compatible /v1 endpoint (vLLM, llama.cpp, LM Studio, OpenRouter, OpenAI) through the openai SDK. */
-export function createOpenAIClient(cfg: ModelConfig, options: { stream?: boolean } = {}): ModelClient {
+export function createOpenAIClient(cfg: EndpointConfig, options: { stream?: boolean } = {}): ModelClient {
   const base = cfg.base_url.replace(/\/+$/, "");
   const where = `${base} (OpenAI-compatible)`;
   const stream = options.stream ?? true;
   const sdk = new OpenAI({ baseURL: base, apiKey: cfg.api_key || "none", maxRetries: 0, timeout: cfg.timeout_s * 1000 });
+  const window: PromptWindow = { model: cfg.name, contextTokens: cfg.context_tokens, outputTokens: cfg.max_output_tokens };
 
   async function chatOnce(request: ModelRequest, opts: ChatOptions): Promise<ModelResult> {
     const body = {
@@ -30,18 +42,24 @@ export function createOpenAIClient(cfg: ModelConfig, options: { stream?: boolean
       max_tokens: cfg.max_output_tokens,
       temperature: cfg.temperature,
     };
+    const clock = requestClock(opts.signal, cfg.timeout_s * 1000, cfg.first_byte_timeout_s * 1000);
     try {
       if (!stream) {
-        const completion = await sdk.chat.completions.create({ ...body, stream: false }, { signal: opts.signal });
-        return fromCompletion(completion, opts.onText);
+        const completion = await sdk.chat.completions.create({ ...body, stream: false }, { signal: clock.signal });
+        clock.firstByte();
+        return fromCompletion(completion, opts.onText, clock);
       }
       const chunks = await sdk.chat.completions.create(
         { ...body, stream: true, stream_options: { include_usage: true } },
-        { signal: opts.signal },
+        { signal: clock.signal },
       );
-      return await readChunks(chunks, opts.onText);
+      return await readChunks(chunks, opts.onText, clock);
     } catch (err) {
+      if (clock.expired() === "first_byte") throw firstByteError(where, cfg.first_byte_timeout_s);
+      if (clock.expired() === "total") throw new ModelError("timeout", `the model endpoint ${where} did not answer in time`);
       throw sdkError(err, where, opts.signal);
+    } finally {
+      clock.dispose();
     }
   }
 
@@ -54,6 +72,7 @@ export function createOpenAIClient(cfg: ModelConfig, options: { stream?: boolean
           retries: Math.min(cfg.retries, opts.maxRetries ?? cfg.retries),
           baseMs: cfg.retry_base_ms,
           signal: opts.signal,
+          retryUnreachable: !opts.moveOnUnreachable,
         });
       } catch (err) {
         return { ok: false as const, error: sdkError(err, where, opts.signal) };
@@ -63,6 +82,7 @@ export function createOpenAIClient(cfg: ModelConfig, options: { stream?: boolean
     provider: "openai",
     baseUrl: base,
     modelName: cfg.name,
+    window,
     prepare,
     probe: (signal) => probeOpenAI(sdk, cfg.name, where, signal),
   });
@@ -76,6 +96,10 @@ function sdkError(err: unknown, where: string, signal: AbortSignal | undefined):
   if (err instanceof OpenAI.APIError && typeof err.status === "number") {
     const retryAfter = Number(err.headers?.get?.("retry-after"));
     const body = JSON.stringify(err.error ?? { error: err.message });
+    if (err.status === 404 && /model/i.test(body))
+      return new ModelError("model_missing", httpError(404, body, where).message, { status: 404 });
+    if (err.status === 400 && contextExceeded(body))
+      return new ModelError("context_exceeded", httpError(400, body, where).message, { status: 400 });
     return httpError(err.status, body, where, Number.isFinite(retryAfter) ? retryAfter * 1000 : undefined);
   }
   if (err instanceof OpenAI.APIConnectionError) return networkError(err.cause ?? err, where, signal, () => false);
@@ -115,12 +139,17 @@ export function accumulateToolCall(calls: PartialCall[], delta: NonNullable<Chat
   if (delta.function?.arguments) target.args += delta.function.arguments;
 }
 
-async function readChunks(chunks: AsyncIterable<ChatCompletionChunk>, onText?: (delta: string) => void): Promise<ModelResult> {
+async function readChunks(
+  chunks: AsyncIterable<ChatCompletionChunk>,
+  onText: ((delta: string) => void) | undefined,
+  clock: RequestClock,
+): Promise<ModelResult> {
   let text = "";
   let finishReason = "";
   let usage: ChatCompletionChunk["usage"];
   const partial: PartialCall[] = [];
   for await (const chunk of chunks) {
+    clock.firstByte();
     if (chunk.usage) usage = chunk.usage;
     const choice = chunk.choices?.[0];
     if (!choice) continue;
@@ -132,16 +161,30 @@ async function readChunks(chunks: AsyncIterable<ChatCompletionChunk>, onText?: (
     for (const call of choice.delta?.tool_calls ?? []) accumulateToolCall(partial, call);
     if (choice.finish_reason) finishReason = choice.finish_reason;
   }
+  if (!finishReason) throw new ModelError("bad_response", "the model stream ended before it was done");
   return {
     ok: true,
     text,
     toolCalls: partial.map((c) => parseCall(c.id, c.name, c.args)),
-    usage: { promptTokens: usage?.prompt_tokens, outputTokens: usage?.completion_tokens },
-    finishReason: finishReason || "stop",
+    usage: usageOf(usage, clock),
+    finishReason,
   };
 }
 
-function fromCompletion(completion: OpenAI.Chat.Completions.ChatCompletion, onText?: (delta: string) => void): ModelResult {
+function usageOf(usage: OpenAI.CompletionUsage | null | undefined, clock: RequestClock): ModelUsage {
+  return {
+    promptTokens: usage?.prompt_tokens,
+    outputTokens: usage?.completion_tokens,
+    cachedTokens: usage?.prompt_tokens_details?.cached_tokens,
+    firstByteMs: clock.firstByteMs(),
+  };
+}
+
+function fromCompletion(
+  completion: OpenAI.Chat.Completions.ChatCompletion,
+  onText: ((delta: string) => void) | undefined,
+  clock: RequestClock,
+): ModelResult {
   const choice = completion.choices?.[0];
   if (!choice) throw new ModelError("bad_response", "the model endpoint answered without any choice");
   const text = choice.message?.content ?? "";
@@ -153,7 +196,7 @@ function fromCompletion(completion: OpenAI.Chat.Completions.ChatCompletion, onTe
     ok: true,
     text,
     toolCalls: calls.map((c) => parseCall(c.id || newCallId(), c.function.name, c.function.arguments)),
-    usage: { promptTokens: completion.usage?.prompt_tokens, outputTokens: completion.usage?.completion_tokens },
+    usage: usageOf(completion.usage, clock),
     finishReason: choice.finish_reason ?? "stop",
   };
 }

@@ -5,6 +5,8 @@ export interface RetryOptions {
   baseMs: number;
   maxMs?: number;
   signal?: AbortSignal;
+  /** false: a refused connection or failed DNS lookup is not retried (another endpoint will be tried). */
+  retryUnreachable?: boolean;
   /** Called before each wait; for logging. */
   onRetry?: (error: ModelError, attempt: number, waitMs: number) => void;
 }
@@ -41,6 +43,7 @@ export async function withRetry<T>(attempt: () => Promise<T>, options: RetryOpti
       return await attempt();
     } catch (err) {
       if (!(err instanceof ModelError) || !err.retryable || i >= options.retries || options.signal?.aborted) throw err;
+      if (options.retryUnreachable === false && err.kind === "unreachable") throw err;
       const wait = backoffMs(i, options.baseMs, maxMs, err.retryAfterMs);
       options.onRetry?.(err, i + 1, wait);
       await sleep(wait, options.signal);

@@ -2,7 +2,7 @@
  * The model boundary. A ModelClient turns a conversation into one assistant turn.
  * Rule: `chat` never throws; every failure comes back as `{ ok: false, error }` with a reason a user can act on.
  */
-import type { ModelError } from "../errors.js";
+import type { ModelError, ModelErrorKind } from "../errors.js";
 
 /** A tool call as the agent understands it, whatever wire format carried it. */
 export interface ToolCall {
@@ -30,11 +30,43 @@ export interface ToolSpec {
 export interface ModelRequest {
   messages: ChatMessage[];
   tools: ToolSpec[];
+  /** The estimated prompt tokens of this request (stored when the endpoint reports none). */
+  estimatedTokens?: number;
+  /**
+   * Builds the same request for another window: used when a call moves to an endpoint with another
+   * context window, or when an endpoint says the prompt did not fit.
+   */
+  rebuild?: (window: PromptWindow) => ModelRequest;
 }
 
+/** What a prompt must fit: the endpoint's usable context and the room kept for the answer. */
+export interface PromptWindow {
+  model: string;
+  contextTokens: number;
+  outputTokens: number;
+}
+
+/** Token counts as the endpoint reported them; `undefined` where it reported nothing. */
 export interface ModelUsage {
   promptTokens?: number;
   outputTokens?: number;
+  /** Prompt tokens served from the server's prompt cache, where reported. */
+  cachedTokens?: number;
+  /** Milliseconds from sending the request to the first byte of the answer. */
+  firstByteMs?: number;
+}
+
+/** One model call as the usage ledger records it: which endpoint, what it reported, how long it took. */
+export interface ModelCall {
+  endpoint: string;
+  model: string;
+  usage: ModelUsage;
+  /** The request's estimate, for when the endpoint reports no prompt tokens. */
+  estimatedPromptTokens?: number;
+  /** Characters of the answer (text and calls), for an output estimate; 0 when output tokens were reported. */
+  outputChars: number;
+  totalMs: number;
+  outcome: "ok" | ModelErrorKind;
 }
 
 export type ModelResult =
@@ -52,6 +84,15 @@ export interface ChatOptions {
   onAnswered?: () => void;
   /** Retry a retryable failure at most this often (fewer than configured; 0 = one try only). */
   maxRetries?: number;
+  /** Called once per endpoint attempt, whatever its outcome, for the usage ledger. Must not throw. */
+  onCall?: (call: ModelCall) => void;
+  /**
+   * Set by a chain that has another endpoint to try: a refused connection or a failed DNS lookup is
+   * not retried here, the call moves on at once.
+   */
+  moveOnUnreachable?: boolean;
+  /** A one-line note for the owner (an endpoint failed over, a budget was reached). Must not throw. */
+  onNotice?: (text: string) => void;
 }
 
 export interface ProbeResult {
@@ -67,6 +108,8 @@ export interface ModelClient {
   readonly provider: "ollama" | "openai";
   readonly baseUrl: string;
   readonly modelName: string;
+  /** The window prompts for this client must fit (for a chain: the endpoint that would serve now). */
+  readonly window?: PromptWindow;
   chat(request: ModelRequest, options?: ChatOptions): Promise<ModelResult>;
   /**
    * The same call in two halves: the request is put in its wire form now, sent when the returned
@@ -76,4 +119,31 @@ export interface ModelClient {
   prepare(request: ModelRequest): PreparedChat;
   /** Checks reachability and whether the configured model exists. Never throws. */
   probe(signal?: AbortSignal): Promise<ProbeResult>;
+}
+
+/** Which endpoint serves now, and why it is not the primary when it is not. */
+export interface ServingStatus {
+  endpoint: string;
+  model: string;
+  primary: boolean;
+  reason: string;
+  /** The context window prompts are budgeted to (the smaller of context_tokens and the server's). */
+  context_tokens?: number;
+}
+
+/**
+ * The primary and its fallbacks as one ModelClient: the loop asks for "a model" and never learns which
+ * endpoint answered. A call moves on only on failures another endpoint can fix; the choice is sticky
+ * until the primary's background probe finds it healthy again.
+ */
+export interface ModelChain extends ModelClient {
+  serving(): ServingStatus;
+  /** Stops the background probe of the primary. */
+  stop(): void;
+}
+
+/** Where an endpoint says its real context window comes from, and how large it is. */
+export interface ServerWindow {
+  contextTokens: number;
+  source: string;
 }

@@ -8,6 +8,12 @@ export interface AuditRow {
   run_id: string;
   session_id: number;
   session_key?: string;
+  /** In listings: the model call that proposed this call (its step's usage), when recorded. */
+  step_model?: string | null;
+  step_endpoint?: string | null;
+  step_prompt_tokens?: number | null;
+  step_output_tokens?: number | null;
+  step_tokens_estimated?: number | null;
   step: number;
   seq: number;
   tool: string;
@@ -54,7 +60,11 @@ export class AuditStore {
       ofRun: db.prepare("SELECT * FROM tool_calls WHERE run_id = ? ORDER BY step, seq"),
       interruptRunning: db.prepare("UPDATE tool_calls SET status = 'interrupted' WHERE status = 'running' RETURNING *"),
       list: db.prepare(
-        "SELECT c.*, s.key AS session_key FROM tool_calls c JOIN sessions s ON s.id = c.session_id WHERE (@key IS NULL OR s.key = @key) ORDER BY c.created_at DESC, c.step DESC, c.seq DESC LIMIT @limit",
+        `SELECT c.*, s.key AS session_key, u.model AS step_model, u.endpoint AS step_endpoint, u.prompt_tokens AS step_prompt_tokens,
+           u.output_tokens AS step_output_tokens, u.estimated AS step_tokens_estimated
+         FROM tool_calls c JOIN sessions s ON s.id = c.session_id
+         LEFT JOIN model_calls u ON u.id = (SELECT id FROM model_calls WHERE run_id = c.run_id AND step = c.step AND outcome = 'ok' LIMIT 1)
+         WHERE (@key IS NULL OR s.key = @key) ORDER BY c.created_at DESC, c.step DESC, c.seq DESC LIMIT @limit`,
       ),
     };
   }

@@ -190,4 +190,28 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
         WHERE reply_sent_at IS NULL AND ended_at IS NOT NULL AND source IN ('telegram', 'discord');
     `,
   },
+  {
+    version: 10,
+    name: "usage ledger: one row per model call",
+    sql: `
+      CREATE TABLE model_calls (
+        id INTEGER PRIMARY KEY,
+        at INTEGER NOT NULL,
+        run_id TEXT,
+        session_id INTEGER,
+        step INTEGER,
+        endpoint TEXT NOT NULL,
+        model TEXT NOT NULL,
+        prompt_tokens INTEGER NOT NULL,
+        output_tokens INTEGER NOT NULL,
+        cached_tokens INTEGER,
+        estimated INTEGER NOT NULL DEFAULT 0,
+        first_byte_ms INTEGER,
+        total_ms INTEGER NOT NULL,
+        outcome TEXT NOT NULL
+      );
+      CREATE INDEX model_calls_at ON model_calls(at);
+      CREATE INDEX model_calls_run ON model_calls(run_id);
+    `,
+  },
 ];

@@ -18,6 +18,8 @@ export interface Turn {
   toolCalls?: ScriptedCall[];
   /** Answer with this HTTP status and an error body instead. */
   status?: number;
+  /** The error text sent with `status` (default: "scripted <status>"). */
+  errorMessage?: string;
   retryAfterS?: number;
   /** Never answer (until the client gives up). */
   hang?: boolean;
@@ -39,6 +41,13 @@ export interface Turn {
   /** OpenAI: finish_reason to send (default: tool_calls when there are calls, else stop). */
   finishReason?: string;
   promptTokens?: number;
+  outputTokens?: number;
+  /** OpenAI: prompt_tokens_details.cached_tokens. */
+  cachedTokens?: number;
+  /** Report no token counts at all (as some servers do). */
+  noUsage?: boolean;
+  /** Send the text, then end the response cleanly without the final message (no done / finish_reason). */
+  endEarly?: boolean;
 }
 
 export interface RecordedRequest {
@@ -66,6 +75,19 @@ export interface FakeModel {
   respond(responder: Responder): void;
   /** Resolves when at least `n` chat requests have arrived. */
   waitForRequests(n: number): Promise<void>;
+  /** Ollama /api/show: model_info.<arch>.context_length, when set. */
+  contextLength?: number;
+  /** llama.cpp /props: default_generation_settings.n_ctx, when set (otherwise /props is 404). */
+  nCtx?: number;
+  /** /v1/models: max_model_len of each model, when set. */
+  maxModelLen?: number;
+  /** LM Studio /api/v0/models: loaded_context_length of each model, when set (otherwise 404). */
+  loadedContextLength?: number;
+  /** OpenAI API: a chat for a model not in `models` gets 404 model_not_found (off by default). */
+  strictModels?: boolean;
+  /** Stops listening (connections are refused) until `resume`, on the same port. */
+  pause(): Promise<void>;
+  resume(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -86,8 +108,18 @@ export async function startFakeModel(options: { port?: number } = {}): Promise<F
       responder = r;
     },
     waitForRequests: (n) => (requests.length >= n ? Promise.resolve() : new Promise((resolve) => waiters.push({ n, resolve }))),
+    pause: async () => {
+      for (const s of sockets) s.destroy();
+      server.close();
+      await once(server, "close").catch(() => {});
+    },
+    resume: async () => {
+      server.listen(port, "127.0.0.1");
+      await once(server, "listening");
+    },
     close: async () => {
       for (const s of sockets) s.destroy();
+      if (!server.listening) return;
       server.close();
       await once(server, "close").catch(() => {});
     },
@@ -104,8 +136,23 @@ export async function startFakeModel(options: { port?: number } = {}): Promise<F
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? "").split("?")[0] ?? "";
     if (req.method === "GET" && path === "/api/tags") return json(res, 200, { models: fake.models.map((name) => ({ name, model: name })) });
-    if (req.method === "GET" && path === "/v1/models")
-      return json(res, 200, { object: "list", data: fake.models.map((id) => ({ id, object: "model" })) });
+    if (req.method === "GET" && path === "/v1/models") {
+      const data = fake.models.map((id) => ({ id, object: "model", ...(fake.maxModelLen && { max_model_len: fake.maxModelLen }) }));
+      return json(res, 200, { object: "list", data });
+    }
+    if (req.method === "GET" && path === "/props" && fake.nCtx)
+      return json(res, 200, { default_generation_settings: { n_ctx: fake.nCtx }, total_slots: 1 });
+    if (req.method === "POST" && path === "/api/show") return show(req, res);
+    if (req.method === "GET" && path === "/api/v0/models" && fake.loadedContextLength) {
+      const data = fake.models.map((id) => ({
+        id,
+        type: "llm",
+        state: "loaded",
+        max_context_length: 131072,
+        loaded_context_length: fake.loadedContextLength,
+      }));
+      return json(res, 200, { object: "list", data });
+    }
     const isOllama = path === "/api/chat";
     if (req.method !== "POST" || (!isOllama && path !== "/v1/chat/completions")) return json(res, 404, { error: "not found" });
     const arrivedAt = performance.now();
@@ -131,12 +178,18 @@ export async function startFakeModel(options: { port?: number } = {}): Promise<F
     if (turn.gate) await turn.gate;
     if (turn.hang) return;
     if (isOllama && !fake.models.includes(String(body.model))) return json(res, 404, { error: `model '${body.model}' not found` });
+    if (!isOllama && fake.strictModels && !fake.models.includes(String(body.model)))
+      return json(res, 404, {
+        error: { message: `The model \`${body.model}\` does not exist`, type: "invalid_request_error", code: "model_not_found" },
+      });
     if (turn.status) {
       if (turn.retryAfterS !== undefined) res.setHeader("retry-after", String(turn.retryAfterS));
       return json(
         res,
         turn.status,
-        isOllama ? { error: `scripted ${turn.status}` } : { error: { message: `scripted ${turn.status}`, type: "server_error" } },
+        isOllama
+          ? { error: turn.errorMessage ?? `scripted ${turn.status}` }
+          : { error: { message: turn.errorMessage ?? `scripted ${turn.status}`, type: "server_error" } },
       );
     }
     if (turn.garbage) {
@@ -155,6 +208,14 @@ export async function startFakeModel(options: { port?: number } = {}): Promise<F
     const early = at - performance.now() - 2;
     if (early > 0) await new Promise((r) => setTimeout(r, early));
     while (performance.now() < at) await new Promise((r) => setImmediate(r));
+  }
+
+  async function show(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = JSON.parse(await readBody(req)) as { model?: string; name?: string };
+    const name = String(body.model ?? body.name);
+    if (!fake.models.includes(name)) return json(res, 404, { error: `model '${name}' not found` });
+    const info = fake.contextLength ? { "general.architecture": "llama", "llama.context_length": fake.contextLength } : {};
+    json(res, 200, { modelfile: "", parameters: "", details: { family: "llama" }, model_info: info });
   }
 
   server.listen(options.port ?? 0, "127.0.0.1");
@@ -202,6 +263,7 @@ async function ollamaStream(res: ServerResponse, turn: Turn): Promise<void> {
     line({ model: "m", created_at, message: { role: "assistant", content: p }, done: false });
   }
   if (turn.drop) return void res.destroy();
+  if (turn.endEarly) return void res.end();
   if (turn.hangAfterText) return;
   if (turn.toolCalls?.length) {
     const tool_calls = turn.toolCalls.map((c) => ({
@@ -215,8 +277,7 @@ async function ollamaStream(res: ServerResponse, turn: Turn): Promise<void> {
     message: { role: "assistant", content: "" },
     done: true,
     done_reason: "stop",
-    prompt_eval_count: turn.promptTokens ?? 100,
-    eval_count: 10,
+    ...(!turn.noUsage && { prompt_eval_count: turn.promptTokens ?? 100, eval_count: turn.outputTokens ?? 10 }),
   });
   res.end();
 }
@@ -229,6 +290,7 @@ function openaiStream(res: ServerResponse, turn: Turn): void {
   chunk({ role: "assistant", content: "" });
   for (const p of pieces(turn.text ?? "")) chunk({ content: p });
   if (turn.drop) return void res.destroy();
+  if (turn.endEarly) return void res.end();
   (turn.toolCalls ?? []).forEach((c, i) => {
     const index = turn.zeroIndex ? 0 : i;
     const id = c.id ?? `call_${i}_${Math.random().toString(36).slice(2, 8)}`;
@@ -238,14 +300,7 @@ function openaiStream(res: ServerResponse, turn: Turn): void {
     chunk({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] });
   });
   chunk({}, turn.finishReason ?? (turn.toolCalls?.length ? "tool_calls" : "stop"));
-  send({
-    id: "c1",
-    object: "chat.completion.chunk",
-    created: 0,
-    model: "m",
-    choices: [],
-    usage: { prompt_tokens: turn.promptTokens ?? 100, completion_tokens: 10, total_tokens: 110 },
-  });
+  if (!turn.noUsage) send({ id: "c1", object: "chat.completion.chunk", created: 0, model: "m", choices: [], usage: openaiUsage(turn) });
   res.write("data: [DONE]\n\n");
   res.end();
 }
@@ -268,6 +323,17 @@ function openaiJson(res: ServerResponse, turn: Turn): void {
         finish_reason: turn.finishReason ?? (tool_calls.length ? "tool_calls" : "stop"),
       },
     ],
-    usage: { prompt_tokens: turn.promptTokens ?? 100, completion_tokens: 10, total_tokens: 110 },
+    ...(!turn.noUsage && { usage: openaiUsage(turn) }),
   });
+}
+
+function openaiUsage(turn: Turn): Record<string, unknown> {
+  const prompt = turn.promptTokens ?? 100;
+  const output = turn.outputTokens ?? 10;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: output,
+    total_tokens: prompt + output,
+    ...(turn.cachedTokens !== undefined && { prompt_tokens_details: { cached_tokens: turn.cachedTokens } }),
+  };
 }
