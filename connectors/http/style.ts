@@ -4,6 +4,7 @@ export const STYLE = `
   --ok: #067647; --bad: #b42318; --accent: #175cd3; }
 @media (prefers-color-scheme: dark) { :root { --fg: #e4e7ec; --muted: #98a2b3; --line: #344054; --bg: #101828; --card: #1d2939; } }
 * { box-sizing: border-box; }
+a { color: var(--accent); }
 body { margin: 0; font: 15px/1.45 system-ui, sans-serif; color: var(--fg); background: var(--bg); }
 header { display: flex; align-items: center; gap: 1.5rem; padding: .6rem 1.2rem; border-bottom: 1px solid var(--line); flex-wrap: wrap; }
 header h1 { font-size: 1.1rem; margin: 0; }
