@@ -5,6 +5,7 @@ import { streamSSE } from "hono/streaming";
 import type { AgentEvent } from "../../src/agent/types.js";
 import type { HttpConfig } from "../../src/config/schema.js";
 import type { Core, DaemonStatus } from "../../src/connector.js";
+import { errorMessage } from "../../src/errors.js";
 import { bearerOk, type createFailureLimiter, signatureOk } from "./auth.js";
 import type { HookRunner } from "./hooks.js";
 import { apiError, MAX_BODY_BYTES, readBody } from "./respond.js";
@@ -81,15 +82,24 @@ async function ask(c: Context, core: Core): Promise<Response> {
     const outcome = await submit().done;
     return c.json({ run_id: outcome.runId, reply: outcome.reply, stop_reason: outcome.stopReason });
   }
-  return streamSSE(c, async (stream) => {
-    let chain = Promise.resolve();
-    const send = (type: string, data: unknown) => {
-      chain = chain.then(() => (stream.aborted ? undefined : stream.writeSSE({ event: type, data: JSON.stringify(data) }))).catch(() => {});
-    };
-    const outcome = await submit((event) => send(event.type, event)).done;
-    send("done", { type: "done", run_id: outcome.runId, reply: outcome.reply, stop_reason: outcome.stopReason });
-    await chain;
-  });
+  return streamSSE(
+    c,
+    async (stream) => {
+      let chain = Promise.resolve();
+      const send = (type: string, data: unknown) => {
+        chain = chain
+          .then(() => (stream.aborted ? undefined : stream.writeSSE({ event: type, data: JSON.stringify(data) })))
+          .catch(() => {});
+      };
+      const outcome = await submit((event) => send(event.type, event)).done;
+      send("done", { type: "done", run_id: outcome.runId, reply: outcome.reply, stop_reason: outcome.stopReason });
+      await chain;
+    },
+    async (err, stream) => {
+      core.log.error({ err, connector: "http" }, "ask over SSE failed");
+      await stream.writeSSE({ event: "error", data: JSON.stringify({ type: "error", message: errorMessage(err) }) }).catch(() => {});
+    },
+  );
 }
 
 async function decide(c: Context, core: Core): Promise<Response> {

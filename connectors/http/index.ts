@@ -31,7 +31,7 @@ export function createHttpConnector(core: Core, initial: HttpConfig): Connector 
     async start() {
       server = await new Promise<ServerType>((resolve, reject) => {
         const s = serve({ fetch: app.fetch, hostname: host, port }, () => resolve(s));
-        s.once("error", reject);
+        s.once("error", (err: NodeJS.ErrnoException) => reject(listenError(initial.listen, err)));
       });
       server.on("error", (err) => log.error({ err }, "http server error"));
       const address = server.address() as AddressInfo;
@@ -97,6 +97,16 @@ function createApp(
 export function parseListen(listen: string): { host: string; port: number } {
   const at = listen.lastIndexOf(":");
   return { host: listen.slice(0, at).replace(/^\[|\]$/g, ""), port: Number(listen.slice(at + 1)) };
+}
+
+function listenError(listen: string, err: NodeJS.ErrnoException): Error {
+  const why =
+    err.code === "EADDRINUSE"
+      ? "the address is in use (another program, or another hermes, listens there): pick another port"
+      : err.code === "EADDRNOTAVAIL"
+        ? "this machine has no such address"
+        : err.message;
+  return new Error(`connectors.http.listen ${listen}: ${why}`);
 }
 
 function isLoopback(host: string): boolean {

@@ -71,7 +71,7 @@ describe("the HTTP connector", () => {
     expect(firings("hook:github")).toMatchObject([{ status: "ok", run_id, message_id: String(sent.result.message_id) }]);
   });
 
-  it("runs nothing for a bad signature, an unknown hook, a 2 MiB body or a wrong content type", async () => {
+  it("runs nothing for a bad signature, an unknown hook, a 2 MiB body (sized or chunked), a wrong content type or bad JSON", async () => {
     await start([{ name: "door", prompt: "Door: {{body.message}}", deliver: `telegram:${OWNER}`, secret: SECRET }]);
     const body = JSON.stringify({ message: "open" });
     const cases: [Promise<Response>, number, string][] = [
@@ -89,9 +89,22 @@ describe("the HTTP connector", () => {
       expect(res.headers.get("content-type")).toMatch(/^application\/json/);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe(code);
     }
+    const chunked = await fetch(`${base}/v1/hooks/door`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...bearer() },
+      body: new ReadableStream({
+        start(controller) {
+          for (let i = 0; i < 32; i++) controller.enqueue(new Uint8Array(64 * 1024).fill(0x20));
+          controller.close();
+        },
+      }),
+      duplex: "half",
+    } as RequestInit);
+    expect(chunked.status).toBe(413);
     expect(model.requests).toHaveLength(0);
     expect(runCount()).toBe(0);
     expect(firings("hook:door")).toEqual([]);
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
   });
 
   it("accepts a form body with the bearer token", async () => {
