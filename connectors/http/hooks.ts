@@ -100,6 +100,7 @@ export function createHookRunner(core: Core) {
     const { schedules } = core.store;
     if (outcome.stopReason === "model_error" || outcome.stopReason === "interrupted") {
       schedules.finish(firing, "error", { error: outcome.reply });
+      log.warn({ hook: hook.name, stopReason: outcome.stopReason }, "hook run failed");
       await tellOwnerOnce(hook, outcome.reply);
       return;
     }

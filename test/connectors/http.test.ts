@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-server.js";
@@ -143,6 +145,39 @@ describe("the HTTP connector", () => {
         .map((f) => f.run_id)
         .sort(),
     ).toEqual([...ids].sort());
+  });
+
+  it("asks a hook run's approval in the delivery chat, and the reply follows the button press", async () => {
+    model.script({ toolCalls: [{ name: "write_file", arguments: { path: "door.log", content: "opened" } }] });
+    model.respond(() => ({ text: "Logged the door." }));
+    const h = await start([{ name: "door", prompt: "Log {{body.message}}", deliver: `telegram:${OWNER}`, tools: ["write_file"] }]);
+    expect((await post("/v1/hooks/door", JSON.stringify({ message: "opened" }), bearer())).status).toBe(202);
+    const request = await telegram.waitFor((c) => c.method === "sendMessage" && Boolean(c.params.reply_markup));
+    expect(request.params.text).toContain("write_file");
+    const [approve] = request.params.reply_markup.inline_keyboard[0];
+    telegram.press(OWNER, OWNER, request.result.message_id, approve.callback_data);
+    await telegram.waitFor((c) => c.method === "sendMessage" && c.params.text === "Logged the door.");
+    expect(readFileSync(join(h.dir, "data/files/door.log"), "utf8")).toBe("opened");
+    expect(model.requests[0]?.tools.map((t) => t.function?.name ?? t.name)).toEqual(["write_file"]);
+  });
+
+  it("tells the owner once per failure streak when hook runs fail because the model is down", async () => {
+    let down = true;
+    model.respond(() => (down ? { status: 503 } : { text: "Door is fine." }));
+    await start([{ name: "door", prompt: "Door {{body.n}}", deliver: `telegram:${OWNER}` }]);
+    const failed = (l: Record<string, unknown>) => l.msg === "hook run failed";
+    for (const n of [1, 2]) {
+      expect((await post("/v1/hooks/door", JSON.stringify({ n }), bearer())).status).toBe(202);
+      await hermes?.waitForLog((l) => failed(l) && (hermes as Hermes).logs.filter(failed).length === n);
+    }
+    down = false;
+    expect((await post("/v1/hooks/door", JSON.stringify({ n: 3 }), bearer())).status).toBe(202);
+    await telegram.waitFor((c) => c.method === "sendMessage" && c.params.text === "Door is fine.");
+    const texts = telegram.messagesTo(OWNER).map((c) => String(c.params.text));
+    expect(texts.filter((t) => t.startsWith('The webhook "door" could not run'))).toHaveLength(1);
+    expect(texts.at(-1)).toBe("Door is fine.");
+    await hermes?.waitForLog((l) => l.msg === "hook reply delivered");
+    expect(firings("hook:door").map((f) => f.status)).toEqual(["error", "error", "ok"]);
   });
 
   it("answers /v1/ask as JSON and as SSE with the socket protocol's events", async () => {
