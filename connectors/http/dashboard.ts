@@ -84,7 +84,9 @@ export function mountDashboard(app: App, d: DashboardDeps): void {
     "/approvals/:id",
     guarded((c, _s, form) => {
       const id = c.req.param("id") ?? "";
-      const result = d.core.decide(id, form?.get("decision") === "approve", "dashboard");
+      const decision = form?.get("decision");
+      if (decision !== "approve" && decision !== "deny") return c.html(v.page("Refused", "Choose Approve or Deny."), 400);
+      const result = d.core.decide(id, decision === "approve", "dashboard");
       const code = result.ok ? "ok" : result.code;
       return c.redirect(`/approvals?id=${encodeURIComponent(id)}&result=${code}`, 303);
     }),

@@ -1,9 +1,11 @@
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { bearerOk, sameSecret, signatureOk } from "../../connectors/http/auth.js";
 import { parseListen } from "../../connectors/http/index.js";
 import { renderHookPrompt } from "../../connectors/http/template.js";
 import { maskSecrets, parseConfig } from "../../src/config/load.js";
 import { ConfigError } from "../../src/errors.js";
+import { createTempDir, runCli, writeConfig } from "../helpers/hermes.js";
 import { githubSignature } from "../helpers/http.js";
 
 function problemsOf(text: string, env: NodeJS.ProcessEnv = {}): string[] {
@@ -94,5 +96,29 @@ describe("connectors.http config", () => {
     const masked = maskSecrets(loaded.config).connectors.http;
     expect(masked.token).toBe("********");
     expect(masked.hooks[0]?.secret).toBe("********");
+  });
+});
+
+describe("hermes doctor on the HTTP connector", () => {
+  it("warns about a short token and about listening beyond loopback", async () => {
+    const dir = createTempDir();
+    try {
+      const doctor = (http: Record<string, unknown>) =>
+        runCli(
+          ["doctor", "--config", writeConfig(dir.path, { connectors: { cron: { enabled: false }, http: { enabled: true, ...http } } })],
+          {
+            env: { HERMES_SYSTEMD_DIR: join(dir.path, "units") },
+          },
+        );
+      expect((await doctor({ token: "short" })).stdout).toMatch(
+        /! http .*token is short.*\n\s+fix: set HERMES_HTTP_TOKEN to a long random value/,
+      );
+      expect((await doctor({ token: "a".repeat(32), listen: "0.0.0.0:8787" })).stdout).toMatch(
+        /! http .*beyond this machine.*\n\s+fix: .*reverse proxy with TLS/,
+      );
+      expect((await doctor({ token: "a".repeat(32) })).stdout).toMatch(/✓ http .*token set; listening on 127\.0\.0\.1:8787/);
+    } finally {
+      dir.cleanup();
+    }
   });
 });
