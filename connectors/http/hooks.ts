@@ -50,7 +50,7 @@ export function createHookRunner(core: Core) {
     }
     state.lastRunAt = Date.now();
     const runId = newRunId();
-    void fire(hook, promptOf(hook, body, 0, 0), runId);
+    launch(hook, promptOf(hook, body, 0, 0), runId);
     return { runId, coalesced: false };
   }
 
@@ -59,7 +59,11 @@ export function createHookRunner(core: Core) {
     if (!p) return;
     state.pending = undefined;
     state.lastRunAt = Date.now();
-    void fire(hook, promptOf(hook, p.body, p.calls, Date.now() - p.since), p.runId);
+    launch(hook, promptOf(hook, p.body, p.calls, Date.now() - p.since), p.runId);
+  }
+
+  function launch(hook: HttpHook, text: string, runId: string): void {
+    fire(hook, text, runId).catch((err: unknown) => log.error({ hook: hook.name, runId, err }, "hook run could not be recorded"));
   }
 
   function promptOf(hook: HttpHook, body: unknown, calls: number, spanMs: number): string {
@@ -71,11 +75,12 @@ export function createHookRunner(core: Core) {
 
   async function fire(hook: HttpHook, text: string, runId: string): Promise<void> {
     const job = `hook:${hook.name}`;
-    lastSlot = Math.max(Date.now(), lastSlot + 1, (core.store.schedules.lastSlot(job) ?? 0) + 1);
-    const firing = core.store.schedules.claim(job, lastSlot);
-    if (firing === undefined) return;
+    let firing: number | undefined;
     let outcome: RunOutcome;
     try {
+      lastSlot = Math.max(Date.now(), lastSlot + 1, (core.store.schedules.lastSlot(job) ?? 0) + 1);
+      firing = core.store.schedules.claim(job, lastSlot);
+      if (firing === undefined) return;
       const submitted = core.submit({
         sessionKey: hook.session ?? job,
         text,
@@ -89,8 +94,12 @@ export function createHookRunner(core: Core) {
       log.info({ hook: hook.name, runId }, "hook run started");
       outcome = await submitted.done;
     } catch (err) {
-      core.store.schedules.finish(firing, "error", { error: errorMessage(err) });
       log.error({ hook: hook.name, err }, "hook run could not start");
+      try {
+        if (firing !== undefined) core.store.schedules.finish(firing, "error", { error: errorMessage(err) });
+      } catch {
+        // The store refused the first write too (a full disk): the log line above is all there is.
+      }
       return;
     }
     await finish(hook, firing, outcome);

@@ -78,10 +78,8 @@ function createApp(
     if (c.req.path === "/healthz") log.debug(line, "http request");
     else log.info(line, "http request");
   });
-  app.use("*", async (c, next) => {
-    if (c.req.path.startsWith("/v1/") || c.req.method !== "POST") return next();
-    return bodyLimit({ maxSize: FORM_LIMIT_BYTES, onError: (c2) => c2.text("form too large", 413) })(c, next);
-  });
+  const formLimit = bodyLimit({ maxSize: FORM_LIMIT_BYTES, onError: (c) => c.text("form too large", 413) });
+  app.use("*", async (c, next) => (c.req.path.startsWith("/v1/") || c.req.method !== "POST" ? next() : formLimit(c, next)));
   const sessions = createSessions(core.store, () => cfg().token);
   mountApi(app, { core, cfg, hooks, failures });
   mountDashboard(app, { core, cfg, sessions, failures });
