@@ -21,7 +21,16 @@ export interface ApiDeps {
 
 const SESSION = /^[\w.:-]{1,64}$/;
 
-export const clientOf = (c: Context<{ Bindings: HttpBindings }>) => c.env.incoming.socket.remoteAddress ?? "unknown";
+/**
+ * Who is asking, for counting failed attempts: the peer address, or behind a reverse proxy on this
+ * machine the address the proxy appended to X-Forwarded-For (the last entry; earlier ones are the client's word).
+ */
+export function clientOf(c: Context<{ Bindings: HttpBindings }>): string {
+  const peer = c.env.incoming.socket.remoteAddress ?? "unknown";
+  const forwarded = c.req.header("x-forwarded-for");
+  if (!forwarded || !/^(127\.|::1$|::ffff:127\.)/.test(peer)) return peer;
+  return forwarded.split(",").at(-1)?.trim() || peer;
+}
 
 /** The JSON API under /v1 (bearer token; hooks may be signed instead) and /healthz (no auth). */
 export function mountApi(app: App, d: ApiDeps): void {

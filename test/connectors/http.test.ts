@@ -246,6 +246,16 @@ describe("the HTTP connector", () => {
     expect(res.headers.get("cache-control")).toBe("no-store");
   });
 
+  it("answers 429 to a client after 30 bad tokens in a minute, counting clients behind a local proxy apart", async () => {
+    await start();
+    const status = (token: string, client: string) =>
+      fetch(`${base}/v1/status`, { headers: { ...bearer(token), "x-forwarded-for": `10.9.9.9, ${client}` } }).then((r) => r.status);
+    for (let i = 0; i < 30; i++) expect(await status("guess", "203.0.113.7")).toBe(401);
+    expect(await status("guess", "203.0.113.7")).toBe(429);
+    expect(await status(HTTP_TOKEN, "203.0.113.7")).toBe(429);
+    expect(await status(HTTP_TOKEN, "198.51.100.2")).toBe(200);
+  });
+
   it("logs requests with method, path, status and time only, and never the token", async () => {
     await start();
     await post("/v1/ask?token=leak", JSON.stringify({ text: "hi" }), bearer());
