@@ -204,6 +204,27 @@ describe("the HTTP connector", () => {
     expect(events.find((e) => e.data.type === "run_start")?.data.session).toBe("http:script");
   });
 
+  it("keeps the run and the daemon going when an SSE client goes away mid-run", async () => {
+    let release = () => {};
+    model.script({ text: "Late answer.", gate: new Promise<void>((r) => (release = r)) });
+    await start();
+    const res = await post("/v1/ask", JSON.stringify({ session: "gone", text: "take your time" }), {
+      ...bearer(),
+      accept: "text/event-stream",
+    });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read();
+    await model.waitForRequests(1);
+    await reader.cancel();
+    release();
+    const ended = await hermes?.waitForLog((l) => l.msg === "run ended");
+    expect(ended?.stopReason).toBe("done");
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    const again = await post("/v1/ask", JSON.stringify({ session: "gone", text: "still there?" }), bearer());
+    expect(await again.json()).toMatchObject({ reply: "ok", stop_reason: "done" });
+    expect((hermes as Hermes).logs.filter((l) => Number(l.level) >= 50)).toEqual([]);
+  });
+
   it("decides an approval once over /v1/approvals/<id>; the second decision says it was already decided", async () => {
     model.script({ toolCalls: [{ name: "write_file", arguments: { path: "note.txt", content: "hello" } }] }, { text: "Written." });
     await start();
