@@ -73,7 +73,7 @@ describe("the HTTP connector", () => {
     expect(firings("hook:github")).toMatchObject([{ status: "ok", run_id, message_id: String(sent.result.message_id) }]);
   });
 
-  it("runs nothing for a bad signature, an unknown hook, a 2 MiB body (sized or chunked), a wrong content type or bad JSON", async () => {
+  it("runs nothing for a bad signature, an unknown hook, a 2 MiB body (sized or chunked), a wrong content type, bad JSON or GitHub's ping", async () => {
     await start([{ name: "door", prompt: "Door: {{body.message}}", deliver: `telegram:${OWNER}`, secret: SECRET }]);
     const body = JSON.stringify({ message: "open" });
     const cases: [Promise<Response>, number, string][] = [
@@ -103,6 +103,9 @@ describe("the HTTP connector", () => {
       duplex: "half",
     } as RequestInit);
     expect(chunked.status).toBe(413);
+    const zen = JSON.stringify({ zen: "Keep it logically awesome.", hook_id: 1 });
+    const ping = await post("/v1/hooks/door", zen, { "x-hub-signature-256": githubSignature(SECRET, zen), "x-github-event": "ping" });
+    expect(await ping.json()).toEqual({ ok: true, pong: true });
     expect(model.requests).toHaveLength(0);
     expect(runCount()).toBe(0);
     expect(firings("hook:door")).toEqual([]);
