@@ -65,6 +65,8 @@ function createApp(
   app.use(async (c, next) => {
     const started = performance.now();
     await next();
+    // A body left unread (refused early) must not be taken for the next request on a kept-alive connection.
+    if (hasBody(c.req.raw) && (!c.req.raw.bodyUsed || c.res.status === 413)) c.header("Connection", "close");
     c.header("Cache-Control", "no-store");
     c.header("X-Content-Type-Options", "nosniff");
     c.header("Referrer-Policy", "no-referrer");
@@ -105,6 +107,10 @@ function listenError(listen: string, err: NodeJS.ErrnoException): Error {
         ? "this machine has no such address"
         : err.message;
   return new Error(`connectors.http.listen ${listen}: ${why}`);
+}
+
+function hasBody(req: Request): boolean {
+  return req.headers.has("transfer-encoding") || Number(req.headers.get("content-length") ?? 0) > 0;
 }
 
 function isLoopback(host: string): boolean {

@@ -33,8 +33,13 @@ describe("the HTTP connector", () => {
       message_id: string;
     }[];
   const runCount = () => readDb((hermes as Hermes).dbPath, (db) => db.prepare("SELECT COUNT(*) AS n FROM runs").get() as { n: number }).n;
-  const post = (path: string, body: string | Buffer, headers: Record<string, string> = {}) =>
-    fetch(`${base}${path}`, { method: "POST", body, headers: { "content-type": "application/json", ...headers } });
+  const post = (path: string, body: string | Buffer | ReadableStream, headers: Record<string, string> = {}) =>
+    fetch(`${base}${path}`, {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/json", ...headers },
+      duplex: "half",
+    } as RequestInit);
 
   beforeEach(async () => {
     model = await startFakeModel();
@@ -76,32 +81,23 @@ describe("the HTTP connector", () => {
   it("runs nothing for a bad signature, an unknown hook, a 2 MiB body (sized or chunked), a wrong content type, bad JSON or GitHub's ping", async () => {
     await start([{ name: "door", prompt: "Door: {{body.message}}", deliver: `telegram:${OWNER}`, secret: SECRET }]);
     const body = JSON.stringify({ message: "open" });
-    const cases: [Promise<Response>, number, string][] = [
-      [post("/v1/hooks/door", body, { "x-hub-signature-256": githubSignature("wrong-secret", body) }), 401, "unauthorized"],
-      [post("/v1/hooks/door", body), 401, "unauthorized"],
-      [post("/v1/hooks/door", body, bearer("not-the-token")), 401, "unauthorized"],
-      [post("/v1/hooks/garage", body, bearer()), 404, "not_found"],
-      [post("/v1/hooks/door", Buffer.alloc(2 * 1024 * 1024, 0x20), bearer()), 413, "too_large"],
-      [post("/v1/hooks/door", "message=open", { ...bearer(), "content-type": "text/plain" }), 415, "unsupported_media_type"],
-      [post("/v1/hooks/door", "{not json", bearer()), 400, "bad_json"],
+    // One after another, so a kept-alive connection carries the next request after each refusal.
+    const cases: [() => Promise<Response>, number, string][] = [
+      [() => post("/v1/hooks/door", body, { "x-hub-signature-256": githubSignature("wrong-secret", body) }), 401, "unauthorized"],
+      [() => post("/v1/hooks/door", body), 401, "unauthorized"],
+      [() => post("/v1/hooks/door", body, bearer("not-the-token")), 401, "unauthorized"],
+      [() => post("/v1/hooks/garage", body, bearer()), 404, "not_found"],
+      [() => post("/v1/hooks/door", Buffer.alloc(2 * 1024 * 1024, 0x20), bearer()), 413, "too_large"],
+      [() => post("/v1/hooks/door", "message=open", { ...bearer(), "content-type": "text/plain" }), 415, "unsupported_media_type"],
+      [() => post("/v1/hooks/door", "{not json", bearer()), 400, "bad_json"],
     ];
-    for (const [response, status, code] of cases) {
-      const res = await response;
+    for (const [send, status, code] of cases) {
+      const res = await send();
       expect(res.status).toBe(status);
       expect(res.headers.get("content-type")).toMatch(/^application\/json/);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe(code);
     }
-    const chunked = await fetch(`${base}/v1/hooks/door`, {
-      method: "POST",
-      headers: { "content-type": "application/json", ...bearer() },
-      body: new ReadableStream({
-        start(controller) {
-          for (let i = 0; i < 32; i++) controller.enqueue(new Uint8Array(64 * 1024).fill(0x20));
-          controller.close();
-        },
-      }),
-      duplex: "half",
-    } as RequestInit);
+    const chunked = await post("/v1/hooks/door", chunks(32, 64 * 1024), bearer());
     expect(chunked.status).toBe(413);
     const zen = JSON.stringify({ zen: "Keep it logically awesome.", hook_id: 1 });
     const ping = await post("/v1/hooks/door", zen, { "x-hub-signature-256": githubSignature(SECRET, zen), "x-github-event": "ping" });
@@ -110,6 +106,21 @@ describe("the HTTP connector", () => {
     expect(runCount()).toBe(0);
     expect(firings("hook:door")).toEqual([]);
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
+  });
+
+  it("keeps kept-alive connections usable after refusing a body it did not read", async () => {
+    await start([{ name: "door", prompt: "Door: {{body.message}}", deliver: `telegram:${OWNER}` }]);
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      statuses.push((await post("/v1/hooks/door", Buffer.alloc(2 * 1024 * 1024, 0x20), bearer())).status);
+      statuses.push((await post("/v1/hooks/door", chunks(32, 64 * 1024), bearer())).status);
+      statuses.push((await post("/v1/approvals/none", JSON.stringify({ approve: true }), bearer())).status);
+      statuses.push((await post("/v1/ask", JSON.stringify({ text: "hi" }), bearer("wrong-token"))).status);
+    }
+    expect(statuses).toEqual(Array.from({ length: 6 }, () => [413, 413, 404, 401]).flat());
+    // The unread rest of a refused body is not left on the connection to be taken for a request.
+    const refused = await post("/v1/hooks/door", Buffer.alloc(2 * 1024 * 1024, 0x20), bearer());
+    expect(refused.headers.get("connection")).toBe("close");
   });
 
   it("accepts a form body with the bearer token", async () => {
@@ -284,6 +295,7 @@ describe("the HTTP connector", () => {
     await start();
     await post("/v1/ask?token=leak", JSON.stringify({ text: "hi" }), bearer());
     await fetch(`${base}/v1/status`, { headers: bearer("wrong-token-value") });
+    await hermes?.waitForLog((l) => l.msg === "http request" && l.path === "/v1/status");
     const lines = (hermes as Hermes).logs.filter((l) => l.msg === "http request");
     expect(lines.length).toBeGreaterThanOrEqual(2);
     for (const line of lines)
@@ -308,4 +320,14 @@ async function waitForPending(base: string): Promise<{ id: string; tool: string 
     if (approvals[0]) return approvals[0];
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** A request body sent in chunks (no Content-Length). */
+function chunks(count: number, size: number): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      for (let i = 0; i < count; i++) controller.enqueue(new Uint8Array(size).fill(0x20));
+      controller.close();
+    },
+  });
 }
