@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
@@ -259,6 +259,21 @@ describe("the HTTP connector", () => {
     expect(events.at(-1)?.data).toMatchObject({ type: "done", reply: "Written." });
     const unknown = await post("/v1/approvals/nope", JSON.stringify({ approve: true }), bearer());
     expect(unknown.status).toBe(404);
+  });
+
+  it("denies over /v1/approvals/<id>: the call does not run and the model hears it was denied", async () => {
+    model.script({ toolCalls: [{ name: "write_file", arguments: { path: "no.txt", content: "never" } }] });
+    model.respond((req) => ({ text: `Model saw: ${req.messages.at(-1)?.content}` }));
+    const h = await start();
+    const asked = post("/v1/ask", JSON.stringify({ session: "d", text: "write it" }), bearer());
+    const pending = await waitForPending(base);
+    const denied = await post(`/v1/approvals/${pending.id}`, JSON.stringify({ approve: false }), bearer());
+    expect(await denied.json()).toMatchObject({ ok: true, status: "denied" });
+    const answer = (await (await asked).json()) as { reply: string };
+    expect(answer.reply).toMatch(/^Model saw: .*denied/);
+    expect(existsSync(join(h.dir, "data/files/no.txt"))).toBe(false);
+    const calls = readDb(h.dbPath, (db) => db.prepare("SELECT decision, decided_by, status FROM tool_calls").all());
+    expect(calls).toEqual([{ decision: "denied", decided_by: "http", status: "skipped" }]);
   });
 
   it("serves /healthz without auth and turns it 503 with the reason when the model is down; /v1/status needs the token", async () => {
