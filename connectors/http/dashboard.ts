@@ -8,6 +8,7 @@ import { RecentStore } from "../../src/store/recent.js";
 import type { App } from "./api.js";
 import { clientOf } from "./api.js";
 import { type createFailureLimiter, type DashboardSession, SESSION_COOKIE, SESSION_MAX_AGE_S, type Sessions, sameSecret } from "./auth.js";
+import { DASHBOARD_SCRIPT, liveEvents } from "./live.js";
 import { STYLE } from "./style.js";
 import * as v from "./views.js";
 
@@ -31,6 +32,7 @@ export function mountDashboard(app: App, d: DashboardDeps): void {
   const sessionOf = (c: Ctx) => d.sessions.get(getCookie(c, SESSION_COOKIE));
 
   app.get("/style.css", (c) => c.body(STYLE, 200, { "content-type": "text/css; charset=utf-8" }));
+  app.get("/dashboard.js", (c) => c.body(DASHBOARD_SCRIPT, 200, { "content-type": "text/javascript; charset=utf-8" }));
   app.get("/login", (c) => (sessionOf(c) ? c.redirect("/", 303) : c.html(v.loginPage())));
   app.post("/login", async (c) => {
     if (d.failures.blocked(clientOf(c))) return c.html(v.loginPage("Too many failed attempts; wait a minute."), 429);
@@ -56,6 +58,10 @@ export function mountDashboard(app: App, d: DashboardDeps): void {
     return handler(c, session, form);
   };
 
+  app.get(
+    "/events",
+    guarded((c) => liveEvents(c, d.core.store)),
+  );
   app.post(
     "/logout",
     guarded((c) => {
@@ -69,7 +75,7 @@ export function mountDashboard(app: App, d: DashboardDeps): void {
     guarded(async (c, s) => {
       const status = await d.core.status();
       const body = html`${v.statusBody(status, d.usageToday?.())}<h3>Pending approvals</h3>${v.approvalsBlock(d.core.store.approvals.pending(), s.csrf, zone())}`;
-      return c.html(v.page("Status", body, { csrf: s.csrf, current: "/" }));
+      return c.html(v.page("Status", body, { csrf: s.csrf, current: "/", live: true }));
     }),
   );
   app.get(
@@ -77,7 +83,7 @@ export function mountDashboard(app: App, d: DashboardDeps): void {
     guarded((c, s) => {
       const notice = noticeOf(c, d.core, zone());
       const body = html`${v.noticeBlock(notice?.text, notice?.good ?? true)}${v.approvalsBlock(d.core.store.approvals.pending(), s.csrf, zone())}${v.decidedBlock(recent.decidedApprovals(20), zone())}`;
-      return c.html(v.page("Approvals", body, { csrf: s.csrf, current: "/approvals" }));
+      return c.html(v.page("Approvals", body, { csrf: s.csrf, current: "/approvals", live: true }));
     }),
   );
   app.post(

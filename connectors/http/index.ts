@@ -73,7 +73,7 @@ function createApp(
     c.header("X-Frame-Options", "DENY");
     c.header(
       "Content-Security-Policy",
-      "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     );
     // Method, path, status and time only: no query string, headers or body can carry a secret into the log.
     const line = { method: c.req.method, path: c.req.path, status: c.res.status, ms: Math.round(performance.now() - started) };

@@ -24,15 +24,15 @@ export function timeText(ms: number | null | undefined, zone: string): string {
 
 const cut = (s: string | null | undefined, n: number) => (!s ? "" : s.length > n ? `${s.slice(0, n)}…` : s);
 
-export function page(title: string, body: Html, o: { csrf?: string; current?: string } = {}): Html {
+export function page(title: string, body: Html, o: { csrf?: string; current?: string; live?: boolean } = {}): Html {
   const nav = o.csrf
     ? html`<nav>${NAV.map(([href, label]) => html`<a href="${href}"${href === o.current ? html` aria-current="page"` : ""}>${label}</a>`)}
         <form method="post" action="/logout" class="logout"><input type="hidden" name="csrf" value="${o.csrf}"><button>Log out</button></form></nav>`
     : "";
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · hermes</title><link rel="stylesheet" href="/style.css"></head>
-<body><header><h1>hermes</h1>${nav}</header><main><h2>${title}</h2>${body}</main></body></html>`;
+<title>${title} · hermes</title><link rel="stylesheet" href="/style.css">${o.live ? html`<script src="/dashboard.js" defer></script>` : ""}</head>
+<body${o.live ? html` data-live` : ""}><header><h1>hermes</h1>${nav}</header><main><h2>${title}</h2>${body}</main></body></html>`;
 }
 
 export function loginPage(error?: string): Html {

@@ -100,7 +100,9 @@ describe.skipIf(!hasChromium)("the dashboard in chromium", () => {
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict" });
 
     const done = askOverSocket(hermes.socketPath, "write hello.txt");
-    await expect.poll(async () => (await page.reload(), page.locator(".approval").count()), { timeout: 10_000 }).toBe(1);
+    // No reload by the test: the page's live updates (SSE) bring the new approval in.
+    await page.waitForSelector(".approval", { timeout: 10_000 });
+    expect(await page.locator(".approval").count()).toBe(1);
     expect(await page.textContent(".approval")).toContain("write_file");
     await page.screenshot({ path: join(shots, "pending.png"), fullPage: true });
     const stale = await context.newPage();
