@@ -8,6 +8,11 @@ import { driveRun, type LoopDeps } from "./loop.js";
 import { sendOwedReplies, unshownApprovals } from "./restart.js";
 import type { AgentEvent, DecideResult, EventListener, RunOutcome, SubmitRequest } from "./types.js";
 
+/** A fresh run id, also for callers that must name a run before submitting it. */
+export function newRunId(): string {
+  return `run_${randomBytes(8).toString("hex")}`;
+}
+
 /** The abort reason when the daemon stops: the run is recorded as interrupted, not aborted. */
 export class ShutdownAbort extends Error {
   constructor() {
@@ -64,7 +69,7 @@ export class Runner {
   }
 
   submit(req: SubmitRequest): { runId: string; done: Promise<RunOutcome> } {
-    const runId = `run_${randomBytes(8).toString("hex")}`;
+    const runId = req.runId ?? newRunId();
     if (!this.accepting) {
       const reply = "hermes is shutting down; send the message again in a moment.";
       return { runId, done: Promise.resolve({ runId, reply, stopReason: "interrupted" }) };

@@ -77,6 +77,8 @@ export interface SubmitRequest {
   listener?: EventListener;
   /** Limits the run to these tools (a scheduled job's `tools`). */
   tools?: string[];
+  /** The run's id, when the caller promised one before submitting (a rate-limited hook); else a new one. */
+  runId?: string;
   /** The recorded chat update this message came from: marked handled in the transaction that records the run. */
   inbound?: { connector: string; id: number | bigint };
 }

@@ -160,7 +160,24 @@ function checkTokens(config: Config): Check[] {
       fix: discord.token.length > 50 ? undefined : "set DISCORD_BOT_TOKEN",
     });
   }
+  if (config.connectors.http.enabled) out.push(checkHttpToken(config.connectors.http));
   return out;
+}
+
+function checkHttpToken(http: Config["connectors"]["http"]): Check {
+  if (http.token.length < 16) {
+    const detail = "the token is short: whoever guesses it can ask and approve";
+    return { name: "http", outcome: "warn", detail, fix: "set HERMES_HTTP_TOKEN to a long random value (openssl rand -hex 32)" };
+  }
+  const host = http.listen.slice(0, http.listen.lastIndexOf(":")).replace(/^\[|\]$/g, "");
+  if (host === "localhost" || host === "::1" || host.startsWith("127."))
+    return { name: "http", outcome: "ok", detail: `token set; listening on ${http.listen}` };
+  return {
+    name: "http",
+    outcome: "warn",
+    detail: `listens on ${http.listen}, beyond this machine, in plain HTTP`,
+    fix: "keep connectors.http.listen on 127.0.0.1 and put a reverse proxy with TLS in front (see the README)",
+  };
 }
 
 async function checkSystemd(config: Config, unitDir: string): Promise<Check[]> {

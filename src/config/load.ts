@@ -146,14 +146,14 @@ function resolvePaths(config: Config, base: string): Config {
 }
 
 function tokensOf(config: Config): string[] {
-  const { telegram, discord } = config.connectors;
-  return [telegram.token, discord.token, config.model.api_key];
+  const { telegram, discord, http } = config.connectors;
+  return [telegram.token, discord.token, config.model.api_key, http.token, ...http.hooks.map((h) => h.secret)];
 }
 
 /** The effective config with tokens and keys masked, for `hermes config check`. */
 export function maskSecrets(config: Config): Config {
   const mask = (s: string) => (s ? "********" : "");
-  const { telegram, discord } = config.connectors;
+  const { telegram, discord, http } = config.connectors;
   return {
     ...config,
     model: { ...config.model, api_key: mask(config.model.api_key) },
@@ -161,6 +161,7 @@ export function maskSecrets(config: Config): Config {
       ...config.connectors,
       telegram: { ...telegram, token: mask(telegram.token) },
       discord: { ...discord, token: mask(discord.token) },
+      http: { ...http, token: mask(http.token), hooks: http.hooks.map((h) => ({ ...h, secret: mask(h.secret) })) },
     },
   };
 }

@@ -167,6 +167,37 @@ const cronJob = z.strictObject({
   timezone: z.string().refine(isTimeZone, "expected an IANA time zone such as Europe/Berlin").optional(),
 });
 
+const httpHook = z.strictObject({
+  name: z.string().regex(/^[\w.-]+$/, "expected a name of letters, digits, '.', '_' or '-'"),
+  prompt: z.string().min(1),
+  deliver: z.string().regex(DELIVERY_TARGET, "expected telegram:<chat_id>, discord:<channel_id>, discord:user:<id> or cli:<name>"),
+  tools: z.array(z.enum(TOOL_NAMES)).optional(),
+  /** HMAC-SHA256 key for `X-Hub-Signature-256`; empty = only the bearer token is accepted. */
+  secret: z.string().default(""),
+  /** The session the hook's runs go to; default `hook:<name>`. */
+  session: z
+    .string()
+    .regex(/^[\w.:-]{1,64}$/, "expected a session key of letters, digits, '.', '_', ':' or '-'")
+    .optional(),
+  min_interval_s: z.number().min(0).default(0),
+});
+
+/** `host:port` or `[v6]:port`. */
+const LISTEN = /^(\[[0-9a-fA-F:.]+\]|[\w.-]+):(\d{1,5})$/;
+
+const http = z
+  .strictObject({
+    enabled: z.boolean().default(false),
+    listen: z
+      .string()
+      .regex(LISTEN, "expected host:port, e.g. 127.0.0.1:8787")
+      .refine((s) => Number(s.split(":").at(-1)) <= 65535, "the port must be at most 65535")
+      .default("127.0.0.1:8787"),
+    token: z.string().default(""),
+    hooks: z.array(httpHook).default([]),
+  })
+  .prefault({});
+
 const connectors = z
   .strictObject({
     cli: z.strictObject({ enabled: z.boolean().default(true), socket: z.string().default("./data/hermes.sock") }).prefault({}),
@@ -182,6 +213,7 @@ const connectors = z
         retry_delay_s: z.number().positive().default(30),
       })
       .prefault({}),
+    http,
   })
   .prefault({});
 
@@ -207,6 +239,7 @@ export const configSchema = z
         });
       }
     }
+    checkHttp(cfg.connectors, ctx);
     const seen = new Set<string>();
     cfg.connectors.cron.jobs.forEach((job, i) => {
       const at = (key: string) => ["connectors", "cron", "jobs", i, key];
@@ -221,7 +254,31 @@ export const configSchema = z
     });
   });
 
+type Connectors = z.output<typeof connectors>;
+
+function checkHttp(c: Connectors, ctx: z.RefinementCtx): void {
+  if (c.http.enabled && !c.http.token) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["connectors", "http", "token"],
+      message: "http is enabled but has no token (set HERMES_HTTP_TOKEN in the environment)",
+    });
+  }
+  const seen = new Set<string>();
+  c.http.hooks.forEach((hook, i) => {
+    const at = (key: string) => ["connectors", "http", "hooks", i, key];
+    if (seen.has(hook.name)) ctx.addIssue({ code: "custom", path: at("name"), message: `duplicate hook name '${hook.name}'` });
+    seen.add(hook.name);
+    const target = hook.deliver.split(":")[0] as "telegram" | "discord" | "cli";
+    if (c.http.enabled && !c[target].enabled) {
+      ctx.addIssue({ code: "custom", path: at("deliver"), message: `delivers to ${target}, but connectors.${target} is not enabled` });
+    }
+  });
+}
+
 export type Config = z.output<typeof configSchema>;
+export type HttpConfig = Config["connectors"]["http"];
+export type HttpHook = HttpConfig["hooks"][number];
 export type ModelConfig = Config["model"];
 /** The settings of one endpoint (the primary's, or a fallback's). */
 export type EndpointConfig = Omit<ModelConfig, "fallbacks" | "retry_primary_after_s">;

@@ -13,6 +13,7 @@ export async function loadConnectors(core: Core, config: Config): Promise<Connec
     c.telegram.enabled && import("../../connectors/telegram.js").then((m) => () => m.createTelegramConnector(core, c.telegram)),
     c.cron.enabled && import("../../connectors/cron.js").then((m) => () => m.createCronConnector(core, config)),
     c.discord.enabled && import("../../connectors/discord.js").then((m) => () => m.createDiscordConnector(core, c.discord)),
+    c.http.enabled && import("../../connectors/http/index.js").then((m) => () => m.createHttpConnector(core, c.http)),
   ]);
   return loaded.flatMap((create) => (create ? [create()] : []));
 }

@@ -1,0 +1,38 @@
+/**
+ * Live updates for the dashboard, as an enhancement: the pages work without them. `/events` (SSE) says
+ * which approvals are pending whenever that changes; `/dashboard.js` reloads the Status and Approvals
+ * pages when a new one appears (never when one goes away, so a page with buttons stays put).
+ */
+import type { Context } from "hono";
+import { streamSSE } from "hono/streaming";
+import type { Store } from "../../src/store/store.js";
+
+const LOOK_EVERY_MS = 1000;
+const KEEPALIVE_EVERY = 15;
+
+export const DASHBOARD_SCRIPT = `"use strict";
+(() => {
+  if (!document.body.hasAttribute("data-live") || !window.EventSource) return;
+  let known;
+  const events = new EventSource("/events");
+  events.addEventListener("approvals", (e) => {
+    const ids = JSON.parse(e.data).pending;
+    if (known && ids.some((id) => !known.includes(id))) location.reload();
+    known = ids;
+  });
+})();
+`;
+
+export function liveEvents(c: Context, store: Store): Response {
+  return streamSSE(c, async (stream) => {
+    let last = "";
+    for (let tick = 0; !stream.aborted; tick++) {
+      const pending = store.approvals.pending().map((a) => a.id);
+      const now = pending.join(",");
+      if (now !== last || tick === 0) await stream.writeSSE({ event: "approvals", data: JSON.stringify({ pending }) });
+      else if (tick % KEEPALIVE_EVERY === 0) await stream.write(": keep-alive\n\n");
+      last = now;
+      await stream.sleep(LOOK_EVERY_MS);
+    }
+  });
+}

@@ -1,0 +1,55 @@
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export type ErrorCode =
+  | "unauthorized"
+  | "not_found"
+  | "too_large"
+  | "unsupported_media_type"
+  | "rate_limited"
+  | "bad_json"
+  | "bad_request"
+  | "unknown_approval"
+  | "already_decided"
+  | "expired"
+  | "internal";
+
+/** Every API error: `{"error":{"code","message"}}`. */
+export function apiError(c: Context, status: ContentfulStatusCode, code: ErrorCode, message: string): Response {
+  return c.json({ error: { code, message } }, status);
+}
+
+export type ParsedBody = { ok: true; raw: Buffer; value: unknown } | { ok: false; response: Response };
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(;|$)/i;
+const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i;
+
+/** Reads a JSON (or, with `form`, URL-encoded) body; anything else is 415, bad JSON is 400. */
+export async function readBody(c: Context, o: { form: boolean }): Promise<ParsedBody> {
+  const type = c.req.header("content-type") ?? "";
+  const isJson = JSON_TYPE.test(type);
+  if (!isJson && !(o.form && FORM_TYPE.test(type))) {
+    const accepted = o.form ? "application/json or application/x-www-form-urlencoded" : "application/json";
+    return { ok: false, response: apiError(c, 415, "unsupported_media_type", `send the body as ${accepted}`) };
+  }
+  const raw = Buffer.from(await c.req.arrayBuffer());
+  if (!isJson) return { ok: true, raw, value: formObject(raw.toString("utf8")) };
+  if (raw.length === 0) return { ok: true, raw, value: {} };
+  try {
+    return { ok: true, raw, value: JSON.parse(raw.toString("utf8")) as unknown };
+  } catch {
+    return { ok: false, response: apiError(c, 400, "bad_json", "the body is not valid JSON") };
+  }
+}
+
+/** A form as an object; a field given more than once becomes a list. */
+function formObject(text: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = Object.create(null);
+  for (const [key, value] of new URLSearchParams(text)) {
+    const seen = out[key];
+    out[key] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
+  }
+  return out;
+}

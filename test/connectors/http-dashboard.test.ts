@@ -1,0 +1,158 @@
+/**
+ * The dashboard in a real browser: Debian's chromium driven by playwright-core. Skipped, with a message
+ * saying how to install it, where /usr/bin/chromium is absent (CI installs it in .ci/run).
+ */
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { createConnection } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type BrowserContext, chromium } from "playwright-core";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
+import { baseSettings, createTempDir, type Hermes, readDb, startHermes } from "../helpers/hermes.js";
+import { baseUrlOf, HTTP_TOKEN, httpEnv, httpSettings } from "../helpers/http.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`dashboard browser tests skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`);
+
+/** Sends an `ask` over the CLI socket and leaves it running; resolves its `done` line. */
+function askOverSocket(socketPath: string, text: string): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection(socketPath);
+    let buffer = "";
+    socket.setEncoding("utf8");
+    socket.on("error", reject);
+    socket.on("data", (chunk: string) => {
+      buffer += chunk;
+      for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
+        const line = JSON.parse(buffer.slice(0, nl)) as Record<string, unknown>;
+        buffer = buffer.slice(nl + 1);
+        if (line.type === "done") {
+          socket.end();
+          resolve(line);
+        }
+      }
+    });
+    socket.write(`${JSON.stringify({ v: 1, id: "1", op: "ask", session: "browser", text })}\n`);
+  });
+}
+
+describe.skipIf(!hasChromium)("the dashboard in chromium", () => {
+  let context: BrowserContext;
+  let model: FakeModel;
+  let hermes: Hermes | undefined;
+  const profile = createTempDir("hermes-chromium-");
+  const shots = mkdtempSync(join(tmpdir(), "hermes-dashboard-shots-"));
+
+  beforeAll(async () => {
+    // A fresh profile directory (playwright passes it as --user-data-dir).
+    context = await chromium.launchPersistentContext(profile.path, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+  });
+  afterAll(async () => {
+    await context?.close();
+    profile.cleanup();
+    console.log(`dashboard screenshots: ${shots}`);
+  });
+  beforeEach(async () => {
+    model = await startFakeModel();
+  });
+  afterEach(async () => {
+    if (hermes?.process.exitCode === null) await hermes.stop();
+    hermes = undefined;
+    await model.close();
+  });
+
+  it("logs in, approves a pending call once, shows the decision, and a second click says it was already decided", async () => {
+    model.script(
+      { toolCalls: [{ name: "write_file", arguments: { path: "hello.txt", content: "from the dashboard" } }] },
+      { text: "Written." },
+    );
+    hermes = await startHermes(
+      { ...baseSettings(model.url), connectors: { cron: { enabled: false }, http: httpSettings() } },
+      { env: httpEnv },
+    );
+    const base = await baseUrlOf(hermes);
+    await context.clearCookies();
+    const page = await context.newPage();
+
+    await page.goto(`${base}/`);
+    expect(new URL(page.url()).pathname).toBe("/login");
+    await page.fill('input[name="token"]', "wrong");
+    await page.click("button:has-text('Log in')");
+    expect(await (await page.waitForSelector("[role=alert]")).textContent()).toContain("not the token");
+    await page.fill('input[name="token"]', HTTP_TOKEN);
+    await Promise.all([page.waitForURL(`${base}/`), page.click("button:has-text('Log in')")]);
+    const cookie = (await context.cookies()).find((c) => c.name === "hermes_session");
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict" });
+
+    const done = askOverSocket(hermes.socketPath, "write hello.txt");
+    // No reload by the test: the page's live updates (SSE) bring the new approval in.
+    await page.waitForSelector(".approval", { timeout: 10_000 });
+    expect(await page.locator(".approval").count()).toBe(1);
+    expect(await page.textContent(".approval")).toContain("write_file");
+    await page.screenshot({ path: join(shots, "pending.png"), fullPage: true });
+    const stale = await context.newPage();
+    await stale.goto(`${base}/approvals`);
+
+    await Promise.all([page.waitForURL(/\/approvals\?/), page.click(".approval button.approve")]);
+    expect(await page.textContent("[role=status]")).toMatch(/write_file .*hello\.txt.*: approved by dashboard at/);
+    expect(await page.locator(".approval").count()).toBe(0);
+    expect(await page.textContent("table")).toContain("approved");
+    await page.screenshot({ path: join(shots, "approved.png"), fullPage: true });
+
+    expect(await done).toMatchObject({ type: "done", reply: "Written.", stop_reason: "done" });
+    expect(readFileSync(join(hermes.dir, "data", "files", "hello.txt"), "utf8")).toBe("from the dashboard");
+    const calls = readDb(hermes.dbPath, (db) =>
+      db.prepare("SELECT decision, decided_by, status FROM tool_calls WHERE tool = 'write_file'").all(),
+    );
+    expect(calls).toEqual([{ decision: "approved", decided_by: "dashboard", status: "ok" }]);
+
+    await Promise.all([stale.waitForURL(/\/approvals\?/), stale.click(".approval button.approve")]);
+    expect(await stale.textContent("[role=status]")).toMatch(/already decided \(approved by dashboard at .*\); nothing changed/);
+    await stale.screenshot({ path: join(shots, "already-decided.png"), fullPage: true });
+    expect(readDb(hermes.dbPath, (db) => db.prepare("SELECT COUNT(*) AS n FROM tool_calls WHERE status = 'ok'").get())).toEqual({ n: 1 });
+
+    await page.goto(`${base}/runs`);
+    expect(await page.textContent(".runs")).toContain("write hello.txt");
+    await page.screenshot({ path: join(shots, "runs.png"), fullPage: true });
+    await page.goto(`${base}/audit?tool=write_file`);
+    expect(await page.textContent("table")).toContain("hello.txt");
+    await page.close();
+  });
+
+  it("refuses a form without the session's CSRF token and serves pages that browsers must not cache", async () => {
+    hermes = await startHermes(
+      { ...baseSettings(model.url), connectors: { cron: { enabled: false }, http: httpSettings() } },
+      { env: httpEnv },
+    );
+    const base = await baseUrlOf(hermes);
+    await context.clearCookies();
+    const page = await context.newPage();
+    await page.goto(`${base}/login`);
+    await page.fill('input[name="token"]', HTTP_TOKEN);
+    await Promise.all([page.waitForURL(`${base}/`), page.click("button:has-text('Log in')")]);
+    const res = await page.request.post(`${base}/logout`, { form: { csrf: "forged" } });
+    expect(res.status()).toBe(403);
+    const home = await page.goto(`${base}/`);
+    expect(home?.headers()["cache-control"]).toBe("no-store");
+    expect(new URL(page.url()).pathname).toBe("/");
+    await Promise.all([page.waitForURL(`${base}/login`), page.click("text=Log out")]);
+    await page.goto(`${base}/schedules`);
+    expect(new URL(page.url()).pathname).toBe("/login");
+    await page.close();
+  });
+});
