@@ -1,15 +1,18 @@
+import type { Logger } from "pino";
 import type { Config } from "../config/schema.js";
 import type { ModelError } from "../errors.js";
 import type { Gate } from "../gate/gate.js";
 import type { ChatMessage, ModelClient, ToolCall, ToolSpec } from "../model/types.js";
 import type { RunStatus } from "../store/history.js";
 import type { Store } from "../store/store.js";
-import { buildPrompt, promptTokens, type TokenCalibration } from "./context.js";
+import { promptWithSummary } from "./compaction.js";
+import { promptTokens, type TokenCalibration } from "./context.js";
 import type { Limiter } from "./limiter.js";
 import { RepeatGuard } from "./repeat-guard.js";
 import type { AgentEvent, RunOutcome, StopReason } from "./types.js";
 
 export interface LoopDeps {
+  log?: Logger;
   store: Store;
   gate: Gate;
   limiter: Limiter;
@@ -81,7 +84,7 @@ async function callModel(run: ActiveRun, deps: LoopDeps) {
   const cfg = deps.config();
   const model = deps.model();
   const tools = run.allowedTools ? deps.toolSpecs().filter((t) => run.allowedTools?.has(t.name)) : deps.toolSpecs();
-  const prompt = buildPrompt({
+  const prompt = await promptWithSummary(run, deps, {
     system: run.system,
     tools,
     history: deps.store.history.recentMessages(run.sessionId, 400),

@@ -190,4 +190,24 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
         WHERE reply_sent_at IS NULL AND ended_at IS NOT NULL AND source IN ('telegram', 'discord');
     `,
   },
+  {
+    version: 10,
+    name: "running summaries of sessions, who sent each run, whose memory each fact is",
+    sql: `
+      CREATE TABLE summaries (
+        id INTEGER PRIMARY KEY,
+        session_id INTEGER NOT NULL REFERENCES sessions(id),
+        summary TEXT NOT NULL,
+        from_message_id INTEGER NOT NULL,
+        to_message_id INTEGER NOT NULL,
+        turns INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX summaries_session ON summaries(session_id, id);
+      ALTER TABLE runs ADD COLUMN sender_id TEXT;
+      ALTER TABLE runs ADD COLUMN sender_name TEXT;
+      ALTER TABLE memories ADD COLUMN owner TEXT;
+      ALTER TABLE memories ADD COLUMN owner_name TEXT;
+    `,
+  },
 ];

@@ -7,6 +7,7 @@ import { InboundStore } from "./inbound.js";
 import { MemoryStore } from "./memory.js";
 import { NotesStore } from "./notes.js";
 import { ScheduleStore } from "./schedules.js";
+import { SummaryStore } from "./summaries.js";
 
 const CHECKPOINT_LOOK_MS = 1000;
 
@@ -20,6 +21,7 @@ export interface Store {
   memory: MemoryStore;
   inbound: InboundStore;
   schedules: ScheduleStore;
+  summaries: SummaryStore;
   close(): void;
 }
 
@@ -42,6 +44,7 @@ export function openStore(path: string, options: { busyTimeoutMs?: number } = {}
     memory: new MemoryStore(db),
     inbound: new InboundStore(db),
     schedules: new ScheduleStore(db),
+    summaries: new SummaryStore(db),
     close: () => {
       clearInterval(checkpoints);
       if (db.open) {

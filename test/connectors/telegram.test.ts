@@ -43,7 +43,14 @@ describe("the Telegram connector", () => {
     model.script({ text: "Hello **owner**, all is `fine`." });
     await start();
     const commands = await telegram.waitFor((c) => c.method === "setMyCommands");
-    expect(commands.params.commands.map((c: { command: string }) => c.command)).toEqual(["start", "help", "new", "stop", "status"]);
+    expect(commands.params.commands.map((c: { command: string }) => c.command)).toEqual([
+      "start",
+      "help",
+      "new",
+      "compact",
+      "stop",
+      "status",
+    ]);
     telegram.sendText(OWNER, "hi there");
     const reply = await sentTo(OWNER, (c) => c.params.text.includes("Hello"));
     expect(reply.params).toMatchObject({ text: "Hello <b>owner</b>, all is <code>fine</code>.", parse_mode: "HTML" });
