@@ -3,7 +3,7 @@ import type { ChatMessage } from "../model/types.js";
 import type { Store } from "../store/store.js";
 import type { SummaryRow } from "../store/summaries.js";
 import { summarize, truncateResult } from "../text.js";
-import { estimateTokens, type PromptInput, type PromptPlan, planPrompt, repairPairs, toolTokens } from "./context.js";
+import { estimateTokens, messageTokens, type PromptInput, type PromptPlan, planPrompt, repairPairs, toolTokens } from "./context.js";
 import type { LoopDeps } from "./loop.js";
 
 /** The first words of every compaction request (the fake model in the tests knows them too). */
@@ -48,8 +48,8 @@ export async function promptWithSummary(target: CompactionTarget, deps: Compacti
   if (!cfg.context.summaries) return planPrompt(input).messages;
   const summary = deps.store.summaries.latest(target.sessionId);
   const plan = planAfter(deps, input, summary);
-  if (plan.droppedTurns === 0 || !compactionDue(deps, target.sessionId, plan.history, summary)) return plan.messages;
-  const keep = planAfter(deps, { ...input, budgetTokens: keepBudget(deps, input) }, summary);
+  if (!plan.over || !compactionDue(deps, target.sessionId, plan.history, summary)) return plan.messages;
+  const keep = planAfter(deps, { ...input, budgetTokens: keepBudget(deps, input, plan.history) }, summary);
   const made = await compact(target, deps, keep.history, keep.keptFrom, summary);
   return made ? planAfter(deps, input, made).messages : plan.messages;
 }
@@ -95,12 +95,26 @@ function compactionDue(deps: CompactionDeps, sessionId: number, history: ChatMes
   return turns >= deps.config().context.compact_every;
 }
 
-/** A compaction keeps the newest turns that fill half the room left after the summary: room to grow until the next. */
-function keepBudget(deps: CompactionDeps, input: PromptInput): number {
+/**
+ * A compaction keeps the newest turns that leave room for `compact_every` more turns of the size seen so
+ * far, so the prompt grows without losing anything (and keeps its prefix) until the next one may run;
+ * but never less than half the room.
+ */
+function keepBudget(deps: CompactionDeps, input: PromptInput, history: ChatMessage[]): number {
   const ratio = input.ratio ?? 1;
-  const fixed = Math.ceil((estimateTokens(input.system) + 22) * ratio) + Math.ceil(summaryCapTokens(deps) * ratio);
-  const tools = Math.ceil(toolTokens(input.tools) * ratio);
-  return fixed + tools + Math.floor((input.budgetTokens - fixed - tools) / 2);
+  const fixed = Math.ceil((estimateTokens(input.system) + 22 + toolTokens(input.tools) + summaryCapTokens(deps)) * ratio);
+  const first = history.findIndex((m) => m.role === "user");
+  let size = 0;
+  let turns = 0;
+  for (let i = Math.max(0, first); i < history.length; i++) {
+    const m = history[i] as ChatMessage;
+    size += messageTokens(m) * ratio;
+    if (m.role === "user") turns++;
+  }
+  const growth = Math.ceil((size / Math.max(1, turns)) * deps.config().context.compact_every * 1.2);
+  const room = input.budgetTokens - fixed;
+  // Half the room stays verbatim even when turns are too big to last until the next compaction.
+  return fixed + Math.max(Math.floor(room / 2), room - growth);
 }
 
 /** How long a summary may grow: a sixth of the window, and within one answer of the model. */

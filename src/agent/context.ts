@@ -66,6 +66,8 @@ export interface PromptPlan {
   keptFrom: number;
   /** Whole turns (a user message and what followed) left out. */
   droppedTurns: number;
+  /** The history did not fit as it is: old tool results were shortened (and maybe turns dropped). */
+  over: boolean;
 }
 
 /** `buildPrompt`, also saying what it left out (what a compaction would summarise). */
@@ -80,11 +82,12 @@ export function planPrompt(input: PromptInput): PromptPlan {
   const starts: number[] = [];
   for (let i = 0; i < messages.length; i++) if (messages[i]?.role === "user") starts.push(i);
   const current = starts.at(-1);
-  if (current === undefined) return { messages: [system], history: messages, keptFrom: messages.length, droppedTurns: 0 };
+  if (current === undefined) return { messages: [system], history: messages, keptFrom: messages.length, droppedTurns: 0, over: false };
   const repaired = messages;
   let total = 0;
   for (let i = starts[0] as number; i < messages.length; i++) total += cost(messages[i] as ChatMessage);
-  if (total > room) messages = messages.map((m, i) => (i < current ? shortenOldResult(m) : m));
+  const over = total > room;
+  if (over) messages = messages.map((m, i) => (i < current ? shortenOldResult(m) : m));
   // Newest turn first: whole turns while they fit; the current turn always.
   let from = messages.length;
   let left = room;
@@ -99,9 +102,9 @@ export function planPrompt(input: PromptInput): PromptPlan {
   const dropped = (index: number) => starts.filter((start) => start < index).length;
   if (left < 0) {
     const turn = fitCurrentTurn(messages.slice(current), room, ratio);
-    return { messages: [system, ...turn], history: repaired, keptFrom: current, droppedTurns: dropped(current) };
+    return { messages: [system, ...turn], history: repaired, keptFrom: current, droppedTurns: dropped(current), over };
   }
-  return { messages: [system, ...messages.slice(from)], history: repaired, keptFrom: from, droppedTurns: dropped(from) };
+  return { messages: [system, ...messages.slice(from)], history: repaired, keptFrom: from, droppedTurns: dropped(from), over };
 }
 
 function shortenOldResult(m: ChatMessage): ChatMessage {
