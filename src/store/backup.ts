@@ -31,12 +31,23 @@ export async function backupDatabase(db: Db, dest: string): Promise<BackupResult
   rmSync(partial, { force: true });
   try {
     await db.backup(partial);
+    selfContained(partial);
     checkDatabase(partial);
     renameSync(partial, dest);
   } finally {
-    rmSync(partial, { force: true });
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(partial + suffix, { force: true });
   }
   return { path: dest, bytes: statSync(dest).size, ms: Math.round(performance.now() - started) };
+}
+
+/** The copy keeps the source's WAL mode; one file without a WAL beside it is what a backup should be. */
+function selfContained(path: string): void {
+  const copy = new Database(path, { fileMustExist: true });
+  try {
+    copy.pragma("journal_mode = DELETE");
+  } finally {
+    copy.close();
+  }
 }
 
 /** Throws unless `path` is a hermes database that passes SQLite's integrity_check. */
