@@ -2,8 +2,8 @@ import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Client } from "../../src/cli/client.js";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
 import { openStore } from "../../src/store/store.js";
+import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
 import { baseSettings, createTempDir, type Hermes, readDb, startHermes } from "../helpers/hermes.js";
 
 describe("backups, restore and export", () => {
