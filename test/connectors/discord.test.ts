@@ -76,7 +76,8 @@ describe("the Discord connector", () => {
     discord.say(OWNER, "just chatting");
     discord.say(OWNER, "what time is it", { mention: true });
     const reply = await sentIn(GUILD_CHANNEL);
-    expect(reply.body.content).toBe("got: what time is it");
+    // In a server channel the model is told who speaks: the sender's name before the message.
+    expect(reply.body.content).toBe("got: user0042: what time is it");
     expect(model.requests).toHaveLength(1);
   });
 

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { GUILD_CHANNEL, startFakeDiscord } from "../fakes/discord-server.js";
 import { type FakeModel, type RecordedRequest, startFakeModel } from "../fakes/model-server.js";
 import { BOT, type FakeTelegram, startFakeTelegram } from "../fakes/telegram-server.js";
 import { baseSettings, type Hermes, readDb, startHermes } from "../helpers/hermes.js";
@@ -104,5 +105,27 @@ describe("people: senders, memory per person, group chats", () => {
     ]);
     // A private chat is not labelled: only groups need to say who is speaking.
     expect(model.requests[0]?.messages.at(-1)?.content).toMatch(/^hello\n/);
+  }, 60_000);
+
+  it("names a Discord user from allowed_users in a server channel, and records them as the sender", async () => {
+    const discord = await startFakeDiscord();
+    const carol = "2000000000000000042";
+    try {
+      hermes = await startHermes({
+        ...baseSettings(model.url),
+        connectors: { cron: { enabled: false }, discord: discord.settings([{ id: carol, name: "Carol" }]) },
+      });
+      await hermes.waitForLog((l) => l.msg === "discord gateway ready");
+      model.script({ text: "Hi Carol." });
+      discord.say(carol, "who am I?", { mention: true });
+      await discord.waitFor((c) => c.method === `POST /channels/${GUILD_CHANNEL}/messages`);
+      expect(model.requests[0]?.messages.at(-1)?.content).toMatch(/^Carol: who am I\?\n/);
+      const sender = readDb(hermes.dbPath, (db) => db.prepare("SELECT sender_id, sender_name FROM runs").get());
+      expect(sender).toEqual({ sender_id: `discord:${carol}`, sender_name: "Carol" });
+    } finally {
+      await hermes?.stop();
+      hermes = undefined;
+      await discord.close();
+    }
   }, 60_000);
 });

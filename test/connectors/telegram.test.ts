@@ -118,7 +118,8 @@ describe("the Telegram connector", () => {
       entities: [{ type: "mention", offset: 0, length: mention.length }],
     });
     const reply = await sentTo(-100);
-    expect(reply.params.text).toBe("got: what time is it");
+    // In a group the model is told who speaks: the sender's name before the message.
+    expect(reply.params.text).toBe("got: user42: what time is it");
     expect(model.requests).toHaveLength(1);
   });
 

@@ -64,7 +64,7 @@ export interface FakeDiscord {
   dropConnections(): void;
   /** The next `times` REST requests whose `METHOD path` matches answer `status`. */
   fail(match: RegExp, status: number, times?: number, retryAfter?: number): void;
-  settings(allowedUsers: string[], extra?: Record<string, unknown>): Record<string, unknown>;
+  settings(allowedUsers: (string | { id: string; name: string })[], extra?: Record<string, unknown>): Record<string, unknown>;
   waitFor(predicate: (call: DiscordCall) => boolean, from?: number): Promise<DiscordCall>;
   /** Messages the bot sent into a channel, in order. */
   messagesIn(channelId: string): DiscordCall[];
