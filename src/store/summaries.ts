@@ -13,9 +13,13 @@ export interface SummaryRow {
   created_at: number;
 }
 
+/** Sessions whose running summary is kept in memory (every model call asks for it). */
+const CACHED_SESSIONS = 200;
+
 /** Summaries are appended, never edited: the newest row of a session is its running summary. */
 export class SummaryStore {
   private readonly q;
+  private readonly cache = new Map<number, SummaryRow | null>();
 
   constructor(db: Db) {
     this.q = {
@@ -28,7 +32,12 @@ export class SummaryStore {
   }
 
   latest(sessionId: number): SummaryRow | undefined {
-    return this.q.latest.get(sessionId) as SummaryRow | undefined;
+    let row = this.cache.get(sessionId);
+    if (row === undefined) {
+      row = (this.q.latest.get(sessionId) as SummaryRow | undefined) ?? null;
+      this.remember(sessionId, row);
+    }
+    return row ?? undefined;
   }
 
   /** Every compaction of a session, oldest first. */
@@ -37,6 +46,21 @@ export class SummaryStore {
   }
 
   add(row: Omit<SummaryRow, "id" | "created_at">): SummaryRow {
-    return this.q.insert.get(row.session_id, row.summary, row.from_message_id, row.to_message_id, row.turns, Date.now()) as SummaryRow;
+    const added = this.q.insert.get(
+      row.session_id,
+      row.summary,
+      row.from_message_id,
+      row.to_message_id,
+      row.turns,
+      Date.now(),
+    ) as SummaryRow;
+    this.remember(row.session_id, added);
+    return added;
+  }
+
+  private remember(sessionId: number, row: SummaryRow | null): void {
+    this.cache.delete(sessionId);
+    this.cache.set(sessionId, row);
+    if (this.cache.size > CACHED_SESSIONS) this.cache.delete(this.cache.keys().next().value as number);
   }
 }

@@ -53,6 +53,11 @@ describe("people: senders, memory per person, group chats", () => {
     // Bob has no name in allowed_users: his Telegram first name is used.
     expect(second.messages.at(-1)?.content).toMatch(/^user43: remember that I love steak\n/);
     expect(second.messages[0]?.content).not.toContain("vegetarian");
+    // Bob cannot forget (or see) Alice's fact.
+    model.script({ toolCalls: [{ name: "memory", arguments: { action: "forget", id: 1 } }] }, { text: "I cannot." });
+    const before = model.requests.length;
+    await say(BOB, "forget fact 1");
+    expect(model.requests[before + 1]?.messages.at(-1)?.content).toContain("there is no fact #1");
     model.script(
       { toolCalls: [{ name: "memory", arguments: { action: "remember", fact: "the wifi password is hunter2", for: "everyone" } }] },
       { text: "Noted for everyone." },
@@ -86,6 +91,23 @@ describe("people: senders, memory per person, group chats", () => {
     expect((await hermes.cli(["memory", "forget", "2"])).code).toBe(1);
     model.script({ text: "Anything you like." });
     expect((await say(BOB, "and now?")).messages[0]?.content).not.toContain("loves steak");
+  }, 60_000);
+
+  it("compacts a Telegram chat on /compact", async () => {
+    hermes = await startHermes({
+      ...baseSettings(model.url),
+      connectors: { cron: { enabled: false }, telegram: telegram.settings([ALICE]) },
+    });
+    await telegram.waitFor((c) => c.method === "getUpdates");
+    for (const text of ["my bike is blue", "and my car is red", "/compact"]) {
+      const from = telegram.calls.length;
+      telegram.sendText(ALICE, text);
+      await telegram.waitFor((c) => c.method === "sendMessage" && Number(c.params.chat_id) === ALICE, from);
+    }
+    const reply = telegram.messagesTo(ALICE).at(-1);
+    expect(reply?.params.text).toMatch(/^compacted 1 turn\(s\) into the summary/);
+    expect(model.requests.at(-1)?.compaction).toBe(true);
+    expect(model.requests.at(-1)?.messages[1]?.content).toContain("User: my bike is blue");
   }, 60_000);
 
   it("records who sent each run: a Telegram user by id, the shell as cli", async () => {
