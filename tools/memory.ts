@@ -1,8 +1,7 @@
 import { z } from "zod";
 import type { ToolName } from "../src/config/schema.js";
 import { ToolError } from "../src/errors.js";
-import type { Person } from "../src/store/memory.js";
-import type { Store } from "../src/store/store.js";
+import { senderOf } from "../src/store/memory.js";
 import { defineTool } from "../src/tools/define.js";
 import type { ToolDeps } from "../src/tools/types.js";
 
@@ -26,7 +25,7 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
       'Remember a short lasting fact, list what you remember, or forget a fact by id. Use when someone tells you something worth keeping across conversations. A fact is the speaker\'s own unless it concerns everyone here (the household\'s wifi, address): then set "for": "everyone". Example: {"action": "remember", "fact": "is vegetarian"}.',
     input,
     run: (args, ctx) => {
-      const person = senderOf(deps.store, ctx.runId);
+      const person = senderOf(deps.store.history.run(ctx.runId));
       switch (args.action) {
         case "remember": {
           if (memory.count() >= maxFacts) throw new ToolError(`memory is full (${maxFacts} facts); forget one first`);
@@ -46,10 +45,4 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
       }
     },
   });
-}
-
-/** The person whose message started the run, when the connector knew. */
-function senderOf(store: Store, runId: string): Person | undefined {
-  const run = store.history.run(runId);
-  return run?.sender_id ? { id: run.sender_id, name: run.sender_name ?? run.sender_id } : undefined;
 }

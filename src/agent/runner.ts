@@ -2,8 +2,8 @@ import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import { DiskFullError, isDiskFull } from "../errors.js";
 import type { ApprovalRow } from "../store/approvals.js";
-import type { RunRow, SessionRow } from "../store/history.js";
-import type { Person } from "../store/memory.js";
+import type { SessionRow } from "../store/history.js";
+import { defaultSender, type Person, senderOf } from "../store/memory.js";
 import { Turns } from "../turns.js";
 import { compactNow } from "./compaction.js";
 import { driveRun, type LoopDeps } from "./loop.js";
@@ -392,13 +392,4 @@ export class Runner {
     if (live?.wake && approvals.pendingCount(approval.run_id) === 0) live.wake();
     return decided;
   }
-}
-
-/** Messages without a known person come from the connector itself: the owner at the shell, a job, a hook. */
-function defaultSender(source: string): Person {
-  return { id: source, name: source === "cli" ? "the owner" : source };
-}
-
-function senderOf(run: RunRow): Person | undefined {
-  return run.sender_id ? { id: run.sender_id, name: run.sender_name ?? run.sender_id } : undefined;
 }

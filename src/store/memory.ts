@@ -17,6 +17,16 @@ export interface Person {
 
 const COLUMNS = "id, fact, created_at, owner, owner_name";
 
+/** Messages without a known person come from the connector itself: the owner at the shell, a job, a hook. */
+export function defaultSender(source: string): Person {
+  return { id: source, name: source === "cli" ? "the owner" : source };
+}
+
+/** The person whose message started a run, when it was recorded. */
+export function senderOf(run: { sender_id: string | null; sender_name: string | null } | undefined): Person | undefined {
+  return run?.sender_id ? { id: run.sender_id, name: run.sender_name ?? run.sender_id } : undefined;
+}
+
 /** Short lasting facts (shared or one person's), and the per-model token calibration: small, long-lived state. */
 export class MemoryStore {
   private readonly q;
