@@ -77,11 +77,18 @@ function planAfter(deps: CompactionDeps, input: PromptInput, summary: SummaryRow
   return planPrompt({ ...input, system: withSummary(input.system, summary), history: uncovered(deps, input.history, summary) });
 }
 
-/** The messages a summary does not cover yet. */
+/** The messages a summary does not cover yet: history comes in row order, so the first uncovered one is searched for. */
 function uncovered(deps: CompactionDeps, history: ChatMessage[], summary: SummaryRow | undefined): ChatMessage[] {
   if (!summary) return history;
   const ids = deps.store.history;
-  return history.filter((m) => (ids.messageId(m) ?? Number.POSITIVE_INFINITY) > summary.to_message_id);
+  let lo = 0;
+  let hi = history.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((ids.messageId(history[mid] as ChatMessage) ?? Number.POSITIVE_INFINITY) > summary.to_message_id) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo === 0 ? history : history.slice(lo);
 }
 
 /** At most one compaction per `compact_every` user turns since the last summary or attempt. */
