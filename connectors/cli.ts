@@ -7,6 +7,7 @@ import type { Connector, ConnectorHealth, Core } from "../src/connector.js";
 import { errorMessage } from "../src/errors.js";
 import type { UsageGrouping, UsageTotals } from "../src/store/usage.js";
 import { VERSION } from "../src/version.js";
+import { dispatchStorage } from "./cli-storage.js";
 
 type Json = Record<string, unknown>;
 
@@ -151,8 +152,19 @@ async function dispatch(core: Core, id: string, req: Json, send: (reply: Reply) 
       if (!session) return bad('"session" is required');
       core.newSession(session);
       return result(true, "started a new session");
+    case "compact": {
+      if (!session) return bad('"session" is required');
+      const compacted = await core.compact(session);
+      return result(compacted.ok, compacted.message);
+    }
     case "status":
       return result(true, undefined, await core.status());
+    case "sessions":
+    case "session_show":
+    case "memories":
+    case "forget":
+    case "backup":
+      return dispatchStorage(core, req, result, bad);
     case "approvals":
       return result(true, undefined, core.store.approvals.pending());
     case "audit": {
@@ -178,7 +190,7 @@ async function dispatch(core: Core, id: string, req: Json, send: (reply: Reply) 
     }
     default:
       return bad(
-        `unknown op ${JSON.stringify(req.op)}; ops: hello, ask, decide, stop, new, status, approvals, audit, schedules, schedule_run, usage`,
+        `unknown op ${JSON.stringify(req.op)}; ops: hello, ask, decide, stop, new, compact, status, approvals, audit, schedules, schedule_run, usage, sessions, session_show, memories, forget, backup`,
       );
   }
 }

@@ -29,12 +29,13 @@ const INTENTS = [
 ];
 const COMMANDS = [
   { name: "new", description: "Start a fresh conversation" },
+  { name: "compact", description: "Summarise our conversation so far" },
   { name: "stop", description: "Stop what I am doing" },
   { name: "status", description: "Is everything working?" },
   { name: "help", description: "What I can do" },
 ];
 const HELP =
-  "Hi! I am hermes, your assistant on your home server. Write to me in a DM, or mention me in a channel.\n/new starts a fresh conversation, /stop stops what I am doing, /status shows whether everything works.";
+  "Hi! I am hermes, your assistant on your home server. Write to me in a DM, or mention me in a channel.\n/new starts a fresh conversation, /compact summarises it so far, /stop stops what I am doing, /status shows whether everything works.";
 /** How long `start` waits for the gateway before letting the daemon go on (it keeps connecting). */
 const START_WAIT_MS = 5000;
 /** Not connected for this long is unhealthy (the watchdog may restart the daemon). */
@@ -65,6 +66,9 @@ interface Inbound {
   id: string;
   channel: string;
   user: string;
+  /** The author's display name, and whether the message came from a guild channel (not a DM). */
+  name?: string;
+  guild?: boolean;
   text: string;
 }
 
@@ -175,6 +179,8 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
       id: message.id,
       channel: message.channelId,
       user: message.author.id,
+      name: message.member?.displayName ?? message.author.globalName ?? message.author.username,
+      guild: !isDm,
       text: isDm ? message.content.trim() : message.content.replace(new RegExp(`<@!?${c.user.id}>`, "g"), "").trim(),
     };
     if (!allowed(inbound.user)) {
@@ -205,7 +211,7 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
   async function handle(m: Inbound): Promise<void> {
     const done = () => core.store.inbound.markDone("discord", BigInt(m.id));
     const sessionKey = `discord:${m.channel}`;
-    const command = m.text.match(/^\/(new|stop|status|help|start)\b/)?.[1];
+    const command = m.text.match(/^\/(new|compact|stop|status|help|start)\b/)?.[1];
     if (command) {
       done();
       await sendText(rest, m.channel, await runCommand(command, sessionKey));
@@ -214,7 +220,17 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
     if (!m.text) return done();
     const listener = createChannelRenderer({ ...deps, stream: cfg.stream_replies }, async () => m.channel);
     const inbound = { connector: "discord", id: BigInt(m.id) };
-    const submitted = core.submit({ sessionKey, text: m.text, source: "discord", channel: sessionKey, listener, inbound });
+    const sender = { id: `discord:${m.user}`, name: core.config().connectors.discord.user_names[m.user] ?? m.name ?? m.user };
+    const submitted = core.submit({
+      sessionKey,
+      text: m.text,
+      source: "discord",
+      channel: sessionKey,
+      listener,
+      inbound,
+      sender,
+      group: m.guild,
+    });
     submitted.done.catch((err: unknown) => log.error({ err }, "discord run failed"));
   }
 
@@ -223,6 +239,8 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
       case "new":
         core.newSession(sessionKey);
         return "Started a new conversation.";
+      case "compact":
+        return (await core.compact(sessionKey)).message;
       case "stop":
         return core.stop(sessionKey) ? "Stopped." : "Nothing was running.";
       case "status":
@@ -279,8 +297,12 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
       });
       return;
     }
+    // A summary takes longer than the 3 s Discord gives an interaction's first answer.
+    if (interaction.commandName === "compact") await interaction.deferReply();
     const text = await runCommand(interaction.commandName, `discord:${interaction.channelId}`);
-    await interaction.reply({ content: text.slice(0, 2000) });
+    await (interaction.deferred
+      ? interaction.editReply({ content: text.slice(0, 2000) })
+      : interaction.reply({ content: text.slice(0, 2000) }));
   }
 
   /** The DM channel with a user, opened once and remembered. */

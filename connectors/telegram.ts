@@ -25,6 +25,7 @@ const COMMANDS = [
   { command: "start", description: "Say hello and show your Telegram id" },
   { command: "help", description: "What I can do" },
   { command: "new", description: "Start a fresh conversation" },
+  { command: "compact", description: "Summarise our conversation so far" },
   { command: "stop", description: "Stop what I am doing" },
   { command: "status", description: "Is everything working?" },
 ];
@@ -93,7 +94,12 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
     const channel = topicChannel(sessionKey, threadId);
     let submitted: ReturnType<Core["submit"]>;
     try {
-      submitted = core.submit({ sessionKey, text, source: "telegram", channel, listener, inbound });
+      const sender = {
+        id: `telegram:${from?.id}`,
+        name: core.config().connectors.telegram.user_names[String(from?.id)] ?? from?.first_name ?? "",
+      };
+      const group = message.chat.type !== "private";
+      submitted = core.submit({ sessionKey, text, source: "telegram", channel, listener, inbound, sender, group });
     } catch (err) {
       if (!(err instanceof DiskFullError)) throw err;
       await ctx.reply(err.message);
@@ -107,12 +113,15 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
       case "start":
       case "help":
         await ctx.reply(
-          `Hi! I am hermes, your assistant on your home server. Just write to me.\n/new starts a fresh conversation, /stop stops what I am doing, /status shows whether everything works.\nYour Telegram id: ${ctx.from?.id}`,
+          `Hi! I am hermes, your assistant on your home server. Just write to me.\n/new starts a fresh conversation, /compact summarises it so far, /stop stops what I am doing, /status shows whether everything works.\nYour Telegram id: ${ctx.from?.id}`,
         );
         return;
       case "new":
         core.newSession(sessionKey);
         await ctx.reply("Started a new conversation.");
+        return;
+      case "compact":
+        await ctx.reply((await core.compact(sessionKey)).message);
         return;
       case "stop":
         await ctx.reply(core.stop(sessionKey) ? "Stopped." : "Nothing was running.");

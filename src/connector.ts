@@ -82,6 +82,8 @@ export interface Core {
   submit(req: SubmitRequest): { runId: string; done: Promise<RunOutcome> };
   stop(sessionKey: string): boolean;
   newSession(sessionKey: string): number;
+  /** Summarises the session's turns but the newest into its running summary now (`/compact`). Never throws. */
+  compact(sessionKey: string): Promise<{ ok: boolean; message: string }>;
   decide(approvalId: string, approve: boolean, by: string): DecideResult;
   status(): Promise<DaemonStatus>;
   /** Sends text to a delivery target (`telegram:…`, `discord:…`, `cli:<name>`); resolves the message id. */

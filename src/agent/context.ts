@@ -54,6 +54,24 @@ const NO_RESULT = "no result: the run ended before this call was answered.";
  * from its result. The current turn is always kept; a user message too large on its own is cut.
  */
 export function buildPrompt(input: PromptInput): ChatMessage[] {
+  return planPrompt(input).messages;
+}
+
+/** A built prompt, and which turns of the (repaired) history it had to leave out. */
+export interface PromptPlan {
+  messages: ChatMessage[];
+  /** The history the prompt was built from, with every call paired with its result. */
+  history: ChatMessage[];
+  /** Index in `history` of the first message the prompt carries; everything before it was dropped. */
+  keptFrom: number;
+  /** Whole turns (a user message and what followed) left out. */
+  droppedTurns: number;
+  /** The history did not fit as it is: old tool results were shortened (and maybe turns dropped). */
+  over: boolean;
+}
+
+/** `buildPrompt`, also saying what it left out (what a compaction would summarise). */
+export function planPrompt(input: PromptInput): PromptPlan {
   const ratio = input.ratio ?? 1;
   const cost = (m: ChatMessage) => Math.ceil(messageTokens(m) * ratio);
   const fixed = Math.ceil((estimateTokens(input.system) + 6 + toolTokens(input.tools) + 16) * ratio);
@@ -64,10 +82,12 @@ export function buildPrompt(input: PromptInput): ChatMessage[] {
   const starts: number[] = [];
   for (let i = 0; i < messages.length; i++) if (messages[i]?.role === "user") starts.push(i);
   const current = starts.at(-1);
-  if (current === undefined) return [system];
+  if (current === undefined) return { messages: [system], history: messages, keptFrom: messages.length, droppedTurns: 0, over: false };
+  const repaired = messages;
   let total = 0;
   for (let i = starts[0] as number; i < messages.length; i++) total += cost(messages[i] as ChatMessage);
-  if (total > room) messages = messages.map((m, i) => (i < current ? shortenOldResult(m) : m));
+  const over = total > room;
+  if (over) messages = messages.map((m, i) => (i < current ? shortenOldResult(m) : m));
   // Newest turn first: whole turns while they fit; the current turn always.
   let from = messages.length;
   let left = room;
@@ -79,8 +99,12 @@ export function buildPrompt(input: PromptInput): ChatMessage[] {
     left -= size;
     from = start;
   }
-  if (left < 0) return [system, ...fitCurrentTurn(messages.slice(current), room, ratio)];
-  return [system, ...messages.slice(from)];
+  const dropped = (index: number) => starts.filter((start) => start < index).length;
+  if (left < 0) {
+    const turn = fitCurrentTurn(messages.slice(current), room, ratio);
+    return { messages: [system, ...turn], history: repaired, keptFrom: current, droppedTurns: dropped(current), over };
+  }
+  return { messages: [system, ...messages.slice(from)], history: repaired, keptFrom: from, droppedTurns: dropped(from), over };
 }
 
 function shortenOldResult(m: ChatMessage): ChatMessage {

@@ -1,3 +1,4 @@
+import type { Logger } from "pino";
 import type { Config } from "../config/schema.js";
 import type { ModelError } from "../errors.js";
 import type { Gate } from "../gate/gate.js";
@@ -5,12 +6,14 @@ import type { ChatMessage, ModelCall, ModelClient, ModelRequest, ModelResult, Pr
 import type { RunStatus } from "../store/history.js";
 import type { Store } from "../store/store.js";
 import type { UsageRecord } from "../store/usage.js";
-import { buildPrompt, promptTokens, type TokenCalibration } from "./context.js";
+import { promptWithStoredSummary, promptWithSummary } from "./compaction.js";
+import { type PromptInput, promptTokens, type TokenCalibration } from "./context.js";
 import type { Limiter } from "./limiter.js";
 import { RepeatGuard } from "./repeat-guard.js";
 import type { AgentEvent, RunOutcome, StopReason } from "./types.js";
 
 export interface LoopDeps {
+  log?: Logger;
   store: Store;
   gate: Gate;
   limiter: Limiter;
@@ -100,19 +103,23 @@ async function callModel(
   const model = deps.model();
   const tools = run.allowedTools ? deps.toolSpecs().filter((t) => run.allowedTools?.has(t.name)) : deps.toolSpecs();
   const history = deps.store.history.recentMessages(run.sessionId, 400);
-  const build = (window: PromptWindow): ModelRequest => {
-    const messages = buildPrompt({
-      system: run.system,
-      tools,
-      history,
-      budgetTokens: window.contextTokens - window.outputTokens,
-      ratio: deps.calibration.ratio(window.model),
-    });
-    return { messages, tools, estimatedTokens: promptTokens(messages, tools), rebuild: build };
-  };
-  const request = build(
-    model.window ?? { model: model.modelName, contextTokens: cfg.model.context_tokens, outputTokens: cfg.model.max_output_tokens },
-  );
+  const input = (window: PromptWindow): PromptInput => ({
+    system: run.system,
+    tools,
+    history,
+    budgetTokens: window.contextTokens - window.outputTokens,
+    ratio: deps.calibration.ratio(window.model),
+  });
+  // A compaction, when due, happens for the serving endpoint's window; another endpoint's prompt is
+  // rebuilt around the summary that is stored by then.
+  const build = (window: PromptWindow, messages = promptWithStoredSummary(deps, run.sessionId, input(window))): ModelRequest => ({
+    messages,
+    tools,
+    estimatedTokens: promptTokens(messages, tools),
+    rebuild: (other) => build(other),
+  });
+  const window = model.window ?? { model: model.modelName, contextTokens: cfg.model.context_tokens, outputTokens: cfg.model.max_output_tokens };
+  const request = build(window, await promptWithSummary(run, deps, input(window)));
   if (overRunBudget(run, deps, request)) return "over_budget";
   const onCall = (call: ModelCall) => {
     const record = usageRecord(run, step, call);

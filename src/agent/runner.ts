@@ -3,7 +3,9 @@ import type { Logger } from "pino";
 import { DiskFullError, isDiskFull } from "../errors.js";
 import type { ApprovalRow } from "../store/approvals.js";
 import type { SessionRow } from "../store/history.js";
+import { defaultSender, type Person, senderOf } from "../store/memory.js";
 import { Turns } from "../turns.js";
+import { compactNow } from "./compaction.js";
 import { driveRun, type LoopDeps } from "./loop.js";
 import { sendOwedReplies, unshownApprovals } from "./restart.js";
 import type { AgentEvent, DecideResult, EventListener, RunOutcome, SubmitRequest } from "./types.js";
@@ -28,6 +30,7 @@ interface Live {
   tools?: string[];
   controller: AbortController;
   listener: EventListener | undefined;
+  sender?: Person;
   wake?: () => void;
 }
 
@@ -42,8 +45,8 @@ export interface RunnerDeps extends LoopDeps {
   /** Listener for runs nobody is attached to (resumed after a restart): usually the chat connector. */
   fallbackListener: (channel: string) => EventListener | undefined;
   timeNote: () => string;
-  /** The system prompt for a run starting now. */
-  systemPrompt: () => string;
+  /** The system prompt for a run starting now, talking to `sender`. */
+  systemPrompt: (sender?: Person) => string;
 }
 
 /** Serializes runs per session, runs sessions concurrently, and resumes runs when approvals are decided. */
@@ -79,12 +82,13 @@ export class Runner {
     // Recorded before anything is acknowledged: a queued message survives a crash and runs after the restart.
     // The time goes at the end of the message and stays there, so every earlier request is a
     // byte-identical prefix of the next one and the model server's prompt cache is reused.
-    const input = `${req.text}\n\n(${this.deps.timeNote()})`;
+    const sender = req.sender ?? defaultSender(req.source);
+    const input = `${req.group ? `${sender.name}: ` : ""}${req.text}\n\n(${this.deps.timeNote()})`;
     let session: SessionRow;
     try {
       session = this.deps.store.db.transaction(() => {
         const s = history.activeSession(req.sessionKey);
-        history.createRun(runId, s.id, req.source, { tools: req.tools, input, channel });
+        history.createRun(runId, s.id, req.source, { tools: req.tools, input, channel, sender });
         if (req.inbound) this.deps.store.inbound.markDone(req.inbound.connector, req.inbound.id, runId);
         return s;
       })();
@@ -100,6 +104,7 @@ export class Runner {
       tools: req.tools,
       controller: new AbortController(),
       listener: req.listener,
+      sender,
     };
     const done = this.enqueue(req.sessionKey, live, () => this.startQueued(live, session.id, req.source));
     return { runId, done };
@@ -127,6 +132,12 @@ export class Runner {
     }
     current.wake?.();
     return true;
+  }
+
+  /** `/compact`: summarises the session's turns but the newest into its running summary now. */
+  compact(sessionKey: string): Promise<{ ok: boolean; message: string }> {
+    const session = this.deps.store.history.activeSession(sessionKey);
+    return compactNow({ sessionId: session.id, sessionKey, signal: new AbortController().signal }, this.deps);
   }
 
   newSession(sessionKey: string): number {
@@ -175,6 +186,7 @@ export class Runner {
         channel,
         tools: run.tools ? (JSON.parse(run.tools) as string[]) : undefined,
         controller: new AbortController(),
+        sender: senderOf(run),
         // Resolved at the first event (connectors start after recovery), then kept: one renderer per run.
         listener: (event) => {
           renderer ??= this.deps.fallbackListener(channel);
@@ -309,7 +321,7 @@ export class Runner {
           allowedTools: live.tools ? new Set(live.tools) : undefined,
           signal: live.controller.signal,
           emit: (e) => this.emit(live, e),
-          system: this.deps.systemPrompt(),
+          system: this.deps.systemPrompt(live.sender),
         },
         this.deps,
       );

@@ -5,6 +5,7 @@
  */
 
 import type { ApprovalRow } from "../store/approvals.js";
+import type { Person } from "../store/memory.js";
 
 export type StopReason = "done" | "max_steps" | "max_run_tokens" | "repeat" | "aborted" | "model_error" | "suspended" | "interrupted";
 
@@ -81,6 +82,10 @@ export interface SubmitRequest {
   runId?: string;
   /** The recorded chat update this message came from: marked handled in the transaction that records the run. */
   inbound?: { connector: string; id: number | bigint };
+  /** Who sent it (`telegram:<id>`, `discord:<id>`); default: the source itself (`cli`, `cron`, `hook`). */
+  sender?: Person;
+  /** A chat several people write in: the message reaches the model labelled with its sender's name. */
+  group?: boolean;
 }
 
 /** The answer to an approval decision: the decided row, or why nothing changed. */

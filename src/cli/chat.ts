@@ -4,7 +4,7 @@ import { confirmFor } from "./confirm.js";
 import { createStyle } from "./render.js";
 import { runMessage } from "./run-view.js";
 
-/** `hermes chat`: a REPL over the socket. /new, /stop, /exit; Ctrl-C aborts the run, not the daemon. */
+/** `hermes chat`: a REPL over the socket. /new, /compact, /stop, /exit; Ctrl-C aborts the run, not the daemon. */
 export async function chat(client: Client, session: string): Promise<number> {
   const style = createStyle(process.stdout.isTTY === true);
   const rl = createInterface({ input: process.stdin, output: process.stdout, historySize: 500, terminal: process.stdin.isTTY });
@@ -17,13 +17,17 @@ export async function chat(client: Client, session: string): Promise<number> {
     if (busy) void client.call({ op: "stop", session }).then(() => process.stderr.write(style.dim("\n(stopped)\n")));
     else rl.close();
   });
-  process.stdout.write(style.dim(`hermes chat — session ${session}. /new starts over, /stop aborts, /exit or Ctrl-D leaves.\n`));
+  process.stdout.write(
+    style.dim(`hermes chat — session ${session}. /new starts over, /compact summarises, /stop aborts, /exit or Ctrl-D leaves.\n`),
+  );
   prompt();
   for await (const line of rl) {
     const text = line.trim();
     if (text === "/exit" || text === "/quit") break;
-    if (text === "/new" || text === "/stop") {
-      const reply = await client.call({ op: text === "/new" ? "new" : "stop", session });
+    if (text === "/new" || text === "/stop" || text === "/compact") {
+      if (text === "/compact") process.stdout.write(style.dim("(summarising…)\n"));
+      const op = text === "/new" ? "new" : text === "/stop" ? "stop" : "compact";
+      const reply = await client.call({ op, session });
       process.stdout.write(style.dim(`${reply.type === "result" ? reply.message : "failed"}\n`));
     } else if (text) {
       busy = true;

@@ -24,6 +24,12 @@ Commands:
   approvals [list | approve ID | deny ID]
                                       pending approvals; decide one from the shell
   schedules [list | run NAME]         jobs and reminders with their next run; run one now
+  sessions [list | show KEY]          conversations, and the running summary of one
+  memory [list | forget ID]           remembered facts, whose they are; forget one
+  backup [PATH]                       a consistent copy of the database (also while running), checked
+  restore PATH                        put a backup in place (daemon stopped; the old database is kept aside)
+  export [--session KEY] [--format md|json]
+                                      conversations for reading or moving elsewhere
   doctor                              check config, storage, socket, model, tokens and the systemd setup
   config check                        validate the config and print it with secrets masked
 
@@ -43,6 +49,7 @@ const OPTIONS = {
   limit: { type: "string" },
   since: { type: "string" },
   by: { type: "string" },
+  format: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -82,6 +89,16 @@ async function main(argv: string[]): Promise<number> {
     case "approvals":
     case "schedules":
       return withClient(configPath, async (c) => (await import("./admin.js")).admin(c, command, rest, values));
+    case "sessions":
+      return withClient(configPath, async (c) => (await import("./sessions.js")).sessionsCommand(c, rest, values));
+    case "memory":
+      return withClient(configPath, async (c) => (await import("./sessions.js")).memoryCommand(c, rest, values));
+    case "backup":
+      return (await import("./backup.js")).backupCommand(configPath, rest[0]);
+    case "restore":
+      return (await import("./backup.js")).restoreCommand(configPath, rest[0]);
+    case "export":
+      return (await import("./export.js")).exportCommand(configPath, values);
     default:
       throw new UsageError(`unknown command '${command}'; see \`hermes --help\``);
   }

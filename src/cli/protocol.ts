@@ -19,7 +19,13 @@ export type Request =
   | { v: 1; id: string; op: "schedules" }
   | { v: 1; id: string; op: "schedule_run"; name: string }
   /** The usage ledger's totals since `since` (ms since the epoch), optionally grouped. */
-  | { v: 1; id: string; op: "usage"; since: number; by?: string };
+  | { v: 1; id: string; op: "usage"; since: number; by?: string }
+  | { v: 1; id: string; op: "compact"; session: string }
+  | { v: 1; id: string; op: "sessions"; limit?: number }
+  | { v: 1; id: string; op: "session_show"; key: string }
+  | { v: 1; id: string; op: "memories" }
+  | { v: 1; id: string; op: "forget"; memory_id: number }
+  | { v: 1; id: string; op: "backup"; path?: string };
 
 export type Reply =
   | { v: 1; id: string; type: "hello"; version: string; protocol: number }

@@ -135,7 +135,11 @@ function resolvePaths(config: Config, base: string): Config {
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
   return {
     ...config,
-    storage: { ...config.storage, path: abs(config.storage.path) },
+    storage: {
+      ...config.storage,
+      path: abs(config.storage.path),
+      ...(config.storage.backup && { backup: { ...config.storage.backup, dir: abs(config.storage.backup.dir) } }),
+    },
     tools: {
       ...config.tools,
       files: { ...config.tools.files, root: abs(config.tools.files.root) },

@@ -130,31 +130,64 @@ const tools = z
   })
   .prefault({});
 
+/**
+ * `allowed_users` entries are a bare id or `{id, name}`: the output keeps the ids in `allowed_users`
+ * (so every check of "is this user allowed" stays a lookup of an id) and the names in `user_names`.
+ */
+function withUserNames<I extends number | string, C extends { allowed_users: (I | { id: I; name: string })[] }>(c: C) {
+  const user_names: Record<string, string> = {};
+  const ids = c.allowed_users.map((u) => {
+    if (typeof u !== "object") return u;
+    user_names[String(u.id)] = u.name;
+    return u.id;
+  });
+  return { ...c, allowed_users: ids, user_names };
+}
+
+const discordIdError = 'expected a Discord user id in quotes, e.g. "123456789012345678"';
+const discordId = z.union([z.string().regex(/^\d+$/), z.int({ error: discordIdError })]).transform(String);
+/** One flat union, so a too-big bare number is reported as such rather than as "Invalid input". */
+const discordUser = z
+  .union([z.string().regex(/^\d+$/), z.int({ error: discordIdError }), z.strictObject({ id: discordId, name: z.string().min(1) })])
+  .transform((u) => (typeof u === "object" ? u : String(u)));
+
+const context = z
+  .strictObject({
+    /** Summarise turns that no longer fit the window instead of only dropping them. */
+    summaries: z.boolean().default(true),
+    /** At most one compaction per this many user turns of a session. */
+    compact_every: positiveInt().default(20),
+    compact_timeout_s: z.number().positive().default(120),
+  })
+  .prefault({});
+
+const backup = z.strictObject({
+  schedule: z.string().min(1).optional(),
+  keep: positiveInt().default(7),
+  dir: z.string().default("./data/backups"),
+});
+
 const telegram = z
   .strictObject({
     enabled: z.boolean().default(false),
     token: z.string().default(""),
-    allowed_users: z.array(z.int()).default([]),
+    allowed_users: z.array(z.union([z.int(), z.strictObject({ id: z.int(), name: z.string().min(1) })])).default([]),
     api_root: z.url().default("https://api.telegram.org"),
     poll_timeout_s: z.int().min(1).max(50).default(30),
     stream_replies: z.boolean().default(true),
   })
+  .transform(withUserNames)
   .prefault({});
 
 const discord = z
   .strictObject({
     enabled: z.boolean().default(false),
     token: z.string().default(""),
-    allowed_users: z
-      .array(
-        z
-          .union([z.string().regex(/^\d+$/), z.int({ error: 'expected a Discord user id in quotes, e.g. "123456789012345678"' })])
-          .transform(String),
-      )
-      .default([]),
+    allowed_users: z.array(discordUser).default([]),
     api_root: z.url().default("https://discord.com/api"),
     stream_replies: z.boolean().default(true),
   })
+  .transform(withUserNames)
   .prefault({});
 
 const cronJob = z.strictObject({
@@ -224,7 +257,14 @@ export const configSchema = z
     model,
     agent,
     tools,
-    storage: z.strictObject({ path: z.string().default("./data/hermes.db"), busy_timeout_ms: z.int().min(0).default(5000) }).prefault({}),
+    context,
+    storage: z
+      .strictObject({
+        path: z.string().default("./data/hermes.db"),
+        busy_timeout_ms: z.int().min(0).default(5000),
+        backup: backup.optional(),
+      })
+      .prefault({}),
     connectors,
     log: z.strictObject({ level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info") }).prefault({}),
   })
@@ -240,6 +280,9 @@ export const configSchema = z
       }
     }
     checkHttp(cfg.connectors, ctx);
+    const backupSchedule = cfg.storage.backup?.schedule;
+    const backupProblem = backupSchedule ? cronProblem(backupSchedule, cfg.timezone) : undefined;
+    if (backupProblem) ctx.addIssue({ code: "custom", path: ["storage", "backup", "schedule"], message: backupProblem });
     const seen = new Set<string>();
     cfg.connectors.cron.jobs.forEach((job, i) => {
       const at = (key: string) => ["connectors", "cron", "jobs", i, key];

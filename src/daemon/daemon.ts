@@ -11,7 +11,8 @@ import { Gate } from "../gate/gate.js";
 import { createLogger } from "../log.js";
 import { createModel } from "../model/create.js";
 import type { ModelChain, ModelClient, ProbeResult, ToolSpec } from "../model/types.js";
-import { memoryBlock } from "../store/memory.js";
+import { scheduleBackups } from "../store/backup.js";
+import { memoryBlock, type Person } from "../store/memory.js";
 import { openStore, type Store } from "../store/store.js";
 import { startOfToday } from "../store/usage.js";
 import { dateFormat } from "../time.js";
@@ -74,7 +75,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     config,
     log,
     model: hintedModel(() => state.model, modelMonitor),
-    systemPrompt: () => systemPrompt(config(), store, state.tools.has("memory")),
+    systemPrompt: (sender) => systemPrompt(config(), store, state.tools.has("memory"), sender),
     toolSpecs: () => state.specs(),
     calibration: new TokenCalibration({ load: (m) => store.memory.loadRatio(m), save: (m, r) => store.memory.saveRatio(m, r) }),
     timeNote: () => timeNote(now(), config().timezone),
@@ -85,6 +86,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     submit: (req) => runner.submit(req),
     stop: (key) => runner.stop(key),
     newSession: (key) => runner.newSession(key),
+    compact: (key) => runner.compact(key),
     decide: (id, approve, by) => runner.decide(id, approve, by),
     status: async () => statusOf(state, runner, connectors, startedAt, await modelMonitor.get(), store),
     deliver,
@@ -116,6 +118,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     }
   });
   const health = startHealthLoop({ connectors: () => connectors, notifier, model: modelMonitor, log });
+  let backups = startBackups(store, config(), log);
   log.info(
     { version: VERSION, config: configPath, connectors: connectors.map((c) => c.name), tools: [...state.tools.keys()] },
     "hermes is ready",
@@ -130,6 +133,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
         health.stop();
         modelMonitor.stop();
         state.model.stop();
+        backups.stop();
         const graceS = config().agent.shutdown_grace_s;
         log.info({ graceS }, "stopping: no new input; letting runs finish");
         await runner.shutdown(graceS * 1000);
@@ -149,6 +153,8 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
         Object.assign(state, { loaded: next, ...parts });
         void state.readWindows();
         limiter.setLimit(next.config.model.concurrency);
+        backups.stop();
+        backups = startBackups(store, next.config, log);
         modelMonitor.start();
         log.info({ tools: [...parts.tools.keys()] }, "config reloaded");
         return true;
@@ -176,10 +182,15 @@ async function buildParts(config: Config, deps: Omit<ToolDeps, "config">, log: L
   };
 }
 
-function systemPrompt(config: Config, store: Store, withMemory: boolean): string {
+function systemPrompt(config: Config, store: Store, withMemory: boolean, sender?: Person): string {
   const base = config.agent.system_prompt ?? DEFAULT_SYSTEM_PROMPT;
-  const memories = withMemory ? memoryBlock(store.memory.list()) : "";
+  const memories = withMemory ? memoryBlock(store.memory.visibleTo(sender?.id), 2000, sender) : "";
   return memories ? `${base}\n\n${memories}` : base;
+}
+
+function startBackups(store: Store, config: Config, log: Logger): { stop(): void } {
+  const settings = config.storage.backup;
+  return settings ? scheduleBackups(store.db, settings, config.timezone, log) : { stop() {} };
 }
 
 async function deliverTo(connectors: Connector[], target: string, text: string): Promise<{ messageId: string }> {

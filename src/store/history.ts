@@ -27,9 +27,26 @@ export interface RunRow {
   attempts: number;
   /** When a chat connector sent the final reply; null while it is owed. */
   reply_sent_at: number | null;
+  /** Who sent the message that started the run (`telegram:<id>`, `discord:<id>`, `cli`, `cron`, `hook`). */
+  sender_id: string | null;
+  sender_name: string | null;
+}
+
+/** A session as `hermes sessions` lists it. */
+export interface SessionListRow extends SessionRow {
+  messages: number;
+  last_at: number | null;
+}
+
+/** A stored message with its row id and time, for showing and exporting. */
+export interface StoredMessage {
+  id: number;
+  created_at: number;
+  message: ChatMessage;
 }
 
 interface MessageRow {
+  id: number;
   role: ChatMessage["role"];
   content: string;
   tool_calls: string | null;
@@ -48,6 +65,8 @@ const CACHED_SESSIONS = 200;
 export class HistoryStore {
   private readonly q;
   private readonly recent = new Map<number, ChatMessage[]>();
+  /** The row id of every message this store handed out or appended. */
+  private readonly ids = new WeakMap<ChatMessage, number>();
 
   constructor(private readonly db: Db) {
     this.q = {
@@ -56,7 +75,7 @@ export class HistoryStore {
       insertSession: db.prepare("INSERT INTO sessions (key, created_at) VALUES (?, ?) RETURNING *"),
       closeSessions: db.prepare("UPDATE sessions SET closed_at = ? WHERE key = ? AND closed_at IS NULL"),
       insertRun: db.prepare(
-        "INSERT INTO runs (id, session_id, source, status, started_at, tools, input, channel) VALUES (?, ?, ?, 'queued', ?, ?, ?, ?) RETURNING *",
+        "INSERT INTO runs (id, session_id, source, status, started_at, tools, input, channel, sender_id, sender_name) VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?) RETURNING *",
       ),
       startRun: db.prepare("UPDATE runs SET status = 'running', attempts = attempts + 1 WHERE id = ?"),
       runsInOrder: db.prepare("SELECT * FROM runs WHERE status IN ('queued', 'running', 'suspended') ORDER BY started_at, rowid"),
@@ -72,9 +91,16 @@ export class HistoryStore {
         "INSERT INTO messages (session_id, run_id, role, content, tool_calls, tool_call_id, tool_name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       ),
       recentMessages: db.prepare(
-        "SELECT role, content, tool_calls, tool_call_id, tool_name FROM (SELECT * FROM messages WHERE session_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id",
+        "SELECT id, role, content, tool_calls, tool_call_id, tool_name FROM (SELECT * FROM messages WHERE session_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id",
       ),
-      runMessages: db.prepare("SELECT role, content, tool_calls, tool_call_id, tool_name FROM messages WHERE run_id = ? ORDER BY id"),
+      runMessages: db.prepare("SELECT id, role, content, tool_calls, tool_call_id, tool_name FROM messages WHERE run_id = ? ORDER BY id"),
+      allMessages: db.prepare(
+        "SELECT id, role, content, tool_calls, tool_call_id, tool_name, created_at FROM messages WHERE session_id = ? ORDER BY id",
+      ),
+      latestSession: db.prepare("SELECT * FROM sessions WHERE key = ? ORDER BY closed_at IS NULL DESC, id DESC LIMIT 1"),
+      listSessions: db.prepare(
+        "SELECT s.*, COUNT(m.id) AS messages, MAX(m.created_at) AS last_at FROM sessions s LEFT JOIN messages m ON m.session_id = s.id GROUP BY s.id ORDER BY s.id DESC LIMIT ?",
+      ),
     };
   }
 
@@ -100,8 +126,15 @@ export class HistoryStore {
    * Records a run as queued, with the message that starts it, before anything is acknowledged.
    * `tools`, when given, limits the run to those tools (a scheduled job's subset).
    */
-  createRun(id: string, sessionId: number, source: string, o: { tools?: string[]; input: string; channel: string }): RunRow {
-    return this.q.insertRun.get(id, sessionId, source, Date.now(), o.tools ? JSON.stringify(o.tools) : null, o.input, o.channel) as RunRow;
+  createRun(
+    id: string,
+    sessionId: number,
+    source: string,
+    o: { tools?: string[]; input: string; channel: string; sender?: { id: string; name: string } },
+  ): RunRow {
+    const tools = o.tools ? JSON.stringify(o.tools) : null;
+    const sender = [o.sender?.id ?? null, o.sender?.name ?? null];
+    return this.q.insertRun.get(id, sessionId, source, Date.now(), tools, o.input, o.channel, ...sender) as RunRow;
   }
 
   /** Marks a run as running and counts the attempt (a run resumed after a crash is attempted again). */
@@ -146,6 +179,7 @@ export class HistoryStore {
     const callId = message.role === "tool" ? message.toolCallId : null;
     const toolName = message.role === "tool" ? message.toolName : null;
     const result = this.q.insertMessage.run(sessionId, runId, message.role, message.content, toolCalls, callId, toolName, Date.now());
+    this.ids.set(message, Number(result.lastInsertRowid));
     const cached = this.recent.get(sessionId);
     if (cached) {
       cached.push(message);
@@ -158,7 +192,7 @@ export class HistoryStore {
   recentMessages(sessionId: number, limit: number): ChatMessage[] {
     let cached = this.recent.get(sessionId);
     if (!cached || limit > CACHED_MESSAGES) {
-      cached = (this.q.recentMessages.all(sessionId, Math.max(limit, CACHED_MESSAGES)) as MessageRow[]).map(toMessage);
+      cached = (this.q.recentMessages.all(sessionId, Math.max(limit, CACHED_MESSAGES)) as MessageRow[]).map((r) => this.toMessage(r));
       if (limit > CACHED_MESSAGES) return cached;
     }
     // Most recently used last, so the oldest entry is the one evicted.
@@ -170,7 +204,37 @@ export class HistoryStore {
 
   /** Every message a run added, in order (its user message, assistant turns and tool results). */
   runMessages(runId: string): ChatMessage[] {
-    return (this.q.runMessages.all(runId) as MessageRow[]).map(toMessage);
+    return (this.q.runMessages.all(runId) as MessageRow[]).map((r) => this.toMessage(r));
+  }
+
+  /** The row id of a message this store returned or appended (undefined for one it never saw). */
+  messageId(message: ChatMessage): number | undefined {
+    return this.ids.get(message);
+  }
+
+  /** Every message of a session, oldest first, with ids and times. */
+  allMessages(sessionId: number): StoredMessage[] {
+    return (this.q.allMessages.all(sessionId) as (MessageRow & { created_at: number })[]).map((r) => ({
+      id: r.id,
+      created_at: r.created_at,
+      message: this.toMessage(r),
+    }));
+  }
+
+  /** The open session of `key`, else its newest closed one. */
+  latestSession(key: string): SessionRow | undefined {
+    return this.q.latestSession.get(key) as SessionRow | undefined;
+  }
+
+  /** The newest sessions with their message counts, newest first. */
+  listSessions(limit: number): SessionListRow[] {
+    return this.q.listSessions.all(limit) as SessionListRow[];
+  }
+
+  private toMessage(row: MessageRow): ChatMessage {
+    const message = toMessage(row);
+    this.ids.set(message, row.id);
+    return message;
   }
 }
 

@@ -4,16 +4,39 @@ export interface Memory {
   id: number;
   fact: string;
   created_at: number;
+  /** The person the fact belongs to (`telegram:<id>`, `discord:<id>`, `cli`, …); null: everyone's. */
+  owner: string | null;
+  owner_name: string | null;
 }
 
-/** Short facts about the owner, and the per-model token calibration: small, long-lived state. */
+/** Who a run talks to: a sender id such as `telegram:123456789` and a name to show the model. */
+export interface Person {
+  id: string;
+  name: string;
+}
+
+const COLUMNS = "id, fact, created_at, owner, owner_name";
+
+/** Messages without a known person come from the connector itself: the owner at the shell, a job, a hook. */
+export function defaultSender(source: string): Person {
+  return { id: source, name: source === "cli" ? "the owner" : source };
+}
+
+/** The person whose message started a run, when it was recorded. */
+export function senderOf(run: { sender_id: string | null; sender_name: string | null } | undefined): Person | undefined {
+  return run?.sender_id ? { id: run.sender_id, name: run.sender_name ?? run.sender_id } : undefined;
+}
+
+/** Short lasting facts (shared or one person's), and the per-model token calibration: small, long-lived state. */
 export class MemoryStore {
   private readonly q;
 
   constructor(db: Db) {
     this.q = {
-      add: db.prepare("INSERT INTO memories (fact, created_at) VALUES (?, ?) RETURNING id, fact, created_at"),
-      list: db.prepare("SELECT id, fact, created_at FROM memories WHERE forgotten_at IS NULL ORDER BY id"),
+      add: db.prepare(`INSERT INTO memories (fact, created_at, owner, owner_name) VALUES (?, ?, ?, ?) RETURNING ${COLUMNS}`),
+      list: db.prepare(`SELECT ${COLUMNS} FROM memories WHERE forgotten_at IS NULL ORDER BY id`),
+      visible: db.prepare(`SELECT ${COLUMNS} FROM memories WHERE forgotten_at IS NULL AND (owner IS NULL OR owner = ?) ORDER BY id`),
+      get: db.prepare(`SELECT ${COLUMNS} FROM memories WHERE id = ? AND forgotten_at IS NULL`),
       count: db.prepare("SELECT COUNT(*) FROM memories WHERE forgotten_at IS NULL").pluck(),
       forget: db.prepare("UPDATE memories SET forgotten_at = ? WHERE id = ? AND forgotten_at IS NULL"),
       loadRatio: db.prepare("SELECT ratio FROM token_calibration WHERE model = ?").pluck(),
@@ -23,12 +46,23 @@ export class MemoryStore {
     };
   }
 
-  remember(fact: string): Memory {
-    return this.q.add.get(fact, Date.now()) as Memory;
+  /** Keeps a fact for `owner`, or for everyone when no owner is given. */
+  remember(fact: string, owner?: Person): Memory {
+    return this.q.add.get(fact, Date.now(), owner?.id ?? null, owner?.name ?? null) as Memory;
   }
 
+  /** Every fact, shared and personal. */
   list(): Memory[] {
     return this.q.list.all() as Memory[];
+  }
+
+  /** What a run talking to `personId` may see: the shared facts and that person's own. */
+  visibleTo(personId: string | undefined): Memory[] {
+    return this.q.visible.all(personId ?? "") as Memory[];
+  }
+
+  get(id: number): Memory | undefined {
+    return this.q.get.get(id) as Memory | undefined;
   }
 
   count(): number {
@@ -48,9 +82,29 @@ export class MemoryStore {
   }
 }
 
-/** The block the model sees at the start of every run; byte-identical while the facts do not change. */
-export function memoryBlock(memories: Memory[], maxChars = 2000): string {
+/**
+ * The block the model sees at the start of every run: the shared facts, then those of the person it talks
+ * to. Byte-identical while the facts and the person do not change.
+ */
+export function memoryBlock(memories: Memory[], maxChars = 2000, person?: Person): string {
   if (memories.length === 0) return "";
+  const shared = memories.filter((m) => m.owner === null);
+  const own = memories.filter((m) => m.owner !== null);
+  const parts: string[] = [];
+  let left = maxChars;
+  for (const [title, facts] of [
+    ["What you know (shared by everyone here; manage with the memory tool):", shared],
+    [`What you know about ${person?.name ?? "the person you are talking to"} (only they see this):`, own],
+  ] as const) {
+    const lines = factLines(facts, left);
+    if (lines.length === 0) continue;
+    left -= lines.reduce((sum, l) => sum + l.length + 1, 0);
+    parts.push(`${title}\n${lines.join("\n")}`);
+  }
+  return parts.join("\n\n");
+}
+
+function factLines(memories: Memory[], maxChars: number): string[] {
   const lines: string[] = [];
   let size = 0;
   for (const m of memories) {
@@ -59,5 +113,5 @@ export function memoryBlock(memories: Memory[], maxChars = 2000): string {
     lines.push(line);
     size += line.length + 1;
   }
-  return `What you know about the owner (manage with the memory tool):\n${lines.join("\n")}`;
+  return lines;
 }

@@ -214,4 +214,24 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       CREATE INDEX model_calls_run ON model_calls(run_id);
     `,
   },
+  {
+    version: 11,
+    name: "running summaries of sessions, who sent each run, whose memory each fact is",
+    sql: `
+      CREATE TABLE summaries (
+        id INTEGER PRIMARY KEY,
+        session_id INTEGER NOT NULL REFERENCES sessions(id),
+        summary TEXT NOT NULL,
+        from_message_id INTEGER NOT NULL,
+        to_message_id INTEGER NOT NULL,
+        turns INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX summaries_session ON summaries(session_id, id);
+      ALTER TABLE runs ADD COLUMN sender_id TEXT;
+      ALTER TABLE runs ADD COLUMN sender_name TEXT;
+      ALTER TABLE memories ADD COLUMN owner TEXT;
+      ALTER TABLE memories ADD COLUMN owner_name TEXT;
+    `,
+  },
 ];

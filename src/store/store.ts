@@ -8,6 +8,7 @@ import { MemoryStore } from "./memory.js";
 import { NotesStore } from "./notes.js";
 import { ScheduleStore } from "./schedules.js";
 import { UsageStore } from "./usage.js";
+import { SummaryStore } from "./summaries.js";
 
 const CHECKPOINT_LOOK_MS = 1000;
 
@@ -22,6 +23,7 @@ export interface Store {
   inbound: InboundStore;
   schedules: ScheduleStore;
   usage: UsageStore;
+  summaries: SummaryStore;
   close(): void;
 }
 
@@ -45,6 +47,7 @@ export function openStore(path: string, options: { busyTimeoutMs?: number } = {}
     inbound: new InboundStore(db),
     schedules: new ScheduleStore(db),
     usage: new UsageStore(db),
+    summaries: new SummaryStore(db),
     close: () => {
       clearInterval(checkpoints);
       if (db.open) {

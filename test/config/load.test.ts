@@ -67,6 +67,33 @@ describe("config loading", () => {
     expect(config.connectors.discord.allowed_users).toEqual(["123456789012345678", "42"]);
   });
 
+  it("takes allowed_users as bare ids or {id, name}, for Telegram and Discord", () => {
+    const text = [
+      "connectors:",
+      "  telegram:",
+      "    allowed_users: [{ id: 123456789, name: Alice }, 987654321]",
+      "  discord:",
+      '    allowed_users: [{ id: "123456789012345678", name: Bob }, "42"]',
+    ].join("\n");
+    const { telegram, discord } = parseConfig(text, "hermes.yaml", {}).config.connectors;
+    expect(telegram.allowed_users).toEqual([123456789, 987654321]);
+    expect(telegram.user_names).toEqual({ "123456789": "Alice" });
+    expect(discord.allowed_users).toEqual(["123456789012345678", "42"]);
+    expect(discord.user_names).toEqual({ "123456789012345678": "Bob" });
+    const [p] = problemsOf("connectors:\n  telegram:\n    allowed_users: [{ id: 1, name: Alice, role: admin }]\n");
+    expect(p?.path).toContain("connectors.telegram.allowed_users.0");
+  });
+
+  it("checks context and storage.backup, and resolves the backup dir against the config's directory", () => {
+    const { config } = parseConfig('storage:\n  backup: { schedule: "30 3 * * *", keep: 7 }\n', "/srv/hermes/hermes.yaml", {});
+    expect(config.context).toEqual({ summaries: true, compact_every: 20, compact_timeout_s: 120 });
+    expect(config.storage.backup).toEqual({ schedule: "30 3 * * *", keep: 7, dir: "/srv/hermes/data/backups" });
+    const [bad] = problemsOf('storage:\n  backup: { schedule: "every night" }\n');
+    expect(bad).toMatchObject({ path: "storage.backup.schedule" });
+    expect(bad?.message).toContain("invalid cron expression");
+    expect(problemsOf("context:\n  compact_every: 0\n")[0]).toMatchObject({ path: "context.compact_every" });
+  });
+
   it("names an unknown tool and lists the known ones", () => {
     const [p] = problemsOf("tools:\n  enabled: [clock, teleport]\n");
     expect(p).toMatchObject({ line: 2, path: "tools.enabled.1" });

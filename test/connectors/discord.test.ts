@@ -44,7 +44,7 @@ describe("the Discord connector", () => {
     const intents = identify.body.intents as number;
     for (const bit of [1 << 0, 1 << 9, 1 << 12, 1 << 15]) expect(intents & bit).toBe(bit);
     const commands = await discord.waitFor((c) => c.method === `PUT /applications/${BOT_USER.id}/commands`);
-    expect(commands.body.map((c: { name: string }) => c.name)).toEqual(["new", "stop", "status", "help"]);
+    expect(commands.body.map((c: { name: string }) => c.name)).toEqual(["new", "compact", "stop", "status", "help"]);
     discord.dm(OWNER, "hi there");
     const reply = await sentIn(dmOf(OWNER));
     expect(reply.body.content).toBe("Hello **owner**, all is `fine`.");
@@ -76,7 +76,8 @@ describe("the Discord connector", () => {
     discord.say(OWNER, "just chatting");
     discord.say(OWNER, "what time is it", { mention: true });
     const reply = await sentIn(GUILD_CHANNEL);
-    expect(reply.body.content).toBe("got: what time is it");
+    // In a server channel the model is told who speaks: the sender's name before the message.
+    expect(reply.body.content).toBe("got: user0042: what time is it");
     expect(model.requests).toHaveLength(1);
   });
 

@@ -43,7 +43,14 @@ describe("the Telegram connector", () => {
     model.script({ text: "Hello **owner**, all is `fine`." });
     await start();
     const commands = await telegram.waitFor((c) => c.method === "setMyCommands");
-    expect(commands.params.commands.map((c: { command: string }) => c.command)).toEqual(["start", "help", "new", "stop", "status"]);
+    expect(commands.params.commands.map((c: { command: string }) => c.command)).toEqual([
+      "start",
+      "help",
+      "new",
+      "compact",
+      "stop",
+      "status",
+    ]);
     telegram.sendText(OWNER, "hi there");
     const reply = await sentTo(OWNER, (c) => c.params.text.includes("Hello"));
     expect(reply.params).toMatchObject({ text: "Hello <b>owner</b>, all is <code>fine</code>.", parse_mode: "HTML" });
@@ -111,7 +118,8 @@ describe("the Telegram connector", () => {
       entities: [{ type: "mention", offset: 0, length: mention.length }],
     });
     const reply = await sentTo(-100);
-    expect(reply.params.text).toBe("got: what time is it");
+    // In a group the model is told who speaks: the sender's name before the message.
+    expect(reply.params.text).toBe("got: user42: what time is it");
     expect(model.requests).toHaveLength(1);
   });
 

@@ -67,7 +67,7 @@ export interface FakeDiscord {
   /** The next `times` REST requests whose `METHOD path` matches answer `status`. */
   fail(match: RegExp, status: number, times?: number, retryAfter?: number): void;
   /** `connectors.discord` settings that point hermes at this fake, without streaming unless `extra` turns it on. */
-  settings(allowedUsers: string[], extra?: Record<string, unknown>): Record<string, unknown>;
+  settings(allowedUsers: (string | { id: string; name: string })[], extra?: Record<string, unknown>): Record<string, unknown>;
   waitFor(predicate: (call: DiscordCall) => boolean, from?: number): Promise<DiscordCall>;
   /** Messages the bot sent into a channel, in order. */
   messagesIn(channelId: string): DiscordCall[];

@@ -5,6 +5,7 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { COMPACTION_MARKER } from "../../src/agent/compaction.js";
 
 export interface ScriptedCall {
   name: string;
@@ -59,6 +60,8 @@ export interface RecordedRequest {
   /** performance.now() when the request arrived, and when its answer was fully written. */
   arrivedAt: number;
   answeredAt?: number;
+  /** A request hermes made to summarise old turns (answered from the compaction script, else by fakeSummary). */
+  compaction?: boolean;
 }
 
 export type Responder = (req: RecordedRequest, index: number) => Turn;
@@ -73,6 +76,8 @@ export interface FakeModel {
   /** Queue turns; when the queue is empty the responder (default: reply "ok") answers. */
   script(...turns: Turn[]): void;
   respond(responder: Responder): void;
+  /** Queue answers for compaction requests only (they never take turns from `script`). */
+  scriptCompaction(...turns: Turn[]): void;
   /** Resolves when at least `n` chat requests have arrived. */
   waitForRequests(n: number): Promise<void>;
   /** Ollama /api/show: model_info.<arch>.context_length, when set. */
@@ -94,6 +99,7 @@ export interface FakeModel {
 /** `port`: listen there (e.g. where a daemon already expects a model that was down); default any free one. */
 export async function startFakeModel(options: { port?: number } = {}): Promise<FakeModel> {
   const queue: Turn[] = [];
+  const compactionQueue: Turn[] = [];
   let responder: Responder = () => ({ text: "ok" });
   const requests: RecordedRequest[] = [];
   const waiters: { n: number; resolve: () => void }[] = [];
@@ -104,6 +110,7 @@ export async function startFakeModel(options: { port?: number } = {}): Promise<F
     requests,
     models: ["hermes3:8b"],
     script: (...turns) => queue.push(...turns),
+    scriptCompaction: (...turns) => compactionQueue.push(...turns),
     respond: (r) => {
       responder = r;
     },
@@ -173,7 +180,10 @@ export async function startFakeModel(options: { port?: number } = {}): Promise<F
       waiters.splice(waiters.indexOf(w), 1);
       w.resolve();
     }
-    const turn = queue.shift() ?? responder(recorded, requests.length - 1);
+    recorded.compaction = String(recorded.messages[0]?.content ?? "").startsWith(COMPACTION_MARKER);
+    const turn = recorded.compaction
+      ? (compactionQueue.shift() ?? { text: fakeSummary(recorded) })
+      : (queue.shift() ?? responder(recorded, requests.length - 1));
     if (turn.delayMs) await until(arrivedAt + turn.delayMs);
     if (turn.gate) await turn.gate;
     if (turn.hang) return;
@@ -224,6 +234,20 @@ export async function startFakeModel(options: { port?: number } = {}): Promise<F
   fake.url = `http://127.0.0.1:${port}`;
   fake.openaiUrl = `http://127.0.0.1:${port}/v1`;
   return fake;
+}
+
+export const FAKE_SUMMARY = "[summary by the fake model]";
+
+/**
+ * A recognisable summary: the summary so far, then what each user line said (without the time note),
+ * oldest first and at most 1200 characters, so early facts are carried from one summary into the next.
+ */
+export function fakeSummary(req: RecordedRequest): string {
+  const body = String(req.messages[1]?.content ?? "");
+  const previous = body.match(/^Summary so far:\n([\s\S]*?)\n\nNew part of the conversation:/)?.[1] ?? "";
+  const said = [...body.matchAll(/^User: (.*)$/gm)].map((m) => (m[1] ?? "").replace(/\s*\(Current time:.*$/, ""));
+  const kept = previous.startsWith(FAKE_SUMMARY) ? previous.slice(FAKE_SUMMARY.length).trim() : "";
+  return `${FAKE_SUMMARY} ${[kept, ...said].filter(Boolean).join("; ")}`.slice(0, 1200);
 }
 
 /** The whole body of a request, as text. Shared by the fake servers. */

@@ -44,7 +44,7 @@ export interface FakeTelegram {
   hangGetUpdates(n: number): void;
   rejectHtml: boolean;
   /** `connectors.telegram` settings that point hermes at this fake, with a fast poll and no streaming. */
-  settings(allowedUsers: number[], extra?: Record<string, unknown>): Record<string, unknown>;
+  settings(allowedUsers: (number | { id: number; name: string })[], extra?: Record<string, unknown>): Record<string, unknown>;
   waitFor(predicate: (call: Call) => boolean, from?: number): Promise<Call>;
   messagesTo(chatId: number): Call[];
   close(): Promise<void>;

@@ -1,0 +1,256 @@
+import type { Logger } from "pino";
+import type { ChatMessage } from "../model/types.js";
+import type { Store } from "../store/store.js";
+import type { SummaryRow } from "../store/summaries.js";
+import { summarize, truncateResult } from "../text.js";
+import { estimateTokens, messageTokens, type PromptInput, type PromptPlan, planPrompt, repairPairs, toolTokens } from "./context.js";
+import type { LoopDeps } from "./loop.js";
+
+/** The first words of every compaction request (the fake model in the tests knows them too). */
+export const COMPACTION_MARKER = "You keep the running summary of a conversation";
+
+/** Tool results enter a compaction request shortened to this: the summary says what they showed, it does not copy them. */
+const RESULT_CHARS = 300;
+const MESSAGE_CHARS = 1500;
+
+export interface CompactionDeps extends LoopDeps {
+  log?: Logger;
+}
+
+/** The session a prompt is built for, and the run's abort signal. */
+export interface CompactionTarget {
+  sessionId: number;
+  sessionKey: string;
+  signal: AbortSignal;
+}
+
+/**
+ * Per store: the newest user message at which a compaction of each session was last tried, so a failing
+ * one is not tried again before `compact_every` more turns; and the sessions being compacted right now.
+ */
+const attempts = new WeakMap<Store, { tried: Map<number, number>; busy: Set<number> }>();
+
+function stateOf(store: Store) {
+  const known = attempts.get(store);
+  if (known) return known;
+  const state = { tried: new Map<number, number>(), busy: new Set<number>() };
+  attempts.set(store, state);
+  return state;
+}
+
+/**
+ * The prompt for the next model call: the system prompt with the session's running summary after it, then
+ * the recent turns the summary does not cover. When turns would be dropped and a compaction is due, they
+ * are summarised first; when that fails the turns are dropped as without summaries, and the run goes on.
+ */
+export async function promptWithSummary(target: CompactionTarget, deps: CompactionDeps, input: PromptInput): Promise<ChatMessage[]> {
+  const cfg = deps.config();
+  if (!cfg.context.summaries) return planPrompt(input).messages;
+  const summary = deps.store.summaries.latest(target.sessionId);
+  const plan = planAfter(deps, input, summary);
+  if (!plan.over || !compactionDue(deps, target.sessionId, plan.history, summary)) return plan.messages;
+  const keep = planAfter(deps, { ...input, budgetTokens: keepBudget(deps, input, plan.history) }, summary);
+  const made = await compact(target, deps, keep.history, keep.keptFrom, summary);
+  return made ? planAfter(deps, input, made).messages : plan.messages;
+}
+
+/** The prompt around the session's stored summary, without compacting (a prompt rebuilt for another window). */
+export function promptWithStoredSummary(deps: CompactionDeps, sessionId: number, input: PromptInput): ChatMessage[] {
+  if (!deps.config().context.summaries) return planPrompt(input).messages;
+  return planAfter(deps, input, deps.store.summaries.latest(sessionId)).messages;
+}
+
+/** `/compact`: summarises every turn of the session but the newest one, now. */
+export async function compactNow(target: CompactionTarget, deps: CompactionDeps): Promise<{ ok: boolean; message: string }> {
+  const summary = deps.store.summaries.latest(target.sessionId);
+  const history = repairPairs(uncovered(deps, deps.store.history.recentMessages(target.sessionId, 400), summary));
+  const last = history.findLastIndex((m) => m.role === "user");
+  if (last <= 0 || !history.slice(0, last).some((m) => m.role === "user")) {
+    return { ok: false, message: "nothing to compact yet: the conversation has one turn or none since the last summary" };
+  }
+  const made = await compact(target, deps, history, last, summary);
+  if (!made) return { ok: false, message: "the summary could not be made (see the log); nothing changed" };
+  return { ok: true, message: `compacted ${made.turns} turn(s) into the summary (${made.summary.length} characters)` };
+}
+
+/** The summary as the model reads it, right after the system prompt. */
+export function withSummary(system: string, summary: SummaryRow | undefined): string {
+  if (!summary) return system;
+  return `${system}\n\nSummary of the earlier conversation (its messages are no longer shown):\n${summary.summary}`;
+}
+
+function planAfter(deps: CompactionDeps, input: PromptInput, summary: SummaryRow | undefined): PromptPlan {
+  return planPrompt({ ...input, system: withSummary(input.system, summary), history: uncovered(deps, input.history, summary) });
+}
+
+/** The messages a summary does not cover yet: history comes in row order, so the first uncovered one is searched for. */
+function uncovered(deps: CompactionDeps, history: ChatMessage[], summary: SummaryRow | undefined): ChatMessage[] {
+  if (!summary) return history;
+  const ids = deps.store.history;
+  let lo = 0;
+  let hi = history.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((ids.messageId(history[mid] as ChatMessage) ?? Number.POSITIVE_INFINITY) > summary.to_message_id) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo === 0 ? history : history.slice(lo);
+}
+
+/** At most one compaction per `compact_every` user turns since the last summary or attempt. */
+function compactionDue(deps: CompactionDeps, sessionId: number, history: ChatMessage[], summary: SummaryRow | undefined): boolean {
+  const tried = stateOf(deps.store).tried.get(sessionId);
+  if (tried === undefined && !summary) return true;
+  const since = Math.max(tried ?? 0, summary?.to_message_id ?? 0);
+  const ids = deps.store.history;
+  let turns = 0;
+  for (const m of history) if (m.role === "user" && (ids.messageId(m) ?? 0) > since) turns++;
+  return turns >= deps.config().context.compact_every;
+}
+
+/**
+ * A compaction keeps the newest turns that leave room for `compact_every` more turns of the size seen so
+ * far, so the prompt grows without losing anything (and keeps its prefix) until the next one may run;
+ * but never less than half the room.
+ */
+function keepBudget(deps: CompactionDeps, input: PromptInput, history: ChatMessage[]): number {
+  const ratio = input.ratio ?? 1;
+  const fixed = Math.ceil((estimateTokens(input.system) + 22 + toolTokens(input.tools) + summaryCapTokens(deps)) * ratio);
+  const first = history.findIndex((m) => m.role === "user");
+  let size = 0;
+  let turns = 0;
+  for (let i = Math.max(0, first); i < history.length; i++) {
+    const m = history[i] as ChatMessage;
+    size += messageTokens(m) * ratio;
+    if (m.role === "user") turns++;
+  }
+  const growth = Math.ceil((size / Math.max(1, turns)) * deps.config().context.compact_every * 1.2);
+  const room = input.budgetTokens - fixed;
+  // Half the room stays verbatim even when turns are too big to last until the next compaction.
+  return fixed + Math.max(Math.floor(room / 2), room - growth);
+}
+
+/** How long a summary may grow: a sixth of the window, and within one answer of the model. */
+function summaryCapTokens(deps: CompactionDeps): number {
+  const m = deps.config().model;
+  return Math.max(64, Math.min(Math.floor((m.context_tokens - m.max_output_tokens) / 6), Math.floor(m.max_output_tokens * 0.8)));
+}
+
+/**
+ * Summarises `history[first user message .. keptFrom)` into a new running summary and stores it. Returns
+ * undefined (and logs why) when it could not: the caller then drops those turns as before.
+ */
+async function compact(
+  target: CompactionTarget,
+  deps: CompactionDeps,
+  history: ChatMessage[],
+  keptFrom: number,
+  previous: SummaryRow | undefined,
+): Promise<SummaryRow | undefined> {
+  const state = stateOf(deps.store);
+  const ids = deps.store.history;
+  const first = history.findIndex((m) => m.role === "user");
+  const part = history.slice(first, keptFrom);
+  const covered = part.map((m) => ids.messageId(m)).filter((id): id is number => id !== undefined);
+  if (first < 0 || part.length === 0 || covered.length === 0 || state.busy.has(target.sessionId)) return undefined;
+  const newest = history.findLast((m) => m.role === "user");
+  state.tried.set(target.sessionId, (newest && ids.messageId(newest)) ?? Math.max(...covered));
+  state.busy.add(target.sessionId);
+  const timeoutS = deps.config().context.compact_timeout_s;
+  const signal = AbortSignal.any([target.signal, AbortSignal.timeout(timeoutS * 1000)]);
+  const started = performance.now();
+  try {
+    const text = await summariseInChunks(deps, part, previous?.summary, signal);
+    const turns = part.filter((m) => m.role === "user").length + (previous?.turns ?? 0);
+    const row = deps.store.summaries.add({
+      session_id: target.sessionId,
+      summary: text,
+      from_message_id: previous?.from_message_id ?? Math.min(...covered),
+      to_message_id: Math.max(...covered),
+      turns,
+    });
+    const ms = Math.round(performance.now() - started);
+    deps.log?.info({ session: target.sessionKey, turns, chars: text.length, ms }, "compacted the oldest turns into the session's summary");
+    return row;
+  } catch (err) {
+    const reason = signal.aborted && !target.signal.aborted ? `timed out after ${timeoutS} s` : (err as Error).message;
+    deps.log?.warn({ session: target.sessionKey, reason }, "compaction failed; the oldest turns are dropped instead");
+    return undefined;
+  } finally {
+    state.busy.delete(target.sessionId);
+  }
+}
+
+/** Folds the transcript into the summary one chunk at a time, so that every request fits the window. */
+async function summariseInChunks(
+  deps: CompactionDeps,
+  part: ChatMessage[],
+  previous: string | undefined,
+  signal: AbortSignal,
+): Promise<string> {
+  const cfg = deps.config().model;
+  const model = deps.model();
+  const ratio = deps.calibration.ratio(model.modelName);
+  const capTokens = summaryCapTokens(deps);
+  const instructions = compactionInstructions(Math.floor(capTokens * 0.7));
+  // The window minus the answer, the instructions, the summary so far (at most its cap) and framing.
+  const room = Math.floor((cfg.context_tokens - cfg.max_output_tokens) / ratio) - estimateTokens(instructions) - capTokens - 64;
+  const chunkChars = Math.floor(room * 3.6);
+  if (chunkChars < 400) throw new Error(`the window (model.context_tokens ${cfg.context_tokens}) is too small to summarise in`);
+  let summary = previous;
+  for (const chunk of chunkLines(transcriptLines(part, Math.min(MESSAGE_CHARS, chunkChars)), chunkChars)) {
+    const messages: ChatMessage[] = [
+      { role: "system", content: instructions },
+      { role: "user", content: compactionBody(summary, chunk) },
+    ];
+    const send = model.prepare({ messages, tools: [] });
+    const result = await deps.limiter.run((release) => send({ signal, onAnswered: release }));
+    if (!result.ok) throw new Error(result.error.message);
+    const text = result.text.trim();
+    if (!text) throw new Error("the model sent an empty summary");
+    summary = truncateResult(text, Math.floor(capTokens * 3.6));
+  }
+  if (!summary) throw new Error("there was nothing to summarise");
+  return summary;
+}
+
+function compactionInstructions(words: number): string {
+  return `${COMPACTION_MARKER} between a user and their assistant, so the assistant can go on without the old messages.
+Merge the summary so far with the new part of the conversation into one new summary.
+Keep every fact, name, number, date, preference, decision, promise and open task; drop greetings and small talk.
+For tool calls, say in a few words what was looked up or done and what came of it; never copy tool output.
+Write short plain sentences or bullets, at most ${words} words. Answer with the summary only.`;
+}
+
+function compactionBody(summary: string | undefined, chunk: string): string {
+  return `Summary so far:\n${summary ?? "(none yet)"}\n\nNew part of the conversation:\n${chunk}`;
+}
+
+/** One line per message, as a reader would want it: who said what, which tool ran and what it gave (shortened). */
+export function transcriptLines(messages: ChatMessage[], maxChars: number): string[] {
+  const lines: string[] = [];
+  for (const m of messages) {
+    if (m.role === "user") lines.push(truncateResult(`User: ${m.content}`, maxChars));
+    else if (m.role === "tool") lines.push(truncateResult(`Result of ${m.toolName}: ${summarize(m.content, RESULT_CHARS)}`, maxChars));
+    else if (m.role === "assistant") {
+      if (m.content.trim()) lines.push(truncateResult(`Assistant: ${m.content}`, maxChars));
+      for (const c of m.toolCalls ?? []) lines.push(truncateResult(`Assistant called ${c.name} ${JSON.stringify(c.args ?? {})}`, maxChars));
+    }
+  }
+  return lines;
+}
+
+/** Lines grouped into chunks of at most `maxChars` (a line is never longer: see transcriptLines). */
+function chunkLines(lines: string[], maxChars: number): string[] {
+  const chunks: string[] = [];
+  let current = "";
+  for (const line of lines) {
+    if (current && current.length + line.length + 1 > maxChars) {
+      chunks.push(current);
+      current = "";
+    }
+    current = current ? `${current}\n${line}` : line;
+  }
+  if (current) chunks.push(current);
+  return chunks;
+}

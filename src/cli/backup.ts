@@ -1,0 +1,73 @@
+import { resolve } from "node:path";
+import { Client, DaemonUnreachable } from "./client.js";
+import { socketPathOf } from "./socket-path.js";
+
+/**
+ * `hermes backup [PATH]`: the running daemon copies its database (SQLite's online backup on its own
+ * connection, so the copy is consistent under load); when it is not running, this process does.
+ */
+export async function backupCommand(configPath: string, path: string | undefined): Promise<number> {
+  const target = path === undefined ? undefined : resolve(path);
+  let client: Client | undefined;
+  try {
+    client = await Client.connect(await socketPathOf(configPath));
+  } catch (err) {
+    if (!(err instanceof DaemonUnreachable)) throw err;
+  }
+  if (client) {
+    try {
+      const reply = await client.call({ op: "backup", ...(target && { path: target }) });
+      if (reply.type !== "result") throw new Error(reply.type === "error" ? reply.error.message : "unexpected reply");
+      (reply.ok ? process.stdout : process.stderr).write(`${reply.message}\n`);
+      return reply.ok ? 0 : 1;
+    } finally {
+      client.close();
+    }
+  }
+  const { loadConfig } = await import("../config/load.js");
+  const { backupDatabase, backupInto } = await import("../store/backup.js");
+  const { default: Database } = await import("better-sqlite3");
+  const { storage } = loadConfig(configPath).config;
+  const db = new Database(storage.path, { readonly: true, fileMustExist: true });
+  try {
+    const settings = storage.backup ?? { keep: 7, dir: resolve(storage.path, "..", "backups") };
+    const done = target ? await backupDatabase(db, target) : await backupInto(db, settings);
+    process.stdout.write(`backup written to ${done.path} (${done.bytes} bytes, integrity_check ok, ${done.ms} ms)\n`);
+    return 0;
+  } finally {
+    db.close();
+  }
+}
+
+/** `hermes restore PATH`: only while the daemon is stopped; the backup is checked first, the replaced database kept aside. */
+export async function restoreCommand(configPath: string, path: string | undefined): Promise<number> {
+  if (!path) {
+    process.stderr.write("usage: hermes restore PATH\n");
+    return 2;
+  }
+  const socket = await socketPathOf(configPath);
+  const running = await Client.connect(socket).then(
+    (c) => {
+      c.close();
+      return true;
+    },
+    () => false,
+  );
+  if (running) {
+    process.stderr.write("hermes is running: stop it first (`systemctl stop hermes`, or end `hermes start`), then restore.\n");
+    return 1;
+  }
+  const { loadConfig } = await import("../config/load.js");
+  const { restoreDatabase } = await import("../store/backup.js");
+  const target = loadConfig(configPath).config.storage.path;
+  try {
+    const { aside } = restoreDatabase(resolve(path), target);
+    process.stdout.write(
+      `restored ${resolve(path)} to ${target} (integrity_check ok)${aside ? `; the replaced database is kept as ${aside}` : ""}\n`,
+    );
+    return 0;
+  } catch (err) {
+    process.stderr.write(`hermes: not restored: ${(err as Error).message}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,140 @@
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import Database from "better-sqlite3";
+import { Cron } from "croner";
+import type { Logger } from "pino";
+import type { Db } from "./db.js";
+
+export interface BackupResult {
+  path: string;
+  bytes: number;
+  ms: number;
+}
+
+/** What `storage.backup` configures. */
+export interface BackupSettings {
+  schedule?: string;
+  keep: number;
+  dir: string;
+}
+
+const NAME = /^hermes-\d{8}-\d{6}(-\d+)?\.db$/;
+
+/**
+ * A consistent copy of the live database, made with SQLite's online backup on the daemon's own connection
+ * (so writes during the copy are carried into it instead of restarting it), checked before it is kept.
+ */
+export async function backupDatabase(db: Db, dest: string): Promise<BackupResult> {
+  const started = performance.now();
+  mkdirSync(dirname(dest), { recursive: true });
+  const partial = `${dest}.partial`;
+  rmSync(partial, { force: true });
+  try {
+    await db.backup(partial);
+    selfContained(partial);
+    checkDatabase(partial);
+    renameSync(partial, dest);
+  } finally {
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(partial + suffix, { force: true });
+  }
+  return { path: dest, bytes: statSync(dest).size, ms: Math.round(performance.now() - started) };
+}
+
+/** The copy keeps the source's WAL mode; one file without a WAL beside it is what a backup should be. */
+function selfContained(path: string): void {
+  const copy = new Database(path, { fileMustExist: true });
+  try {
+    copy.pragma("journal_mode = DELETE");
+  } finally {
+    copy.close();
+  }
+}
+
+/** Throws unless `path` is a hermes database that passes SQLite's integrity_check. */
+export function checkDatabase(path: string): void {
+  if (!existsSync(path)) throw new Error(`${path} does not exist`);
+  let db: Database.Database;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true });
+  } catch (err) {
+    throw new Error(`${path} is not a SQLite database: ${(err as Error).message}`);
+  }
+  try {
+    const result = db.pragma("integrity_check", { simple: true }) as string;
+    if (result !== "ok") throw new Error(`${path} failed integrity_check: ${result}`);
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('sessions', 'messages', 'schema_migrations')")
+      .all();
+    if (tables.length < 3) throw new Error(`${path} is a SQLite database, but not one of hermes`);
+  } catch (err) {
+    if ((err as Error).message.startsWith(path)) throw err;
+    throw new Error(`${path} is not a readable SQLite database: ${(err as Error).message}`);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Puts a checked backup in place of the database at `target` (the daemon must be stopped). The replaced
+ * database, with its WAL, is kept aside under `<target>.replaced-<time>`; returns that path.
+ */
+export function restoreDatabase(backup: string, target: string, now = new Date()): { aside?: string } {
+  checkDatabase(backup);
+  mkdirSync(dirname(target), { recursive: true });
+  const incoming = `${target}.restoring`;
+  copyFileSync(backup, incoming);
+  let aside: string | undefined;
+  if (existsSync(target)) {
+    aside = `${target}.replaced-${stamp(now)}`;
+    renameSync(target, aside);
+  }
+  for (const suffix of ["-wal", "-shm"]) {
+    if (!existsSync(target + suffix)) continue;
+    if (aside) renameSync(target + suffix, aside + suffix);
+    else rmSync(target + suffix);
+  }
+  renameSync(incoming, target);
+  return { aside };
+}
+
+/** `hermes-YYYYMMDD-HHMMSS.db` in UTC: names sort in time order. */
+export function backupFileName(now: Date): string {
+  return `hermes-${stamp(now)}.db`;
+}
+
+function stamp(now: Date): string {
+  return now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
+}
+
+/** Deletes all but the newest `keep` backups hermes named in `dir`; returns the deleted paths. */
+export function pruneBackups(dir: string, keep: number): string[] {
+  if (!existsSync(dir)) return [];
+  const ours = readdirSync(dir)
+    .filter((f) => NAME.test(f))
+    .sort();
+  const old = ours.slice(0, Math.max(0, ours.length - keep)).map((f) => join(dir, f));
+  for (const path of old) rmSync(path, { force: true });
+  return old;
+}
+
+/** A backup into `dir` now, then the oldest beyond `keep` deleted. */
+export async function backupInto(db: Db, settings: BackupSettings, now = new Date()): Promise<BackupResult & { pruned: string[] }> {
+  let dest = join(settings.dir, backupFileName(now));
+  for (let n = 1; existsSync(dest); n++) dest = join(settings.dir, backupFileName(now).replace(".db", `-${n}.db`));
+  const result = await backupDatabase(db, dest);
+  return { ...result, pruned: pruneBackups(settings.dir, settings.keep) };
+}
+
+/** Runs `storage.backup` on its cron schedule; a failed backup is logged and tried again at the next slot. */
+export function scheduleBackups(db: Db, settings: BackupSettings, timezone: string, log: Logger): { stop(): void } {
+  if (!settings.schedule) return { stop() {} };
+  const job = new Cron(settings.schedule, { timezone, protect: true }, async () => {
+    try {
+      const done = await backupInto(db, settings);
+      log.info({ path: done.path, bytes: done.bytes, ms: done.ms, pruned: done.pruned.map((p) => basename(p)) }, "backup made");
+    } catch (err) {
+      log.error({ err, dir: settings.dir }, "the scheduled backup failed");
+    }
+  });
+  return { stop: () => job.stop() };
+}

@@ -1,0 +1,153 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { GUILD_CHANNEL, startFakeDiscord } from "../fakes/discord-server.js";
+import { type FakeModel, type RecordedRequest, startFakeModel } from "../fakes/model-server.js";
+import { BOT, type FakeTelegram, startFakeTelegram } from "../fakes/telegram-server.js";
+import { baseSettings, type Hermes, readDb, startHermes } from "../helpers/hermes.js";
+
+const ALICE = 42;
+const BOB = 43;
+const GROUP = -100500;
+const MENTION = `@${BOT.username}`;
+
+describe("people: senders, memory per person, group chats", () => {
+  let model: FakeModel;
+  let telegram: FakeTelegram;
+  let hermes: Hermes | undefined;
+
+  beforeEach(async () => {
+    model = await startFakeModel();
+    telegram = await startFakeTelegram();
+  });
+  afterEach(async () => {
+    if (hermes?.process.exitCode === null) await hermes.stop();
+    hermes = undefined;
+    await telegram.close();
+    await model.close();
+  });
+
+  /** Alice or Bob says `text` to the bot in the group; resolves the model request that answered it. */
+  const say = async (user: number, text: string): Promise<RecordedRequest> => {
+    const before = model.requests.length;
+    const from = telegram.calls.length;
+    telegram.sendText(user, `${MENTION} ${text}`, {
+      chatId: GROUP,
+      chatType: "supergroup",
+      entities: [{ type: "mention", offset: 0, length: MENTION.length }],
+    });
+    await telegram.waitFor((c) => c.method === "sendMessage" && Number(c.params.chat_id) === GROUP, from);
+    return model.requests[before] as RecordedRequest;
+  };
+
+  it("labels each group message with its sender, and shows each person their own facts plus the shared ones", async () => {
+    hermes = await startHermes({
+      ...baseSettings(model.url),
+      tools: { enabled: ["clock", "memory"] },
+      connectors: { cron: { enabled: false }, telegram: telegram.settings([{ id: ALICE, name: "Alice" }, BOB]) },
+    });
+    await telegram.waitFor((c) => c.method === "getUpdates");
+    model.script({ toolCalls: [{ name: "memory", arguments: { action: "remember", fact: "is vegetarian" } }] }, { text: "Noted, Alice." });
+    const first = await say(ALICE, "remember that I am vegetarian");
+    expect(first.messages.at(-1)?.content).toMatch(/^Alice: remember that I am vegetarian\n/);
+    model.script({ toolCalls: [{ name: "memory", arguments: { action: "remember", fact: "loves steak" } }] }, { text: "Noted, Bob." });
+    const second = await say(BOB, "remember that I love steak");
+    // Bob has no name in allowed_users: his Telegram first name is used.
+    expect(second.messages.at(-1)?.content).toMatch(/^user43: remember that I love steak\n/);
+    expect(second.messages[0]?.content).not.toContain("vegetarian");
+    // Bob cannot forget (or see) Alice's fact.
+    model.script({ toolCalls: [{ name: "memory", arguments: { action: "forget", id: 1 } }] }, { text: "I cannot." });
+    const before = model.requests.length;
+    await say(BOB, "forget fact 1");
+    expect(model.requests[before + 1]?.messages.at(-1)?.content).toContain("there is no fact #1");
+    model.script(
+      { toolCalls: [{ name: "memory", arguments: { action: "remember", fact: "the wifi password is hunter2", for: "everyone" } }] },
+      { text: "Noted for everyone." },
+    );
+    await say(BOB, "remember for all of us: the wifi password is hunter2");
+
+    model.script({ text: "Try the mushroom risotto." });
+    const alice = (await say(ALICE, "what should I cook tonight?")).messages[0]?.content ?? "";
+    expect(alice).toContain("- is vegetarian (#1)");
+    expect(alice).toContain("What you know about Alice");
+    expect(alice).toContain("- the wifi password is hunter2 (#3)");
+    expect(alice).not.toContain("loves steak");
+    model.script({ text: "A ribeye." });
+    const bob = (await say(BOB, "what should I cook tonight?")).messages[0]?.content ?? "";
+    expect(bob).toContain("- loves steak (#2)");
+    expect(bob).toContain("- the wifi password is hunter2 (#3)");
+    expect(bob).not.toContain("vegetarian");
+
+    const owners = readDb(hermes.dbPath, (db) => db.prepare("SELECT id, owner, owner_name FROM memories ORDER BY id").all());
+    expect(owners).toEqual([
+      { id: 1, owner: `telegram:${ALICE}`, owner_name: "Alice" },
+      { id: 2, owner: `telegram:${BOB}`, owner_name: "user43" },
+      { id: 3, owner: null, owner_name: null },
+    ]);
+    const list = await hermes.cli(["memory", "list"]);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain("#1  Alice (telegram:42): is vegetarian");
+    expect(list.stdout).toContain("#3  everyone: the wifi password is hunter2");
+    const forget = await hermes.cli(["memory", "forget", "2"]);
+    expect(forget).toMatchObject({ code: 0, stdout: "forgot #2\n" });
+    expect((await hermes.cli(["memory", "forget", "2"])).code).toBe(1);
+    model.script({ text: "Anything you like." });
+    expect((await say(BOB, "and now?")).messages[0]?.content).not.toContain("loves steak");
+  }, 60_000);
+
+  it("compacts a Telegram chat on /compact", async () => {
+    hermes = await startHermes({
+      ...baseSettings(model.url),
+      connectors: { cron: { enabled: false }, telegram: telegram.settings([ALICE]) },
+    });
+    await telegram.waitFor((c) => c.method === "getUpdates");
+    for (const text of ["my bike is blue", "and my car is red", "/compact"]) {
+      const from = telegram.calls.length;
+      telegram.sendText(ALICE, text);
+      await telegram.waitFor((c) => c.method === "sendMessage" && Number(c.params.chat_id) === ALICE, from);
+    }
+    const reply = telegram.messagesTo(ALICE).at(-1);
+    expect(reply?.params.text).toMatch(/^compacted 1 turn\(s\) into the summary/);
+    expect(model.requests.at(-1)?.compaction).toBe(true);
+    expect(model.requests.at(-1)?.messages[1]?.content).toContain("User: my bike is blue");
+  }, 60_000);
+
+  it("records who sent each run: a Telegram user by id, the shell as cli", async () => {
+    hermes = await startHermes({
+      ...baseSettings(model.url),
+      connectors: { cron: { enabled: false }, telegram: telegram.settings([{ id: ALICE, name: "Alice" }]) },
+    });
+    await telegram.waitFor((c) => c.method === "getUpdates");
+    const from = telegram.calls.length;
+    telegram.sendText(ALICE, "hello");
+    await telegram.waitFor((c) => c.method === "sendMessage" && Number(c.params.chat_id) === ALICE, from);
+    expect((await hermes.ask("hi from the shell")).code).toBe(0);
+    const senders = readDb(hermes.dbPath, (db) => db.prepare("SELECT source, sender_id, sender_name FROM runs ORDER BY rowid").all());
+    expect(senders).toEqual([
+      { source: "telegram", sender_id: `telegram:${ALICE}`, sender_name: "Alice" },
+      { source: "cli", sender_id: "cli", sender_name: "the owner" },
+    ]);
+    // A private chat is not labelled: only groups need to say who is speaking.
+    expect(model.requests[0]?.messages.at(-1)?.content).toMatch(/^hello\n/);
+  }, 60_000);
+
+  it("names a Discord user from allowed_users in a server channel, and records them as the sender", async () => {
+    const discord = await startFakeDiscord();
+    const carol = "2000000000000000042";
+    try {
+      hermes = await startHermes({
+        ...baseSettings(model.url),
+        connectors: { cron: { enabled: false }, discord: discord.settings([{ id: carol, name: "Carol" }]) },
+      });
+      await hermes.waitForLog((l) => l.msg === "discord gateway ready");
+      model.script({ text: "Hi Carol." });
+      discord.say(carol, "who am I?", { mention: true });
+      await discord.waitFor((c) => c.method === `POST /channels/${GUILD_CHANNEL}/messages`);
+      expect(model.requests[0]?.messages.at(-1)?.content).toMatch(/^Carol: who am I\?\n/);
+      const sender = readDb(hermes.dbPath, (db) => db.prepare("SELECT sender_id, sender_name FROM runs").get());
+      expect(sender).toEqual({ sender_id: `discord:${carol}`, sender_name: "Carol" });
+    } finally {
+      await hermes?.stop();
+      hermes = undefined;
+      await discord.close();
+    }
+  }, 60_000);
+});
