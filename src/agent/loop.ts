@@ -118,7 +118,11 @@ async function callModel(
     estimatedTokens: promptTokens(messages, tools),
     rebuild: (other) => build(other),
   });
-  const window = model.window ?? { model: model.modelName, contextTokens: cfg.model.context_tokens, outputTokens: cfg.model.max_output_tokens };
+  const window = model.window ?? {
+    model: model.modelName,
+    contextTokens: cfg.model.context_tokens,
+    outputTokens: cfg.model.max_output_tokens,
+  };
   const request = build(window, await promptWithSummary(run, deps, input(window)));
   if (overRunBudget(run, deps, request)) return "over_budget";
   const onCall = (call: ModelCall) => {

@@ -7,8 +7,8 @@ import { InboundStore } from "./inbound.js";
 import { MemoryStore } from "./memory.js";
 import { NotesStore } from "./notes.js";
 import { ScheduleStore } from "./schedules.js";
-import { UsageStore } from "./usage.js";
 import { SummaryStore } from "./summaries.js";
+import { UsageStore } from "./usage.js";
 
 const CHECKPOINT_LOOK_MS = 1000;
 
