@@ -15,6 +15,8 @@ export interface LoopDeps {
   limiter: Limiter;
   config: () => Config;
   model: () => ModelClient;
+  /** The second model used only for turns that carry an image (`model.vision_model`), when configured. */
+  visionModel?: () => ModelClient | undefined;
   toolSpecs: () => ToolSpec[];
   calibration: TokenCalibration;
 }
@@ -40,7 +42,9 @@ export interface ActiveRun {
 export async function driveRun(run: ActiveRun, deps: LoopDeps): Promise<RunOutcome> {
   const { store } = deps;
   const cfg = deps.config();
-  let step = store.history.run(run.runId)?.steps ?? 0;
+  const row = store.history.run(run.runId);
+  let step = row?.steps ?? 0;
+  const images = row?.images ? (JSON.parse(row.images) as string[]) : undefined;
   const guard = RepeatGuard.fromAudit(store.audit.ofRun(run.runId), {
     repeatLimit: cfg.agent.repeat_limit,
     failureLimit: cfg.agent.failure_limit,
@@ -59,7 +63,8 @@ export async function driveRun(run: ActiveRun, deps: LoopDeps): Promise<RunOutco
       continue;
     }
     if (step >= cfg.agent.max_steps) return finish(run, deps, "max_steps", maxStepsReply(cfg.agent.max_steps));
-    const reply = await callModel(run, deps);
+    const reply = await callModel(run, deps, images);
+    if ("refused" in reply) return finish(run, deps, "done", reply.refused);
     if (!reply.ok) {
       if (run.signal.aborted) return finishAborted(run, deps);
       return finish(run, deps, "model_error", modelErrorReply(reply.error));
@@ -77,17 +82,24 @@ export async function driveRun(run: ActiveRun, deps: LoopDeps): Promise<RunOutco
   }
 }
 
-async function callModel(run: ActiveRun, deps: LoopDeps) {
+async function callModel(run: ActiveRun, deps: LoopDeps, images: string[] | undefined) {
   const cfg = deps.config();
-  const model = deps.model();
+  let model = deps.model();
   const tools = run.allowedTools ? deps.toolSpecs().filter((t) => run.allowedTools?.has(t.name)) : deps.toolSpecs();
-  const prompt = buildPrompt({
+  let prompt = buildPrompt({
     system: run.system,
     tools,
     history: deps.store.history.recentMessages(run.sessionId, 400),
     budgetTokens: cfg.model.context_tokens - cfg.model.max_output_tokens,
     ratio: deps.calibration.ratio(model.modelName),
   });
+  if (images) {
+    // Loaded only for a turn that brought an image: a text-only daemon never pays for it.
+    const { prepareImageTurn } = await import("../media/vision.js");
+    const turn = await prepareImageTurn(prompt, images, { config: cfg, model, visionModel: deps.visionModel?.(), signal: run.signal });
+    if (!turn.ok) return { refused: turn.reply };
+    ({ model, messages: prompt } = turn);
+  }
   const send = model.prepare({ messages: prompt, tools });
   const result = await deps.limiter.run((release) =>
     send({ signal: run.signal, onText: (delta) => run.emit({ type: "text", runId: run.runId, delta }), onAnswered: release }),

@@ -62,6 +62,8 @@ export interface SubmitRequest {
   tools?: string[];
   /** The recorded chat update this message came from: marked handled in the transaction that records the run. */
   inbound?: { connector: string; id: number | bigint };
+  /** Images the message carries: files under the data directory's media folder (see src/media/images.ts). */
+  images?: string[];
 }
 
 /** The answer to an approval decision: the decided row, or why nothing changed. */

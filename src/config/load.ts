@@ -147,7 +147,7 @@ function resolvePaths(config: Config, base: string): Config {
 
 function tokensOf(config: Config): string[] {
   const { telegram, discord } = config.connectors;
-  return [telegram.token, discord.token, config.model.api_key];
+  return [telegram.token, discord.token, config.model.api_key, config.speech?.api_key ?? ""];
 }
 
 /** The effective config with tokens and keys masked, for `hermes config check`. */
@@ -157,6 +157,7 @@ export function maskSecrets(config: Config): Config {
   return {
     ...config,
     model: { ...config.model, api_key: mask(config.model.api_key) },
+    ...(config.speech && { speech: { ...config.speech, api_key: mask(config.speech.api_key) } }),
     connectors: {
       ...config.connectors,
       telegram: { ...telegram, token: mask(telegram.token) },

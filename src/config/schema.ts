@@ -76,8 +76,24 @@ const model = z
     retries: z.int().min(0).max(10).default(4),
     retry_base_ms: z.int().min(1).default(500),
     stream: z.boolean().default(true),
+    /** auto: asked of Ollama's /api/show capabilities (an openai endpoint is assumed to see); true/false override. */
+    vision: z.union([z.literal("auto"), z.boolean()]).default("auto"),
+    vision_model: z.string().default(""),
+    max_image_px: z.int().min(64).default(1568),
   })
   .prefault({});
+
+/** Speech-to-text: any OpenAI-compatible POST /audio/transcriptions. Absent: voice notes are answered with how to set it up. */
+const speech = z
+  .strictObject({
+    base_url: z.url({ message: "expected an http(s) URL" }),
+    model: z.string().min(1).default("Systran/faster-whisper-small"),
+    api_key: z.string().default(""),
+    language: z.string().default(""),
+    max_seconds: z.number().positive().default(600),
+    timeout_s: z.number().positive().default(120),
+  })
+  .optional();
 
 const agent = z
   .strictObject({
@@ -175,6 +191,7 @@ export const configSchema = z
     $schema: z.string().optional(),
     timezone: z.string().refine(isTimeZone, "expected an IANA time zone such as Europe/Berlin").default(systemZone),
     model,
+    speech,
     agent,
     tools,
     storage: z.strictObject({ path: z.string().default("./data/hermes.db"), busy_timeout_ms: z.int().min(0).default(5000) }).prefault({}),
@@ -210,3 +227,4 @@ export type Config = z.output<typeof configSchema>;
 export type ModelConfig = Config["model"];
 export type AgentConfig = Config["agent"];
 export type ToolsConfig = Config["tools"];
+export type SpeechConfig = NonNullable<Config["speech"]>;

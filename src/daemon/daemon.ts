@@ -36,6 +36,8 @@ interface State {
   /** The tools' JSON Schemas, made at the first call (the first model request), not on the way to READY. */
   specs: () => ToolSpec[];
   model: ModelClient;
+  /** `model.vision_model`'s client, when configured. */
+  visionModel?: ModelClient;
 }
 
 export interface DaemonOptions {
@@ -71,6 +73,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     config,
     log,
     model: () => state.model,
+    visionModel: () => state.visionModel,
     systemPrompt: () => systemPrompt(config(), store, state.tools.has("memory")),
     toolSpecs: () => state.specs(),
     calibration: new TokenCalibration({ load: (m) => store.memory.loadRatio(m), save: (m, r) => store.memory.saveRatio(m, r) }),
@@ -163,6 +166,7 @@ async function buildParts(config: Config, deps: Omit<ToolDeps, "config">, log: L
     tools,
     specs: () => (specs ??= [...tools.values()].map(toolSpec)),
     model: model ?? (await createModelClient(config.model)),
+    visionModel: config.model.vision_model ? await createModelClient({ ...config.model, name: config.model.vision_model }) : undefined,
   };
 }
 

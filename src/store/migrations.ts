@@ -190,4 +190,12 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
         WHERE reply_sent_at IS NULL AND ended_at IS NOT NULL AND source IN ('telegram', 'discord');
     `,
   },
+  {
+    version: 10,
+    name: "images a message carried: files under the data directory, referenced, never inlined",
+    sql: `
+      ALTER TABLE runs ADD COLUMN images TEXT;
+      ALTER TABLE messages ADD COLUMN images TEXT;
+    `,
+  },
 ];

@@ -58,6 +58,10 @@ export interface FakeModel {
   openaiUrl: string;
   requests: RecordedRequest[];
   models: string[];
+  /** Ollama `/api/show` capabilities per model (default: completion and tools, no vision). */
+  capabilities: Record<string, string[]>;
+  /** Models asked about with `/api/show`, in order. */
+  shown: string[];
   /** Queue turns; when the queue is empty the responder (default: reply "ok") answers. */
   script(...turns: Turn[]): void;
   respond(responder: Responder): void;
@@ -77,6 +81,8 @@ export async function startFakeModel(): Promise<FakeModel> {
     openaiUrl: "",
     requests,
     models: ["hermes3:8b"],
+    capabilities: {},
+    shown: [],
     script: (...turns) => queue.push(...turns),
     respond: (r) => {
       responder = r;
@@ -102,6 +108,7 @@ export async function startFakeModel(): Promise<FakeModel> {
     if (req.method === "GET" && path === "/api/tags") return json(res, 200, { models: fake.models.map((name) => ({ name, model: name })) });
     if (req.method === "GET" && path === "/v1/models")
       return json(res, 200, { object: "list", data: fake.models.map((id) => ({ id, object: "model" })) });
+    if (req.method === "POST" && path === "/api/show") return show(JSON.parse(await readBody(req)) as { model?: string }, res);
     const isOllama = path === "/api/chat";
     if (req.method !== "POST" || (!isOllama && path !== "/v1/chat/completions")) return json(res, 404, { error: "not found" });
     const arrivedAt = performance.now();
@@ -141,6 +148,14 @@ export async function startFakeModel(): Promise<FakeModel> {
     }
     if (isOllama) return ollamaStream(res, turn);
     return body.stream ? openaiStream(res, turn) : openaiJson(res, turn);
+  }
+
+  /** Ollama's model details: 404 for a model that is not pulled, else its capabilities. */
+  function show(body: { model?: string }, res: ServerResponse): void {
+    const name = String(body.model);
+    fake.shown.push(name);
+    if (!fake.models.includes(name)) return void json(res, 404, { error: `model '${name}' not found` });
+    json(res, 200, { details: { family: "llama", families: ["llama"] }, capabilities: fake.capabilities[name] ?? ["completion", "tools"] });
   }
 
   /**
