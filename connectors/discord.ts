@@ -17,6 +17,7 @@ import type { Connector, ConnectorHealth, Core } from "../src/connector.js";
 import { waitAtMost } from "../src/deadline.js";
 import { DiskFullError, isDiskFull, TransportError } from "../src/errors.js";
 import { statusLines, strangerNoticeDue } from "./chat.js";
+import type { AttachmentInfo } from "./discord-media.js";
 import { createChannelRenderer, type DiscordDeps, decidedContent, sendText, showDecision } from "./discord-render.js";
 
 type DiscordConfig = Config["connectors"]["discord"];
@@ -66,6 +67,8 @@ interface Inbound {
   channel: string;
   user: string;
   text: string;
+  /** Files the message carries (see discord-media.ts). */
+  attachments?: AttachmentInfo[];
 }
 
 /**
@@ -176,6 +179,15 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
       channel: message.channelId,
       user: message.author.id,
       text: isDm ? message.content.trim() : message.content.replace(new RegExp(`<@!?${c.user.id}>`, "g"), "").trim(),
+      ...(message.attachments.size > 0 && {
+        attachments: [...message.attachments.values()].map((a) => ({
+          url: a.url,
+          name: a.name,
+          contentType: a.contentType ?? "",
+          size: a.size,
+          ...(a.duration !== null && { durationS: a.duration }),
+        })),
+      }),
     };
     if (!allowed(inbound.user)) {
       log.warn({ userId: inbound.user, channel: inbound.channel }, "message from a user not in allowed_users ignored");
@@ -211,10 +223,23 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
       await sendText(rest, m.channel, await runCommand(command, sessionKey));
       return;
     }
-    if (!m.text) return done();
+    let text = m.text;
+    let images: string[] | undefined;
+    if (m.attachments?.length) {
+      // Loaded at the first attachment: a text-only chat never pays for the media code.
+      const outcome = await (await import("./discord-media.js")).takeAttachments(core.config(), m.attachments, m.text);
+      if (outcome.type === "reply") {
+        done();
+        await sendText(rest, m.channel, outcome.text);
+        return;
+      }
+      if (outcome.echo) await sendText(rest, m.channel, outcome.echo);
+      ({ text, images } = outcome);
+    }
+    if (!text) return done();
     const listener = createChannelRenderer(deps, async () => m.channel);
     const inbound = { connector: "discord", id: BigInt(m.id) };
-    const submitted = core.submit({ sessionKey, text: m.text, source: "discord", channel: sessionKey, listener, inbound });
+    const submitted = core.submit({ sessionKey, text, source: "discord", channel: sessionKey, listener, inbound, images });
     submitted.done.catch((err: unknown) => log.error({ err }, "discord run failed"));
   }
 
