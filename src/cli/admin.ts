@@ -29,6 +29,8 @@ async function status(client: Client, json: boolean): Promise<number> {
     ...data.connectors.map((c) => `${c.name.padEnd(10)} ${ok(c.ok)} ${c.detail}`),
     `runs       ${data.runs.running} running, ${data.runs.queued} queued, ${data.runs.suspended} waiting for approval`,
     `approvals  ${data.pending_approvals} pending`,
+    ...(data.speech ? [`speech     ${data.speech.ok === null ? "-" : ok(data.speech.ok)} ${data.speech.detail}`] : []),
+    ...(data.vision ? [`vision     ${data.vision.ok ? style.green("ok") : "no"} ${data.vision.detail}`] : []),
   ];
   return out(lines.join("\n"));
 }
@@ -133,6 +135,8 @@ interface StatusData {
   model: { provider: string; base_url: string; name: string; reachable: boolean | null; detail: string };
   runs: { running: number; queued: number; suspended: number };
   pending_approvals: number;
+  speech?: { ok: boolean | null; detail: string };
+  vision?: { ok: boolean; detail: string };
 }
 
 interface AuditData {

@@ -86,7 +86,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     stop: (key) => runner.stop(key),
     newSession: (key) => runner.newSession(key),
     decide: (id, approve, by) => runner.decide(id, approve, by),
-    status: async () => statusOf(state, runner, connectors, startedAt, await modelMonitor.get()),
+    status: async () => ({ ...statusOf(state, runner, connectors, startedAt, await modelMonitor.get()), ...(await mediaStatus(state)) }),
     deliver,
     listenerFor: (channel) => listenerFor(connectors, channel),
     scheduler: () => connectors.find((c) => c.scheduler)?.scheduler,
@@ -201,6 +201,17 @@ function statusOf(state: State, runner: Runner, connectors: Connector[], started
     pending_approvals: runs.pendingApprovals,
     memory: memoryOf(process.memoryUsage()),
   };
+}
+
+/** Speech and vision, for `hermes status`: loaded only when asked. */
+async function mediaStatus(state: State): Promise<Pick<DaemonStatus, "speech" | "vision">> {
+  const { checkSpeech, checkVision } = await import("../media/checks.js");
+  const config = state.loaded.config;
+  const [speech, vision] = await Promise.all([
+    checkSpeech(config, AbortSignal.timeout(3000)),
+    checkVision(config, state.model, state.visionModel, AbortSignal.timeout(3000)),
+  ]);
+  return { speech: { ok: speech.ok, detail: speech.detail }, vision: { ok: vision.ok === true, detail: vision.detail } };
 }
 
 /** What `hermes status --json` says of memory: the process, V8's heap (used and reserved), and buffers outside it. */
