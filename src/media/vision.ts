@@ -63,7 +63,7 @@ export async function prepareImageTurn(
   const images = await loadImages(o.config.storage.path, files);
   const at = prompt.findLastIndex((m) => m.role === "user");
   const current = prompt[at];
-  if (!current || current.role !== "user" || images.length === 0) return { ok: true, model, messages: prompt };
+  if (current?.role !== "user" || images.length === 0) return { ok: true, model, messages: prompt };
   const messages = prompt.slice();
   messages[at] = { ...current, images };
   return { ok: true, model, messages };
