@@ -198,6 +198,23 @@ describe("media from the phone, over Telegram", () => {
     expect(readFileSync(join(inbox, "invoice.pdf")).equals(pdf)).toBe(true);
   });
 
+  it("a file over the Bot API's 20 MB download limit is refused before anything is fetched", async () => {
+    await start();
+    const big = {
+      file_id: "big",
+      file_unique_id: "big",
+      file_name: "film.mkv",
+      mime_type: "video/x-matroska",
+      file_size: 25 * 1024 * 1024,
+    };
+    telegram.sendMessage(OWNER, { document: big });
+    expect((await sentTo(OWNER)).params.text).toBe(
+      "That file is 25.0 MB; I can take files up to 20.0 MB (the Telegram Bot API's download limit).",
+    );
+    expect(telegram.calls.filter((c) => c.method.startsWith("getFile"))).toHaveLength(0);
+    expect(model.requests).toHaveLength(0);
+  });
+
   it("stickers, locations and polls get a short answer, never silence", async () => {
     await start();
     telegram.sendMessage(OWNER, {
