@@ -77,7 +77,7 @@ const model = z
     retry_base_ms: z.int().min(1).default(500),
     stream: z.boolean().default(true),
     /** auto: asked of Ollama's /api/show capabilities (an openai endpoint is assumed to see); true/false override. */
-    vision: z.union([z.literal("auto"), z.boolean()]).default("auto"),
+    vision: z.union([z.literal("auto"), z.boolean()], { error: "expected auto, true or false" }).default("auto"),
     vision_model: z.string().default(""),
     max_image_px: z.int().min(64).default(1568),
   })
