@@ -102,6 +102,20 @@ describe("media from the phone, over Telegram", () => {
     expect(model.requests[0]?.messages.at(-1)?.content).toContain("hello from a voice note");
   });
 
+  it("a voice note whose transcription a crash cut off is transcribed and answered after the restart", async () => {
+    speech.hang = 1;
+    model.script({ text: "Got it." });
+    const h = await start();
+    telegram.sendMessage(OWNER, voice());
+    await speech.waitForRequests(1);
+    await h.kill();
+    hermes = await h.restart();
+    await sentTo(OWNER, (c) => c.params.text === "Got it.");
+    expect(speech.requests).toHaveLength(2);
+    expect(telegram.messagesTo(OWNER).map((c) => c.params.text)).toEqual(["🎙 hello from a voice note", "Got it."]);
+    expect(model.requests).toHaveLength(1);
+  });
+
   it("an empty transcript and a too-long voice note are each answered, not sent to the model", async () => {
     speech.transcripts.push(" [BLANK_AUDIO] ");
     await start();

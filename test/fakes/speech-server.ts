@@ -28,6 +28,10 @@ export interface FakeSpeech {
   transcripts: string[];
   /** Answer every transcription with this HTTP status instead. */
   failWith?: number;
+  /** The next this many transcriptions are recorded and never answered. */
+  hang: number;
+  /** Resolves once at least `n` transcription requests have arrived. */
+  waitForRequests(n: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -35,11 +39,14 @@ const FORMATS = new Set(["json", "text", "verbose_json", "srt", "vtt"]);
 
 export async function startFakeSpeech(): Promise<FakeSpeech> {
   const sockets = new Set<Socket>();
+  const waiters: { n: number; resolve: () => void }[] = [];
   const fake: FakeSpeech = {
     url: "",
     requests: [],
     models: ["Systran/faster-whisper-small"],
     transcripts: [],
+    hang: 0,
+    waitForRequests: (n) => (fake.requests.length >= n ? Promise.resolve() : new Promise((resolve) => waiters.push({ n, resolve }))),
     close: async () => {
       for (const s of sockets) s.destroy();
       server.close();
@@ -76,6 +83,14 @@ export async function startFakeSpeech(): Promise<FakeSpeech> {
       responseFormat,
       authorization: req.headers.authorization,
     });
+    for (const w of waiters.filter((w) => fake.requests.length >= w.n)) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve();
+    }
+    if (fake.hang > 0) {
+      fake.hang--;
+      return;
+    }
     if (fake.failWith) return json(res, fake.failWith, { error: { message: `scripted ${fake.failWith}` } });
     if (!fake.models.includes(model)) return json(res, 404, { error: { message: `model '${model}' is not installed` } });
     const text = fake.transcripts.shift() ?? "hello from a voice note";
