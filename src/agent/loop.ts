@@ -104,7 +104,8 @@ async function callModel(run: ActiveRun, deps: LoopDeps, images: string[] | unde
   const result = await deps.limiter.run((release) =>
     send({ signal: run.signal, onText: (delta) => run.emit({ type: "text", runId: run.runId, delta }), onAnswered: release }),
   );
-  if (result.ok) deps.calibration.observe(model.modelName, promptTokens(prompt, tools), result.usage.promptTokens);
+  // An image's tokens are not in the estimate: such a turn would skew the model's text calibration.
+  if (result.ok && !images) deps.calibration.observe(model.modelName, promptTokens(prompt, tools), result.usage.promptTokens);
   return result;
 }
 

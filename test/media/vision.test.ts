@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { baseSettings, type Hermes, startHermes } from "../helpers/hermes.js";
+import { baseSettings, type Hermes, readDb, startHermes } from "../helpers/hermes.js";
 import { jpeg, png } from "./images.fixture.js";
 
 describe("images on an OpenAI-compatible endpoint, and the limits of what is sent", () => {
@@ -35,6 +35,16 @@ describe("images on an OpenAI-compatible endpoint, and the limits of what is sen
     const later = model.requests[1]?.messages.filter((m) => m.role === "user") ?? [];
     expect(later.map((m) => typeof m.content)).toEqual(["string", "string"]);
     expect(later[0]?.content).toBe(first.content[0]?.text);
+  });
+
+  it("an image turn's prompt tokens (which count the image) do not skew the model's token calibration", async () => {
+    model.capabilities["hermes3:8b"] = ["completion", "vision"];
+    model.script({ text: "A photo.", promptTokens: 50_000 });
+    hermes = await startHermes(baseSettings(model.url));
+    writeFileSync(join(hermes.dir, "p.jpg"), jpeg(800, 600));
+    expect((await hermes.cli(["ask", "--image", "p.jpg"])).stdout).toBe("A photo.\n");
+    const rows = readDb(hermes.dbPath, (db) => db.prepare("SELECT model FROM token_calibration").all());
+    expect(rows).toEqual([]);
   });
 
   it("model.vision: false means no image is sent, whatever the server says", async () => {
