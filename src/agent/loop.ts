@@ -1,6 +1,7 @@
 import type { Config } from "../config/schema.js";
 import type { ModelError } from "../errors.js";
 import type { Gate } from "../gate/gate.js";
+import { IMAGE_TOKENS } from "../media/types.js";
 import type { ChatMessage, ModelClient, ToolCall, ToolSpec } from "../model/types.js";
 import type { RunStatus } from "../store/history.js";
 import type { Store } from "../store/store.js";
@@ -90,7 +91,7 @@ async function callModel(run: ActiveRun, deps: LoopDeps, images: string[] | unde
     system: run.system,
     tools,
     history: deps.store.history.recentMessages(run.sessionId, 400),
-    budgetTokens: cfg.model.context_tokens - cfg.model.max_output_tokens,
+    budgetTokens: cfg.model.context_tokens - cfg.model.max_output_tokens - (images?.length ?? 0) * IMAGE_TOKENS,
     ratio: deps.calibration.ratio(model.modelName),
   });
   if (images) {

@@ -40,3 +40,6 @@ export interface ImageInfo {
 
 /** The Bot API serves downloads up to 20 MB; hermes holds other files to the same limit. */
 export const MAX_DOWNLOAD_BYTES = 20 * 1024 * 1024;
+
+/** Room kept in the context for each image of a turn (vision models spend ~250–1,600 tokens on one at up to 1568 px). */
+export const IMAGE_TOKENS = 1000;

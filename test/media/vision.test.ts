@@ -47,6 +47,23 @@ describe("images on an OpenAI-compatible endpoint, and the limits of what is sen
     expect(rows).toEqual([]);
   });
 
+  it("a turn with an image keeps room for it in the context: older turns give way first", async () => {
+    model.capabilities["hermes3:8b"] = ["completion", "vision"];
+    const base = baseSettings(model.url);
+    hermes = await startHermes({
+      ...base,
+      model: { ...(base.model as object), context_tokens: 1400, max_output_tokens: 16 },
+      tools: { enabled: [] },
+    });
+    for (const n of [1, 2]) await hermes.ask(`${n} ${"words ".repeat(150)}`);
+    writeFileSync(join(hermes.dir, "p.jpg"), jpeg(800, 600));
+    await hermes.cli(["ask", "and this?", "--image", "p.jpg"]);
+    await hermes.ask("and now?");
+    const users = (i: number) => model.requests[i]?.messages.filter((m) => m.role === "user").length;
+    expect(users(2)).toBe(1);
+    expect(users(3)).toBe(4);
+  });
+
   it("model.vision: false means no image is sent, whatever the server says", async () => {
     model.capabilities["hermes3:8b"] = ["completion", "vision"];
     const base = baseSettings(model.url);
