@@ -69,6 +69,8 @@ interface Inbound {
   text: string;
   /** Files the message carries (see discord-media.ts). */
   attachments?: AttachmentInfo[];
+  /** What the message carries that hermes cannot use yet (stickers, a poll), in words. */
+  unusable?: string;
 }
 
 /**
@@ -188,6 +190,7 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
           ...(a.duration !== null && { durationS: a.duration }),
         })),
       }),
+      ...((message.stickers.size > 0 || message.poll) && { unusable: message.poll ? "polls" : "stickers" }),
     };
     if (!allowed(inbound.user)) {
       log.warn({ userId: inbound.user, channel: inbound.channel }, "message from a user not in allowed_users ignored");
@@ -235,6 +238,11 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
       }
       if (outcome.echo) await sendText(rest, m.channel, outcome.echo);
       ({ text, images } = outcome);
+    }
+    if (!text && m.unusable) {
+      done();
+      await sendText(rest, m.channel, `I can't use ${m.unusable} yet. Send me text, a voice note, a photo or a file.`);
+      return;
     }
     if (!text) return done();
     const listener = createChannelRenderer(deps, async () => m.channel);

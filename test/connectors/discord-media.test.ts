@@ -59,6 +59,14 @@ describe("media from Discord attachments", () => {
     expect(carried?.images).toEqual([png(800, 600).toString("base64")]);
   });
 
+  it("a sticker gets a short answer, not silence, and nothing reaches the model", async () => {
+    await start();
+    discord.dmWith(OWNER, { sticker_items: [{ id: "749054660769218631", name: "Wave", format_type: 1 }] });
+    const reply = await sentIn(discord.dmChannelOf(OWNER));
+    expect(reply.body.content).toBe("I can't use stickers yet. Send me text, a voice note, a photo or a file.");
+    expect(model.requests).toHaveLength(0);
+  });
+
   it("a stranger's attachment is never downloaded nor sent anywhere", async () => {
     const h = await start();
     discord.dmWithFiles(STRANGER, "", [{ name: "voice-message.ogg", contentType: "audio/ogg", bytes: OGG, durationSecs: 2 }]);

@@ -57,6 +57,8 @@ export interface FakeDiscord {
     text: string,
     files: { name: string; contentType: string; bytes: Buffer; width?: number; height?: number; durationSecs?: number }[],
   ): string;
+  /** A DM with other fields (stickers, a poll…) merged into the message. */
+  dmWith(userId: string, fields: Record<string, unknown>): string;
   /** Attachment paths downloaded, in order. */
   attachmentDownloads: string[];
   /** A message in the guild channel; `mention` puts the bot in it the way Discord does (`<@id>`). */
@@ -130,6 +132,12 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     apiRoot: "",
     calls,
     attachmentDownloads: [],
+    dmWith(userId, fields) {
+      const m = message({ channel_id: dmChannelOf(userId), author: user(userId), content: "", channel_type: 1, ...fields });
+      received.set(m.id, m);
+      dispatch("MESSAGE_CREATE", m);
+      return m.id;
+    },
     dmWithFiles(userId, text, files) {
       const list = files.map((f) => {
         const id = snowflake();
