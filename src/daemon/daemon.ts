@@ -66,6 +66,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
   const gate = new Gate({ store, tools: () => state.tools, config });
   const startedAt = Date.now();
   const modelMonitor = createModelMonitor(() => state.model, log);
+  const media = reusedFor(MEDIA_STATUS_MS, () => mediaStatus(state));
   const runner = new Runner({
     store,
     gate,
@@ -86,7 +87,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     stop: (key) => runner.stop(key),
     newSession: (key) => runner.newSession(key),
     decide: (id, approve, by) => runner.decide(id, approve, by),
-    status: async () => ({ ...statusOf(state, runner, connectors, startedAt, await modelMonitor.get()), ...(await mediaStatus(state)) }),
+    status: async () => ({ ...statusOf(state, runner, connectors, startedAt, await modelMonitor.get()), ...(await media()) }),
     deliver,
     listenerFor: (channel) => listenerFor(connectors, channel),
     scheduler: () => connectors.find((c) => c.scheduler)?.scheduler,
@@ -200,6 +201,18 @@ function statusOf(state: State, runner: Runner, connectors: Connector[], started
     runs: { running: runs.running, queued: runs.queued, suspended: runs.suspended },
     pending_approvals: runs.pendingApprovals,
     memory: memoryOf(process.memoryUsage()),
+  };
+}
+
+/** How long one look at the speech endpoint and vision serves `status` calls (so a busy dashboard does not probe each time). */
+const MEDIA_STATUS_MS = 15_000;
+
+/** The same answer for `ms` after it was asked for. */
+function reusedFor<T>(ms: number, ask: () => Promise<T>): () => Promise<T> {
+  let last: { at: number; value: Promise<T> } | undefined;
+  return () => {
+    if (!last || Date.now() - last.at > ms) last = { at: Date.now(), value: ask() };
+    return last.value;
   };
 }
 
