@@ -78,6 +78,38 @@ describe("media from the phone, over Telegram", () => {
     expect(echoIndex).toBeLessThan(replyIndex);
   });
 
+  it("audio files and video notes are transcribed under their own names and types", async () => {
+    speech.transcripts.push("first", "second");
+    await start();
+    const audio = {
+      file_id: telegram.addFile(OGG, "a.mp3"),
+      file_unique_id: "a",
+      duration: 9,
+      file_name: "memo.mp3",
+      mime_type: "audio/mpeg",
+    };
+    telegram.sendMessage(OWNER, { audio });
+    await sentTo(OWNER, (c) => c.params.text === "🎙 first");
+    telegram.sendMessage(OWNER, { video_note: { file_id: telegram.addFile(OGG, "v.mp4"), file_unique_id: "v", length: 240, duration: 5 } });
+    await sentTo(OWNER, (c) => c.params.text === "🎙 second");
+    expect(speech.requests.map((r) => [r.fileName, r.fileType])).toEqual([
+      ["memo.mp3", "audio/mpeg"],
+      ["video-note.mp4", "video/mp4"],
+    ]);
+  });
+
+  it("in a group, a photo counts only when its caption mentions the bot", async () => {
+    model.capabilities["hermes3:8b"] = ["completion", "vision"];
+    model.script({ text: "A dog." });
+    await start();
+    telegram.sendMessage(OWNER, photo("just sharing"), { chatId: -100, chatType: "group" });
+    telegram.sendMessage(OWNER, photo("@hermes_test_bot what breed?"), { chatId: -100, chatType: "group" });
+    await sentTo(-100, (c) => c.params.text === "A dog.");
+    expect(model.requests).toHaveLength(1);
+    expect(model.requests[0]?.messages.at(-1)?.content).toMatch(/^what breed\?\n\[photo:/);
+    expect(telegram.calls.filter((c) => c.method === "getFile")).toHaveLength(1);
+  });
+
   it("without speech configured, a voice note gets a reply saying how to set it up, and nothing else happens", async () => {
     await start({ speech: false });
     telegram.sendMessage(OWNER, voice());
