@@ -10,6 +10,8 @@ export const SPEECH_NOT_CONFIGURED = [
   'and run a speech server there (the README\'s "Voice notes and photos" lists some), then reload hermes. Or write your message as text.',
 ].join("\n");
 
+const ECHO_CHARS = 3500;
+
 const transcribers = new WeakMap<SpeechConfig, Transcriber>();
 
 /**
@@ -54,7 +56,9 @@ async function hear(file: Incoming, speech: SpeechConfig, signal?: AbortSignal):
     return { type: "reply", text: "I heard no words in that voice note (silence or noise); nothing was sent on." };
   const length = file.durationS !== undefined ? `, ${Math.round(file.durationS)} s` : "";
   const caption = file.caption ? `${file.caption}\n` : "";
-  return { type: "message", text: `${caption}[voice note${length}, transcribed] ${heard.text}`, echo: `🎙 ${heard.text}` };
+  // The echo fits one chat message (Telegram: 4096 characters); the model gets the whole transcript.
+  const echo = heard.text.length > ECHO_CHARS ? `🎙 ${heard.text.slice(0, ECHO_CHARS)}…` : `🎙 ${heard.text}`;
+  return { type: "message", text: `${caption}[voice note${length}, transcribed] ${heard.text}`, echo };
 }
 
 async function look(file: Incoming, config: Config): Promise<Intake> {

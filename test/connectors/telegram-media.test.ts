@@ -110,6 +110,18 @@ describe("media from the phone, over Telegram", () => {
     expect(telegram.calls.filter((c) => c.method === "getFile")).toHaveLength(1);
   });
 
+  it("the echo of a long transcript fits one Telegram message; the model gets all of it", async () => {
+    const long = "word ".repeat(2000).trim();
+    speech.transcripts.push(long);
+    await start();
+    telegram.sendMessage(OWNER, voice(50));
+    const echo = await sentTo(OWNER, (c) => c.params.text.startsWith("🎙"));
+    expect(echo.params.text.length).toBeLessThan(4096);
+    expect(echo.params.text.endsWith("…")).toBe(true);
+    await model.waitForRequests(1);
+    expect(model.requests[0]?.messages.at(-1)?.content).toContain(long);
+  });
+
   it("without speech configured, a voice note gets a reply saying how to set it up, and nothing else happens", async () => {
     await start({ speech: false });
     telegram.sendMessage(OWNER, voice());

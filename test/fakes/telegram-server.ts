@@ -181,6 +181,10 @@ export async function startFakeTelegram(port = 0): Promise<FakeTelegram> {
       record({ method: `${method}:rejected`, params });
       return reply(res, 400, { ok: false, error_code: 400, description: "Bad Request: can't parse entities: unsupported start tag" });
     }
+    if ((method === "sendMessage" || method === "editMessageText") && String(params.text ?? "").length > 4096) {
+      record({ method: `${method}:too_long`, params });
+      return reply(res, 400, { ok: false, error_code: 400, description: "Bad Request: message is too long" });
+    }
     const result = answer(method, params);
     if (method === "getFile" && result === undefined) {
       record({ method: "getFile:missing", params });
