@@ -19,6 +19,8 @@ export function statusLines(s: DaemonStatus): string {
     `model: ${s.model.reachable ? "reachable" : "unreachable"} (${s.model.detail})`,
     ...s.connectors.map((c) => `${c.name}: ${c.ok ? "ok" : "down"} (${c.detail})`),
     `runs: ${s.runs.running} running, ${s.runs.queued} queued; approvals pending: ${s.pending_approvals}`,
+    ...(s.speech ? [`voice notes: ${s.speech.ok === null ? "off" : s.speech.ok ? "ok" : "down"} (${s.speech.detail})`] : []),
+    ...(s.vision ? [`photos: ${s.vision.detail}`] : []),
   ].join("\n");
 }
 

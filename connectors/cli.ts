@@ -7,6 +7,7 @@ import type { Connector, ConnectorHealth, Core } from "../src/connector.js";
 import { errorMessage } from "../src/errors.js";
 import type { UsageGrouping, UsageTotals } from "../src/store/usage.js";
 import { VERSION } from "../src/version.js";
+import { createUploads, isAskFile, takeFile } from "./cli-files.js";
 import { dispatchStorage } from "./cli-storage.js";
 
 type Json = Record<string, unknown>;
@@ -23,9 +24,10 @@ export function createCliConnector(core: Core, socketPath: string): Connector {
     const send = (reply: Reply) => {
       if (!socket.destroyed && socket.writable) socket.write(`${JSON.stringify(reply)}\n`);
     };
+    const uploads = createUploads();
     readLines(
       socket,
-      (line) => handleLine(core, line, send),
+      (line) => handleLine(core, line, send, uploads),
       (code, message) => send(errorReply(null, code, message)),
     );
   }
@@ -99,7 +101,9 @@ function readLines(socket: Socket, onLine: (line: string) => void, onError: (cod
   });
 }
 
-function handleLine(core: Core, line: string, send: (reply: Reply) => void): void {
+type Uploads = ReturnType<typeof createUploads>;
+
+function handleLine(core: Core, line: string, send: (reply: Reply) => void, uploads: Uploads): void {
   let request: Json;
   try {
     const parsed: unknown = JSON.parse(line);
@@ -118,13 +122,13 @@ function handleLine(core: Core, line: string, send: (reply: Reply) => void): voi
     send(errorReply(null, "bad_request", 'every request needs an "id"'));
     return;
   }
-  dispatch(core, id, request, send).catch((err: unknown) => {
+  dispatch(core, id, request, send, uploads).catch((err: unknown) => {
     core.log.error({ err, op: request.op }, "cli request failed");
     send(errorReply(id, "internal", errorMessage(err)));
   });
 }
 
-async function dispatch(core: Core, id: string, req: Json, send: (reply: Reply) => void): Promise<void> {
+async function dispatch(core: Core, id: string, req: Json, send: (reply: Reply) => void, uploads: Uploads): Promise<void> {
   const result = (ok: boolean, message?: string, data?: unknown) => send({ v: 1, id, type: "result", ok, message, data });
   const bad = (message: string) => send(errorReply(id, "bad_request", message));
   const session = typeof req.session === "string" && /^[\w.:-]{1,64}$/.test(req.session) ? `cli:${req.session}` : undefined;
@@ -133,11 +137,18 @@ async function dispatch(core: Core, id: string, req: Json, send: (reply: Reply) 
       return send({ v: 1, id, type: "hello", version: VERSION, protocol: PROTOCOL_VERSION });
     case "ask": {
       if (!session) return bad('"session" must be a name of letters, digits, ".", "_", ":" or "-"');
+      if (req.file !== undefined) return askWithFile(core, id, session, req, send, uploads);
       if (typeof req.text !== "string" || !req.text.trim()) return bad('"text" must be a non-empty string');
       const listener = (event: AgentEvent) => send({ v: 1, id, type: "event", event });
       const { done } = core.submit({ sessionKey: session, text: req.text, source: "cli", listener });
       const outcome = await done;
       return send({ v: 1, id, type: "done", run_id: outcome.runId, reply: outcome.reply, stop_reason: outcome.stopReason });
+    }
+    case "upload": {
+      if (typeof req.data !== "string" || (req.upload !== undefined && typeof req.upload !== "string"))
+        return bad('"data" (base64) is required; "upload" continues an earlier upload');
+      const added = uploads.add(req.data, req.upload as string | undefined);
+      return added.ok ? result(true, undefined, { upload: added.upload, bytes: added.bytes }) : result(false, added.message);
     }
     case "decide": {
       if (typeof req.approval_id !== "string" || typeof req.approve !== "boolean")
@@ -190,9 +201,32 @@ async function dispatch(core: Core, id: string, req: Json, send: (reply: Reply) 
     }
     default:
       return bad(
-        `unknown op ${JSON.stringify(req.op)}; ops: hello, ask, decide, stop, new, compact, status, approvals, audit, schedules, schedule_run, usage, sessions, session_show, memories, forget, backup`,
+        `unknown op ${JSON.stringify(req.op)}; ops: hello, ask, upload, decide, stop, new, compact, status, approvals, audit, schedules, schedule_run, usage, sessions, session_show, memories, forget, backup`,
       );
   }
+}
+
+/** `ask` with an uploaded file: transcribed or seen like one from the phone; a refusal ends it with stop_reason `refused`. */
+async function askWithFile(
+  core: Core,
+  id: string,
+  session: string,
+  req: Json,
+  send: (reply: Reply) => void,
+  uploads: Uploads,
+): Promise<void> {
+  const file = req.file;
+  const caption = typeof req.text === "string" ? req.text.trim() : "";
+  if (!isAskFile(file)) return send(errorReply(id, "bad_request", '"file" must be {"upload", "kind": "audio"|"image", "name"}'));
+  const bytes = uploads.take(file.upload);
+  if (!bytes) return send(errorReply(id, "bad_request", `there is no upload ${file.upload} on this connection`));
+  const outcome = await takeFile(core.config(), file, bytes, caption);
+  if (outcome.type === "reply") return send({ v: 1, id, type: "done", run_id: "", reply: outcome.text, stop_reason: "refused" });
+  if (outcome.echo) send({ v: 1, id, type: "event", event: { type: "transcript", text: outcome.echo } });
+  const listener = (event: AgentEvent) => send({ v: 1, id, type: "event", event });
+  const { done } = core.submit({ sessionKey: session, text: outcome.text, source: "cli", listener, images: outcome.images });
+  const end = await done;
+  send({ v: 1, id, type: "done", run_id: end.runId, reply: end.reply, stop_reason: end.stopReason });
 }
 
 const USAGE_GROUPS: string[] = ["day", "session", "model", "endpoint"];

@@ -17,6 +17,7 @@ import type { Connector, ConnectorHealth, Core } from "../src/connector.js";
 import { waitAtMost } from "../src/deadline.js";
 import { DiskFullError, isDiskFull, TransportError } from "../src/errors.js";
 import { statusLines, strangerNoticeDue } from "./chat.js";
+import type { AttachmentInfo } from "./discord-media.js";
 import { createChannelRenderer, type DiscordDeps, decidedContent, sendText, showDecision } from "./discord-render.js";
 
 type DiscordConfig = Config["connectors"]["discord"];
@@ -70,6 +71,10 @@ interface Inbound {
   name?: string;
   guild?: boolean;
   text: string;
+  /** Files the message carries (see discord-media.ts). */
+  attachments?: AttachmentInfo[];
+  /** What the message carries that hermes cannot use yet (stickers, a poll), in words. */
+  unusable?: string;
 }
 
 /**
@@ -182,6 +187,16 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
       name: message.member?.displayName ?? message.author.globalName ?? message.author.username,
       guild: !isDm,
       text: isDm ? message.content.trim() : message.content.replace(new RegExp(`<@!?${c.user.id}>`, "g"), "").trim(),
+      ...(message.attachments.size > 0 && {
+        attachments: [...message.attachments.values()].map((a) => ({
+          url: a.url,
+          name: a.name,
+          contentType: a.contentType ?? "",
+          size: a.size,
+          ...(a.duration !== null && { durationS: a.duration }),
+        })),
+      }),
+      ...((message.stickers.size > 0 || message.poll) && { unusable: message.poll ? "polls" : "stickers" }),
     };
     if (!allowed(inbound.user)) {
       log.warn({ userId: inbound.user, channel: inbound.channel }, "message from a user not in allowed_users ignored");
@@ -217,19 +232,38 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
       await sendText(rest, m.channel, await runCommand(command, sessionKey));
       return;
     }
-    if (!m.text) return done();
+    let text = m.text;
+    let images: string[] | undefined;
+    if (m.attachments?.length) {
+      // Loaded at the first attachment: a text-only chat never pays for the media code.
+      const outcome = await (await import("./discord-media.js")).takeAttachments(core.config(), m.attachments, m.text);
+      if (outcome.type === "reply") {
+        done();
+        await sendText(rest, m.channel, outcome.text);
+        return;
+      }
+      if (outcome.echo) await sendText(rest, m.channel, outcome.echo);
+      ({ text, images } = outcome);
+    }
+    if (!text && m.unusable) {
+      done();
+      await sendText(rest, m.channel, `I can't use ${m.unusable} yet. Send me text, a voice note, a photo or a file.`);
+      return;
+    }
+    if (!text) return done();
     const listener = createChannelRenderer({ ...deps, stream: cfg.stream_replies }, async () => m.channel);
     const inbound = { connector: "discord", id: BigInt(m.id) };
     const sender = { id: `discord:${m.user}`, name: core.config().connectors.discord.user_names[m.user] ?? m.name ?? m.user };
     const submitted = core.submit({
       sessionKey,
-      text: m.text,
+      text,
       source: "discord",
       channel: sessionKey,
       listener,
       inbound,
       sender,
       group: m.guild,
+      images,
     });
     submitted.done.catch((err: unknown) => log.error({ err }, "discord run failed"));
   }

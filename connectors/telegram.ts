@@ -69,6 +69,7 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
   bot.use(sequentialize((ctx: Context) => ctx.chat?.id.toString()));
   bot.on("callback_query:data", (ctx) => onButton(ctx));
   bot.on("message:text", (ctx) => onMessage(ctx));
+  bot.on("message", (ctx) => onOtherMessage(ctx));
   bot.catch((err) => log.error({ err: err.error, update: err.ctx.update.update_id }, "telegram update failed"));
 
   async function onMessage(ctx: Context): Promise<void> {
@@ -88,24 +89,53 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
       await runCommand(ctx, command, sessionKey);
       return done();
     }
+    await submitMessage(ctx, message, text);
+  }
+
+  /** Hands a message to the agent; the update is marked done in the transaction that records the run. */
+  async function submitMessage(ctx: Context, message: Message, text: string, images?: string[]): Promise<void> {
+    const sessionKey = `telegram:${message.chat.id}`;
     const threadId = topicOf(message);
     const listener = createChatRenderer(renderDeps, message.chat.id, threadId);
-    const inbound = { connector: "telegram", id: updateId };
+    const inbound = { connector: "telegram", id: ctx.update.update_id };
     const channel = topicChannel(sessionKey, threadId);
+    const from = message.from;
+    const sender = {
+      id: `telegram:${from?.id}`,
+      name: core.config().connectors.telegram.user_names[String(from?.id)] ?? from?.first_name ?? "",
+    };
+    const group = message.chat.type !== "private";
     let submitted: ReturnType<Core["submit"]>;
     try {
-      const sender = {
-        id: `telegram:${from?.id}`,
-        name: core.config().connectors.telegram.user_names[String(from?.id)] ?? from?.first_name ?? "",
-      };
-      const group = message.chat.type !== "private";
-      submitted = core.submit({ sessionKey, text, source: "telegram", channel, listener, inbound, sender, group });
+      submitted = core.submit({ sessionKey, text, source: "telegram", channel, listener, inbound, sender, group, images });
     } catch (err) {
       if (!(err instanceof DiskFullError)) throw err;
       await ctx.reply(err.message);
       return;
     }
     submitted.done.catch((err: unknown) => log.error({ err }, "telegram run failed"));
+  }
+
+  /** Voice notes, photos, files and everything else an allowed user sends: handled, or answered; never dropped in silence. */
+  async function onOtherMessage(ctx: Context): Promise<void> {
+    const message = ctx.message as Message;
+    const done = () => core.store.inbound.markDone("telegram", ctx.update.update_id);
+    if (!allowed(message.from?.id)) {
+      await noticeStranger(ctx, message.from?.id);
+      return done();
+    }
+    // Loaded at the first such message: a text-only chat never pays for the media code.
+    const media = await import("./telegram-media.js");
+    const mediaDeps = { api: bot.api, apiRoot: cfg.api_root, token: cfg.token, config: core.config, log };
+    const outcome = await media.takeMessage(mediaDeps, message, bot.botInfo);
+    if (outcome.type === "ignore") return done();
+    if (outcome.type === "reply") {
+      log.info({ chat: message.chat.id, reply: outcome.text.slice(0, 80) }, "telegram message answered without the model");
+      await ctx.reply(outcome.text);
+      return done();
+    }
+    if (outcome.echo) await ctx.reply(outcome.echo);
+    await submitMessage(ctx, message, outcome.text, outcome.images);
   }
 
   async function runCommand(ctx: Context, command: string, sessionKey: string): Promise<void> {

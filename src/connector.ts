@@ -75,6 +75,10 @@ export interface DaemonStatus {
   runs: { running: number; queued: number; suspended: number };
   pending_approvals: number;
   memory: { rss_mb: number; heap_used_mb: number; heap_total_mb: number; external_mb: number };
+  /** The speech-to-text endpoint (`ok: null` when `speech` is not configured). */
+  speech?: { ok: boolean | null; detail: string };
+  /** Whether photos can be seen (the chat model, or `model.vision_model`). */
+  vision?: { ok: boolean; detail: string };
 }
 
 /** What connectors may ask of the daemon. */

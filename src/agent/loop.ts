@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { Config } from "../config/schema.js";
 import type { ModelError } from "../errors.js";
 import type { Gate } from "../gate/gate.js";
+import { IMAGE_TOKENS } from "../media/types.js";
 import type { ChatMessage, ModelCall, ModelClient, ModelRequest, ModelResult, PromptWindow, ToolCall, ToolSpec } from "../model/types.js";
 import type { RunStatus } from "../store/history.js";
 import type { Store } from "../store/store.js";
@@ -19,6 +20,8 @@ export interface LoopDeps {
   limiter: Limiter;
   config: () => Config;
   model: () => ModelClient;
+  /** The second model used only for turns that carry an image (`model.vision_model`), when configured. */
+  visionModel?: () => ModelClient | undefined;
   toolSpecs: () => ToolSpec[];
   calibration: TokenCalibration;
 }
@@ -44,7 +47,9 @@ export interface ActiveRun {
 export async function driveRun(run: ActiveRun, deps: LoopDeps): Promise<RunOutcome> {
   const { store } = deps;
   const cfg = deps.config();
-  let step = store.history.run(run.runId)?.steps ?? 0;
+  const row = store.history.run(run.runId);
+  let step = row?.steps ?? 0;
+  const images = row?.images ? (JSON.parse(row.images) as string[]) : undefined;
   const guard = RepeatGuard.fromAudit(store.audit.ofRun(run.runId), {
     repeatLimit: cfg.agent.repeat_limit,
     failureLimit: cfg.agent.failure_limit,
@@ -67,8 +72,9 @@ export async function driveRun(run: ActiveRun, deps: LoopDeps): Promise<RunOutco
     }
     if (step >= cfg.agent.max_steps) return finish(run, deps, "max_steps", maxStepsReply(cfg.agent.max_steps));
     const ledger: UsageRecord[] = [];
-    const reply = await callModel(run, deps, step + 1, ledger, notices);
+    const reply = await callModel(run, deps, { step: step + 1, ledger, notices, images });
     if (reply === "over_budget") return finish(run, deps, "max_run_tokens", maxRunTokensReply(cfg.agent.max_run_tokens));
+    if ("refused" in reply) return finish(run, deps, "done", reply.refused);
     if (!reply.ok) {
       writeLedger(store, ledger);
       if (run.signal.aborted) return finishAborted(run, deps);
@@ -88,26 +94,31 @@ export async function driveRun(run: ActiveRun, deps: LoopDeps): Promise<RunOutco
   }
 }
 
+/** What one model call of a run needs besides the run: its step, where its ledger rows go, its notices, the turn's images. */
+interface CallContext {
+  step: number;
+  ledger: UsageRecord[];
+  notices: string[];
+  images: string[] | undefined;
+}
+
 /**
  * One model call: the prompt is built for the window of the endpoint that will serve it (and rebuilt
- * for another one); every endpoint attempt lands in `ledger`, written with the step.
+ * for another one); every endpoint attempt lands in `ledger`, written with the step. A turn that
+ * brought images goes to a model that can see them, or is refused with a reply saying why.
  */
-async function callModel(
-  run: ActiveRun,
-  deps: LoopDeps,
-  step: number,
-  ledger: UsageRecord[],
-  notices: string[],
-): Promise<ModelResult | "over_budget"> {
+async function callModel(run: ActiveRun, deps: LoopDeps, call: CallContext): Promise<ModelResult | "over_budget" | { refused: string }> {
   const cfg = deps.config();
-  const model = deps.model();
+  let model = deps.model();
   const tools = run.allowedTools ? deps.toolSpecs().filter((t) => run.allowedTools?.has(t.name)) : deps.toolSpecs();
+  const { step, ledger, notices, images } = call;
+  const imageTokens = (images?.length ?? 0) * IMAGE_TOKENS;
   const history = deps.store.history.recentMessages(run.sessionId, 400);
   const input = (window: PromptWindow): PromptInput => ({
     system: run.system,
     tools,
     history,
-    budgetTokens: window.contextTokens - window.outputTokens,
+    budgetTokens: window.contextTokens - window.outputTokens - imageTokens,
     ratio: deps.calibration.ratio(window.model),
   });
   // A compaction, when due, happens for the serving endpoint's window; another endpoint's prompt is
@@ -123,12 +134,27 @@ async function callModel(
     contextTokens: cfg.model.context_tokens,
     outputTokens: cfg.model.max_output_tokens,
   };
-  const request = build(window, await promptWithSummary(run, deps, input(window)));
+  let request = build(window, await promptWithSummary(run, deps, input(window)));
+  if (images) {
+    // Loaded only for a turn that brought an image: a text-only daemon never pays for it.
+    const { prepareImageTurn } = await import("../media/vision.js");
+    const turn = await prepareImageTurn(request.messages, images, {
+      config: cfg,
+      model,
+      visionModel: deps.visionModel?.(),
+      signal: run.signal,
+    });
+    if (!turn.ok) return { refused: turn.reply };
+    model = turn.model;
+    // A rebuilt prompt would lose the images: this turn is not rebuilt for another window.
+    request = { ...request, messages: turn.messages, rebuild: undefined };
+  }
   if (overRunBudget(run, deps, request)) return "over_budget";
-  const onCall = (call: ModelCall) => {
-    const record = usageRecord(run, step, call);
+  const onCall = (done: ModelCall) => {
+    const record = usageRecord(run, step, done);
     ledger.push(record);
-    if (call.outcome === "ok") deps.calibration.observe(call.model, call.estimatedPromptTokens ?? 0, call.usage.promptTokens);
+    // An image's tokens are not in the estimate: such a turn would skew the model's text calibration.
+    if (done.outcome === "ok" && !images) deps.calibration.observe(done.model, done.estimatedPromptTokens ?? 0, done.usage.promptTokens);
     run.emit({ type: "usage", runId: run.runId, ...usageEvent(step, record) });
   };
   const onNotice = (text: string) => {

@@ -88,7 +88,7 @@ export class Runner {
     try {
       session = this.deps.store.db.transaction(() => {
         const s = history.activeSession(req.sessionKey);
-        history.createRun(runId, s.id, req.source, { tools: req.tools, input, channel, sender });
+        history.createRun(runId, s.id, req.source, { tools: req.tools, input, channel, sender, images: req.images });
         if (req.inbound) this.deps.store.inbound.markDone(req.inbound.connector, req.inbound.id, runId);
         return s;
       })();
@@ -116,7 +116,8 @@ export class Runner {
     const run = history.run(live.runId);
     this.deps.store.db.transaction(() => {
       history.startRun(live.runId);
-      history.appendMessage(sessionId, live.runId, { role: "user", content: run?.input ?? "" });
+      const imageFiles = run?.images ? (JSON.parse(run.images) as string[]) : undefined;
+      history.appendMessage(sessionId, live.runId, { role: "user", content: run?.input ?? "", ...(imageFiles && { imageFiles }) });
     })();
     this.emit(live, { type: "run_start", runId: live.runId, session: live.sessionKey, source });
     return this.drive(live, sessionId);

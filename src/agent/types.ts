@@ -86,6 +86,8 @@ export interface SubmitRequest {
   sender?: Person;
   /** A chat several people write in: the message reaches the model labelled with its sender's name. */
   group?: boolean;
+  /** Images the message carries: files under the data directory's media folder (see src/media/images.ts). */
+  images?: string[];
 }
 
 /** The answer to an approval decision: the decided row, or why nothing changed. */

@@ -30,6 +30,8 @@ async function status(client: Client, json: boolean): Promise<number> {
     ...servingLines(data),
     `runs       ${data.runs.running} running, ${data.runs.queued} queued, ${data.runs.suspended} waiting for approval`,
     `approvals  ${data.pending_approvals} pending`,
+    ...(data.speech ? [`speech     ${data.speech.ok === null ? "-" : ok(data.speech.ok)} ${data.speech.detail}`] : []),
+    ...(data.vision ? [`vision     ${data.vision.ok ? style.green("ok") : "no"} ${data.vision.detail}`] : []),
   ];
   return out(lines.join("\n"));
 }
@@ -159,6 +161,8 @@ interface StatusData {
     estimated_calls: number;
     daily_limits: { endpoint: string; daily_tokens: number; used: number }[];
   };
+  speech?: { ok: boolean | null; detail: string };
+  vision?: { ok: boolean; detail: string };
 }
 
 interface AuditData {

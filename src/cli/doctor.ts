@@ -45,6 +45,7 @@ export async function doctor(configPath: string, env: NodeJS.ProcessEnv = proces
   const { checkFallbacks, checkWindows } = await import("./doctor-model.js");
   for (const c of await checkFallbacks(config)) report(c);
   for (const c of await checkWindows(config)) report(c);
+  for (const c of await checkMedia(config)) report(c);
   for (const c of checkTokens(config)) report(c);
   for (const c of await checkSystemd(config, env.HERMES_SYSTEMD_DIR ?? "/etc/systemd/system")) report(c);
   return checks.some((c) => c.outcome === "fail") ? 1 : 0;
@@ -127,6 +128,20 @@ async function checkModel(config: Config): Promise<Check[]> {
     return [{ name: "model", outcome: "fail", detail: probe.detail, fix }];
   }
   return [{ name: "model", outcome: "ok", detail: `${m.provider} at ${m.base_url}: ${probe.detail}` }];
+}
+
+/** The speech endpoint, and whether the model that would see a photo can (a model without vision is a warning). */
+async function checkMedia(config: Config): Promise<Check[]> {
+  const { checkSpeech, checkVision } = await import("../media/checks.js");
+  const visionModel = config.model.vision_model ? await createModelClient({ ...config.model, name: config.model.vision_model }) : undefined;
+  const [speech, vision] = await Promise.all([
+    checkSpeech(config),
+    checkVision(config, await createModelClient(config.model), visionModel),
+  ]);
+  return [
+    { name: "speech", outcome: speech.ok === null ? "skip" : speech.ok ? "ok" : "fail", detail: speech.detail, fix: speech.fix },
+    { name: "vision", outcome: vision.ok ? "ok" : "warn", detail: vision.detail, fix: vision.fix },
+  ];
 }
 
 function checkTokens(config: Config): Check[] {

@@ -14,7 +14,7 @@ Usage: hermes <command> [options]
 Commands:
   start                               run the daemon in the foreground
   chat [--session NAME]               interactive chat (confirmations asked inline [y/N])
-  ask TEXT [--session NAME] [--yes|--no] [--json]
+  ask TEXT [--session NAME] [--yes|--no] [--json] [--audio FILE | --image FILE]
                                       send one message and print the final reply
   status [--json]                     uptime, connectors, model, queued runs, pending approvals
   usage [--since 7d] [--by day|session|model|endpoint] [--json]
@@ -46,6 +46,8 @@ const OPTIONS = {
   yes: { type: "boolean" },
   no: { type: "boolean" },
   json: { type: "boolean" },
+  audio: { type: "string" },
+  image: { type: "string" },
   limit: { type: "string" },
   since: { type: "string" },
   by: { type: "string" },
@@ -106,19 +108,27 @@ async function main(argv: string[]): Promise<number> {
 
 async function ask(configPath: string, rest: string[], values: CliValues): Promise<number> {
   const text = rest.join(" ").trim();
-  if (!text) throw new UsageError("usage: hermes ask TEXT [--session NAME] [--yes|--no] [--json]");
+  const filePath = values.audio ?? values.image;
+  if (!text && !filePath)
+    throw new UsageError("usage: hermes ask TEXT [--session NAME] [--yes|--no] [--json] [--audio FILE | --image FILE]");
   if (values.yes && values.no) throw new UsageError("--yes and --no exclude each other");
+  if (values.audio && values.image) throw new UsageError("--audio and --image exclude each other");
   const { runMessage } = await import("./run-view.js");
   const { confirmFor } = await import("./confirm.js");
+  const bytes = filePath ? await (await import("./upload.js")).readFileToSend(filePath) : undefined;
   return withClient(configPath, async (client) => {
+    const file =
+      filePath && bytes ? await (await import("./upload.js")).upload(client, bytes, filePath, values.audio ? "audio" : "image") : undefined;
     const end = await runMessage(client, values.session ?? "default", text, {
+      file,
       json: values.json === true,
       stream: false,
       confirm: confirmFor(values),
       out: process.stdout,
       err: process.stderr,
     });
-    return end.stopReason === "model_error" || end.stopReason === "error" || end.stopReason === "interrupted" ? EXIT.failure : EXIT.ok;
+    const failed = ["model_error", "error", "interrupted", "refused"].includes(end.stopReason);
+    return failed ? EXIT.failure : EXIT.ok;
   });
 }
 

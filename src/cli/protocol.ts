@@ -9,7 +9,9 @@ export const MAX_LINE_BYTES = 1024 * 1024;
 
 export type Request =
   | { v: 1; id: string; op: "hello" }
-  | { v: 1; id: string; op: "ask"; session: string; text: string }
+  | { v: 1; id: string; op: "ask"; session: string; text: string; file?: AskFile }
+  /** A piece of a file for a later `ask` (base64, within the line limit); the first piece starts an upload. */
+  | { v: 1; id: string; op: "upload"; data: string; upload?: string }
   | { v: 1; id: string; op: "decide"; approval_id: string; approve: boolean }
   | { v: 1; id: string; op: "stop"; session: string }
   | { v: 1; id: string; op: "new"; session: string }
@@ -26,6 +28,16 @@ export type Request =
   | { v: 1; id: string; op: "memories" }
   | { v: 1; id: string; op: "forget"; memory_id: number }
   | { v: 1; id: string; op: "backup"; path?: string };
+
+/** A file an `ask` carries: an upload of this connection, heard (audio) or seen (image) like one from the phone. */
+export interface AskFile {
+  upload: string;
+  kind: "audio" | "image";
+  name: string;
+}
+
+/** Uploads per connection: at most this many bytes in all (the Bot API's download limit). */
+export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
 
 export type Reply =
   | { v: 1; id: string; type: "hello"; version: string; protocol: number }

@@ -1,5 +1,5 @@
 import type { Client } from "./client.js";
-import type { Reply } from "./protocol.js";
+import type { AskFile, Reply } from "./protocol.js";
 import { createSpinner, createStyle, formatDuration, shortArgs } from "./render.js";
 
 export type Confirm = (prompt: string) => Promise<boolean>;
@@ -12,6 +12,8 @@ export interface RunViewOptions {
   confirm: Confirm;
   out: NodeJS.WriteStream;
   err: NodeJS.WriteStream;
+  /** An uploaded file the message carries (`hermes ask --audio/--image`). */
+  file?: AskFile;
 }
 
 export interface RunEnd {
@@ -27,7 +29,7 @@ export async function runMessage(client: Client, session: string, text: string, 
   let end: RunEnd = { reply: "", stopReason: "error" };
   const decisions: Promise<void>[] = [];
   if (!o.json) spinner.start("thinking");
-  await client.stream({ op: "ask", session, text }, (reply: Reply) => {
+  await client.stream({ op: "ask", session, text, ...(o.file && { file: o.file }) }, (reply: Reply) => {
     if (o.json) o.out.write(`${JSON.stringify(jsonLine(reply))}\n`);
     if (reply.type === "error") {
       end = { reply: reply.error.message, stopReason: "error" };
@@ -61,6 +63,11 @@ export async function runMessage(client: Client, session: string, text: string, 
         break;
       case "tool_result":
         o.err.write(`  ${e.ok ? style.green("✓") : style.red("✗")} ${e.tool} ${style.dim(formatDuration(Number(e.durationMs)))}\n`);
+        spinner.start("thinking");
+        break;
+      case "transcript":
+        spinner.stop();
+        o.err.write(`${e.text}\n`);
         spinner.start("thinking");
         break;
       case "blocked":

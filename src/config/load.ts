@@ -151,7 +151,14 @@ function resolvePaths(config: Config, base: string): Config {
 
 function tokensOf(config: Config): string[] {
   const { telegram, discord, http } = config.connectors;
-  return [telegram.token, discord.token, config.model.api_key, http.token, ...http.hooks.map((h) => h.secret)];
+  return [
+    telegram.token,
+    discord.token,
+    config.model.api_key,
+    http.token,
+    config.speech?.api_key ?? "",
+    ...http.hooks.map((h) => h.secret),
+  ];
 }
 
 /** The effective config with tokens and keys masked, for `hermes config check`. */
@@ -161,6 +168,7 @@ export function maskSecrets(config: Config): Config {
   return {
     ...config,
     model: { ...config.model, api_key: mask(config.model.api_key) },
+    ...(config.speech && { speech: { ...config.speech, api_key: mask(config.speech.api_key) } }),
     connectors: {
       ...config.connectors,
       telegram: { ...telegram, token: mask(telegram.token) },

@@ -88,8 +88,24 @@ const model = z
     /** How often a failed-over-from primary is probed, to take it back once healthy. */
     retry_primary_after_s: z.number().positive().default(300),
     fallbacks: z.array(z.strictObject(endpointShape)).default([]),
+    /** auto: asked of Ollama's /api/show capabilities (an openai endpoint is assumed to see); true/false override. */
+    vision: z.union([z.literal("auto"), z.boolean()], { error: "expected auto, true or false" }).default("auto"),
+    vision_model: z.string().default(""),
+    max_image_px: z.int().min(64).default(1568),
   })
   .prefault({});
+
+/** Speech-to-text: any OpenAI-compatible POST /audio/transcriptions. Absent: voice notes are answered with how to set it up. */
+const speech = z
+  .strictObject({
+    base_url: z.url({ message: "expected an http(s) URL" }),
+    model: z.string().min(1).default("Systran/faster-whisper-small"),
+    api_key: z.string().default(""),
+    language: z.string().default(""),
+    max_seconds: z.number().positive().default(600),
+    timeout_s: z.number().positive().default(120),
+  })
+  .optional();
 
 const agent = z
   .strictObject({
@@ -255,6 +271,7 @@ export const configSchema = z
     $schema: z.string().optional(),
     timezone: z.string().refine(isTimeZone, "expected an IANA time zone such as Europe/Berlin").default(systemZone),
     model,
+    speech,
     agent,
     tools,
     context,
@@ -324,6 +341,7 @@ export type HttpConfig = Config["connectors"]["http"];
 export type HttpHook = HttpConfig["hooks"][number];
 export type ModelConfig = Config["model"];
 /** The settings of one endpoint (the primary's, or a fallback's). */
-export type EndpointConfig = Omit<ModelConfig, "fallbacks" | "retry_primary_after_s">;
+export type EndpointConfig = Omit<ModelConfig, "fallbacks" | "retry_primary_after_s" | "vision" | "vision_model" | "max_image_px">;
 export type AgentConfig = Config["agent"];
 export type ToolsConfig = Config["tools"];
+export type SpeechConfig = NonNullable<Config["speech"]>;

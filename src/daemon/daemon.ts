@@ -9,7 +9,7 @@ import type { Connector, Core, DaemonStatus } from "../connector.js";
 import { errorMessage, TransportError } from "../errors.js";
 import { Gate } from "../gate/gate.js";
 import { createLogger } from "../log.js";
-import { createModel } from "../model/create.js";
+import { createModel, createModelClient } from "../model/create.js";
 import type { ModelChain, ModelClient, ProbeResult, ToolSpec } from "../model/types.js";
 import { scheduleBackups } from "../store/backup.js";
 import { memoryBlock, type Person } from "../store/memory.js";
@@ -40,6 +40,8 @@ interface State {
   specs: () => ToolSpec[];
   model: ModelChain;
   readWindows: () => Promise<void>;
+  /** `model.vision_model`'s client, when configured. */
+  visionModel?: ModelClient;
 }
 
 export interface DaemonOptions {
@@ -68,6 +70,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
   const gate = new Gate({ store, tools: () => state.tools, config });
   const startedAt = Date.now();
   const modelMonitor = createModelMonitor(() => state.model, log);
+  const media = reusedFor(MEDIA_STATUS_MS, () => mediaStatus(state));
   const runner = new Runner({
     store,
     gate,
@@ -75,6 +78,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     config,
     log,
     model: hintedModel(() => state.model, modelMonitor),
+    visionModel: () => state.visionModel,
     systemPrompt: (sender) => systemPrompt(config(), store, state.tools.has("memory"), sender),
     toolSpecs: () => state.specs(),
     calibration: new TokenCalibration({ load: (m) => store.memory.loadRatio(m), save: (m, r) => store.memory.saveRatio(m, r) }),
@@ -88,7 +92,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     newSession: (key) => runner.newSession(key),
     compact: (key) => runner.compact(key),
     decide: (id, approve, by) => runner.decide(id, approve, by),
-    status: async () => statusOf(state, runner, connectors, startedAt, await modelMonitor.get(), store),
+    status: async () => ({ ...statusOf(state, runner, connectors, startedAt, await modelMonitor.get(), store), ...(await media()) }),
     deliver,
     listenerFor: (channel) => listenerFor(connectors, channel),
     scheduler: () => connectors.find((c) => c.scheduler)?.scheduler,
@@ -179,6 +183,7 @@ async function buildParts(config: Config, deps: Omit<ToolDeps, "config">, log: L
     specs: () => (specs ??= [...tools.values()].map(toolSpec)),
     model: parts.chain,
     readWindows: parts.readWindows,
+    visionModel: config.model.vision_model ? await createModelClient({ ...config.model, name: config.model.vision_model }) : undefined,
   };
 }
 
@@ -248,6 +253,29 @@ function statusOf(
     pending_approvals: runs.pendingApprovals,
     memory: memoryOf(process.memoryUsage()),
   };
+}
+
+/** How long one look at the speech endpoint and vision serves `status` calls (so a busy dashboard does not probe each time). */
+const MEDIA_STATUS_MS = 15_000;
+
+/** The same answer for `ms` after it was asked for. */
+function reusedFor<T>(ms: number, ask: () => Promise<T>): () => Promise<T> {
+  let last: { at: number; value: Promise<T> } | undefined;
+  return () => {
+    if (!last || Date.now() - last.at > ms) last = { at: Date.now(), value: ask() };
+    return last.value;
+  };
+}
+
+/** Speech and vision, for `hermes status`: loaded only when asked. */
+async function mediaStatus(state: State): Promise<Pick<DaemonStatus, "speech" | "vision">> {
+  const { checkSpeech, checkVision } = await import("../media/checks.js");
+  const config = state.loaded.config;
+  const [speech, vision] = await Promise.all([
+    checkSpeech(config, AbortSignal.timeout(3000)),
+    checkVision(config, state.model, state.visionModel, AbortSignal.timeout(3000)),
+  ]);
+  return { speech: { ok: speech.ok, detail: speech.detail }, vision: { ok: vision.ok === true, detail: vision.detail } };
 }
 
 /** What `hermes status --json` says of memory: the process, V8's heap (used and reserved), and buffers outside it. */

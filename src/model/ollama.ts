@@ -118,6 +118,7 @@ function toOllamaMessage(m: ChatMessage): Record<string, unknown> {
     };
   }
   if (m.role === "tool") return { role: "tool", content: m.content, tool_name: m.toolName };
+  if (m.role === "user" && m.images?.length) return { role: "user", content: m.content, images: m.images };
   return { role: m.role, content: m.content };
 }
 

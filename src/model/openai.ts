@@ -106,6 +106,14 @@ function sdkError(err: unknown, where: string, signal: AbortSignal | undefined):
   return networkError(err, where, signal, () => false);
 }
 
+/** The type of base64 image data, from its first bytes (the `data:` URL needs it). */
+export function imageMime(base64: string): string {
+  if (base64.startsWith("iVBOR")) return "image/png";
+  if (base64.startsWith("R0lG")) return "image/gif";
+  if (base64.startsWith("UklGR")) return "image/webp";
+  return "image/jpeg";
+}
+
 function toOpenAIMessage(m: ChatMessage): ChatCompletionMessageParam {
   if (m.role === "assistant" && m.toolCalls?.length) {
     return {
@@ -119,6 +127,10 @@ function toOpenAIMessage(m: ChatMessage): ChatCompletionMessageParam {
     };
   }
   if (m.role === "tool") return { role: "tool", content: m.content, tool_call_id: m.toolCallId };
+  if (m.role === "user" && m.images?.length) {
+    const images = m.images.map((data) => ({ type: "image_url" as const, image_url: { url: `data:${imageMime(data)};base64,${data}` } }));
+    return { role: "user", content: [{ type: "text", text: m.content }, ...images] };
+  }
   return { role: m.role, content: m.content };
 }
 

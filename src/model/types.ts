@@ -16,7 +16,17 @@ export interface ToolCall {
 
 export type ChatMessage =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  | {
+      role: "user";
+      content: string;
+      /**
+       * Images for the model, base64 (no `data:` prefix): set only on the request of the turn that
+       * brought them. Clients send them; a client without vision never gets them.
+       */
+      images?: string[];
+      /** The images this message carried, as files under the data directory's media folder (what history keeps). */
+      imageFiles?: string[];
+    }
   | { role: "assistant"; content: string; toolCalls?: ToolCall[] }
   | { role: "tool"; content: string; toolCallId: string; toolName: string };
 

@@ -30,6 +30,8 @@ export interface RunRow {
   /** Who sent the message that started the run (`telegram:<id>`, `discord:<id>`, `cli`, `cron`, `hook`). */
   sender_id: string | null;
   sender_name: string | null;
+  /** JSON list of image files (under the media folder) the run's message carries. */
+  images: string | null;
 }
 
 /** A session as `hermes sessions` lists it. */
@@ -52,6 +54,7 @@ interface MessageRow {
   tool_calls: string | null;
   tool_call_id: string | null;
   tool_name: string | null;
+  images: string | null;
 }
 
 /** How many recent messages per session are kept in memory, and for how many sessions. */
@@ -75,7 +78,7 @@ export class HistoryStore {
       insertSession: db.prepare("INSERT INTO sessions (key, created_at) VALUES (?, ?) RETURNING *"),
       closeSessions: db.prepare("UPDATE sessions SET closed_at = ? WHERE key = ? AND closed_at IS NULL"),
       insertRun: db.prepare(
-        "INSERT INTO runs (id, session_id, source, status, started_at, tools, input, channel, sender_id, sender_name) VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?) RETURNING *",
+        "INSERT INTO runs (id, session_id, source, status, started_at, tools, input, channel, sender_id, sender_name, images) VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?) RETURNING *",
       ),
       startRun: db.prepare("UPDATE runs SET status = 'running', attempts = attempts + 1 WHERE id = ?"),
       runsInOrder: db.prepare("SELECT * FROM runs WHERE status IN ('queued', 'running', 'suspended') ORDER BY started_at, rowid"),
@@ -88,14 +91,16 @@ export class HistoryStore {
       ),
       endRun: db.prepare("UPDATE runs SET status = ?, stop_reason = ?, reply = ?, ended_at = ? WHERE id = ?"),
       insertMessage: db.prepare(
-        "INSERT INTO messages (session_id, run_id, role, content, tool_calls, tool_call_id, tool_name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO messages (session_id, run_id, role, content, tool_calls, tool_call_id, tool_name, created_at, images) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
       ),
       recentMessages: db.prepare(
-        "SELECT id, role, content, tool_calls, tool_call_id, tool_name FROM (SELECT * FROM messages WHERE session_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id",
+        "SELECT id, role, content, tool_calls, tool_call_id, tool_name, images FROM (SELECT * FROM messages WHERE session_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id",
       ),
-      runMessages: db.prepare("SELECT id, role, content, tool_calls, tool_call_id, tool_name FROM messages WHERE run_id = ? ORDER BY id"),
+      runMessages: db.prepare(
+        "SELECT id, role, content, tool_calls, tool_call_id, tool_name, images FROM messages WHERE run_id = ? ORDER BY id",
+      ),
       allMessages: db.prepare(
-        "SELECT id, role, content, tool_calls, tool_call_id, tool_name, created_at FROM messages WHERE session_id = ? ORDER BY id",
+        "SELECT id, role, content, tool_calls, tool_call_id, tool_name, images, created_at FROM messages WHERE session_id = ? ORDER BY id",
       ),
       latestSession: db.prepare("SELECT * FROM sessions WHERE key = ? ORDER BY closed_at IS NULL DESC, id DESC LIMIT 1"),
       listSessions: db.prepare(
@@ -130,11 +135,12 @@ export class HistoryStore {
     id: string,
     sessionId: number,
     source: string,
-    o: { tools?: string[]; input: string; channel: string; sender?: { id: string; name: string } },
+    o: { tools?: string[]; input: string; channel: string; sender?: { id: string; name: string }; images?: string[] },
   ): RunRow {
     const tools = o.tools ? JSON.stringify(o.tools) : null;
     const sender = [o.sender?.id ?? null, o.sender?.name ?? null];
-    return this.q.insertRun.get(id, sessionId, source, Date.now(), tools, o.input, o.channel, ...sender) as RunRow;
+    const images = o.images?.length ? JSON.stringify(o.images) : null;
+    return this.q.insertRun.get(id, sessionId, source, Date.now(), tools, o.input, o.channel, ...sender, images) as RunRow;
   }
 
   /** Marks a run as running and counts the attempt (a run resumed after a crash is attempted again). */
@@ -178,7 +184,18 @@ export class HistoryStore {
     const toolCalls = message.role === "assistant" && message.toolCalls?.length ? JSON.stringify(message.toolCalls) : null;
     const callId = message.role === "tool" ? message.toolCallId : null;
     const toolName = message.role === "tool" ? message.toolName : null;
-    const result = this.q.insertMessage.run(sessionId, runId, message.role, message.content, toolCalls, callId, toolName, Date.now());
+    const images = message.role === "user" && message.imageFiles?.length ? JSON.stringify(message.imageFiles) : null;
+    const result = this.q.insertMessage.run(
+      sessionId,
+      runId,
+      message.role,
+      message.content,
+      toolCalls,
+      callId,
+      toolName,
+      Date.now(),
+      images,
+    );
     this.ids.set(message, Number(result.lastInsertRowid));
     const cached = this.recent.get(sessionId);
     if (cached) {
@@ -246,7 +263,11 @@ function toMessage(row: MessageRow): ChatMessage {
     }
     case "tool":
       return { role: "tool", content: row.content, toolCallId: row.tool_call_id ?? "", toolName: row.tool_name ?? "" };
+    case "user":
+      return row.images
+        ? { role: "user", content: row.content, imageFiles: JSON.parse(row.images) as string[] }
+        : { role: "user", content: row.content };
     default:
-      return { role: row.role, content: row.content };
+      return { role: row.role, content: row.content } as ChatMessage;
   }
 }

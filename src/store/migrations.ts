@@ -234,4 +234,12 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       ALTER TABLE memories ADD COLUMN owner_name TEXT;
     `,
   },
+  {
+    version: 12,
+    name: "images a message carried: files under the data directory, referenced, never inlined",
+    sql: `
+      ALTER TABLE runs ADD COLUMN images TEXT;
+      ALTER TABLE messages ADD COLUMN images TEXT;
+    `,
+  },
 ];

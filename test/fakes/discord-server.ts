@@ -53,6 +53,16 @@ export interface FakeDiscord {
   disallowMessageContent: boolean;
   /** A DM from `userId`; returns the message id. */
   dm(userId: string, text: string): string;
+  /** A DM with attachments served by this fake at `/attachments/<id>/<name>` (Discord's CDN needs no token). */
+  dmWithFiles(
+    userId: string,
+    text: string,
+    files: { name: string; contentType: string; bytes: Buffer; width?: number; height?: number; durationSecs?: number }[],
+  ): string;
+  /** A DM with other fields (stickers, a poll…) merged into the message. */
+  dmWith(userId: string, fields: Record<string, unknown>): string;
+  /** Attachment paths downloaded, in order. */
+  attachmentDownloads: string[];
   /** A message in the guild channel; `mention` puts the bot in it the way Discord does (`<@id>`). */
   say(userId: string, text: string, options?: { mention?: boolean }): string;
   /** Dispatches a message again, as a gateway replay after a resume may. */
@@ -121,9 +131,39 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     for (const [ws, session] of sessions) if (session.ready) send(ws, { op: 0, t, s: ++session.seq, d });
   };
 
+  const attachments = new Map<string, Buffer>();
   const fake: FakeDiscord = {
     apiRoot: "",
     calls,
+    attachmentDownloads: [],
+    dmWith(userId, fields) {
+      const m = message({ channel_id: dmChannelOf(userId), author: user(userId), content: "", channel_type: 1, ...fields });
+      received.set(m.id, m);
+      dispatch("MESSAGE_CREATE", m);
+      return m.id;
+    },
+    dmWithFiles(userId, text, files) {
+      const list = files.map((f) => {
+        const id = snowflake();
+        const path = `/attachments/${id}/${f.name}`;
+        attachments.set(path, f.bytes);
+        const url = `${fake.apiRoot.replace(/\/api$/, "")}${path}`;
+        return {
+          id,
+          filename: f.name,
+          content_type: f.contentType,
+          size: f.bytes.length,
+          url,
+          proxy_url: url,
+          ...(f.width !== undefined && { width: f.width, height: f.height }),
+          ...(f.durationSecs !== undefined && { duration_secs: f.durationSecs }),
+        };
+      });
+      const m = message({ channel_id: dmChannelOf(userId), author: user(userId), content: text, channel_type: 1, attachments: list });
+      received.set(m.id, m);
+      dispatch("MESSAGE_CREATE", m);
+      return m.id;
+    },
     disallowMessageContent: false,
     dm(userId, text) {
       const m = message({ channel_id: dmChannelOf(userId), author: user(userId), content: text, channel_type: 1 });
@@ -219,6 +259,13 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? "").split("?")[0]?.replace(/^\/api\/v10/, "") ?? "";
+    const file = attachments.get(decodeURIComponent(path));
+    if (req.method === "GET" && path.startsWith("/attachments/")) {
+      fake.attachmentDownloads.push(path);
+      if (!file) return reply(res, 404, { message: "404: Not Found", code: 0 });
+      res.writeHead(200, { "content-type": "application/octet-stream", "content-length": file.length });
+      return void res.end(file);
+    }
     const method = `${req.method} ${path}`;
     const raw = await readBody(req);
     const body = raw ? JSON.parse(raw) : undefined;

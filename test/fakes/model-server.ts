@@ -73,6 +73,10 @@ export interface FakeModel {
   openaiUrl: string;
   requests: RecordedRequest[];
   models: string[];
+  /** Ollama `/api/show` capabilities per model (default: completion and tools, no vision). */
+  capabilities: Record<string, string[]>;
+  /** Models asked about with `/api/show`, in order. */
+  shown: string[];
   /** Queue turns; when the queue is empty the responder (default: reply "ok") answers. */
   script(...turns: Turn[]): void;
   respond(responder: Responder): void;
@@ -109,6 +113,8 @@ export async function startFakeModel(options: { port?: number } = {}): Promise<F
     openaiUrl: "",
     requests,
     models: ["hermes3:8b"],
+    capabilities: {},
+    shown: [],
     script: (...turns) => queue.push(...turns),
     scriptCompaction: (...turns) => compactionQueue.push(...turns),
     respond: (r) => {
@@ -210,6 +216,22 @@ export async function startFakeModel(options: { port?: number } = {}): Promise<F
     return body.stream ? openaiStream(res, turn) : openaiJson(res, turn);
   }
 
+  /** Ollama's model details: 404 for a model that is not pulled, else its capabilities and context length. */
+  async function show(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = JSON.parse(await readBody(req)) as { model?: string; name?: string };
+    const name = String(body.model ?? body.name);
+    fake.shown.push(name);
+    if (!fake.models.includes(name)) return json(res, 404, { error: `model '${name}' not found` });
+    const info = fake.contextLength ? { "general.architecture": "llama", "llama.context_length": fake.contextLength } : {};
+    json(res, 200, {
+      modelfile: "",
+      parameters: "",
+      details: { family: "llama", families: ["llama"] },
+      model_info: info,
+      capabilities: fake.capabilities[name] ?? ["completion", "tools"],
+    });
+  }
+
   /**
    * Waits until a moment (counted from the request's arrival), to within ~0.1 ms: a timer alone fires up
    * to a millisecond late. The last 2 ms are spent yielding to I/O.
@@ -218,14 +240,6 @@ export async function startFakeModel(options: { port?: number } = {}): Promise<F
     const early = at - performance.now() - 2;
     if (early > 0) await new Promise((r) => setTimeout(r, early));
     while (performance.now() < at) await new Promise((r) => setImmediate(r));
-  }
-
-  async function show(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = JSON.parse(await readBody(req)) as { model?: string; name?: string };
-    const name = String(body.model ?? body.name);
-    if (!fake.models.includes(name)) return json(res, 404, { error: `model '${name}' not found` });
-    const info = fake.contextLength ? { "general.architecture": "llama", "llama.context_length": fake.contextLength } : {};
-    json(res, 200, { modelfile: "", parameters: "", details: { family: "llama" }, model_info: info });
   }
 
   server.listen(options.port ?? 0, "127.0.0.1");

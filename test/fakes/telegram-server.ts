@@ -1,7 +1,7 @@
 /**
  * A fake Telegram Bot API on 127.0.0.1: getMe, getUpdates (long polling with offsets), sendMessage,
- * editMessageText, editMessageReplyMarkup, answerCallbackQuery, sendChatAction, setMyCommands —
- * with fault injection. grammY talks to it through `client.apiRoot`.
+ * editMessageText, editMessageReplyMarkup, answerCallbackQuery, sendChatAction, setMyCommands, getFile and
+ * file downloads (`/file/bot<token>/<file_path>`) — with fault injection. grammY talks to it through `client.apiRoot`.
  */
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -37,6 +37,12 @@ export interface FakeTelegram {
     text: string,
     options?: { chatId?: number; chatType?: string; entities?: unknown[]; replyTo?: unknown; topic?: number },
   ): number;
+  /** A message from `userId` with other fields than text (voice, photo, document, sticker, caption…). */
+  sendMessage(userId: number, fields: Record<string, unknown>, options?: { chatId?: number; chatType?: string }): number;
+  /** Serves `bytes` for getFile and the download path; returns the file_id. */
+  addFile(bytes: Buffer, name?: string): string;
+  /** Download paths requested, in order. */
+  downloads: string[];
   /** A button press by `userId` on message `messageId` in `chatId`. */
   press(userId: number, chatId: number, messageId: number, data: string): number;
   fail(method: string, fault: { status: number; description: string; retryAfter?: number }, times?: number): void;
@@ -61,6 +67,8 @@ export async function startFakeTelegram(port = 0): Promise<FakeTelegram> {
   const pollers: (() => void)[] = [];
   const waiters: { predicate: (c: Call) => boolean; from: number; resolve: (c: Call) => void }[] = [];
   const sockets = new Set<Socket>();
+  const files = new Map<string, { path: string; bytes: Buffer }>();
+  const downloads: string[] = [];
   let hang = 0;
 
   const record = (call: Call) => {
@@ -78,6 +86,22 @@ export async function startFakeTelegram(port = 0): Promise<FakeTelegram> {
   const fake: FakeTelegram = {
     apiRoot: "",
     calls,
+    downloads,
+    addFile(bytes, name = "file.bin") {
+      const id = `file_${files.size + 1}`;
+      files.set(id, { path: `documents/${id}_${name}`, bytes });
+      return id;
+    },
+    sendMessage(userId, fields, o = {}) {
+      const chatId = o.chatId ?? userId;
+      const chat =
+        o.chatType && o.chatType !== "private"
+          ? { id: chatId, type: o.chatType, title: "group" }
+          : { id: chatId, type: "private", first_name: `user${userId}` };
+      return fake.push({
+        message: { message_id: nextMessage++, date: Math.floor(Date.now() / 1000), chat, from: user(userId), ...fields },
+      });
+    },
     offsets,
     rejectHtml: false,
     settings: (allowedUsers, extra = {}) => ({
@@ -143,6 +167,8 @@ export async function startFakeTelegram(port = 0): Promise<FakeTelegram> {
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const download = (req.url ?? "").match(/^\/file\/bot([^/]+)\/(.+)$/);
+    if (download) return serveFile(download[1] as string, decodeURIComponent(download[2] as string), res);
     const match = (req.url ?? "").match(/^\/bot([^/]+)\/(\w+)/);
     if (!match) return reply(res, 404, { ok: false, error_code: 404, description: "Not Found" });
     if (match[1] !== TOKEN) return reply(res, 401, { ok: false, error_code: 401, description: "Unauthorized" });
@@ -160,7 +186,15 @@ export async function startFakeTelegram(port = 0): Promise<FakeTelegram> {
       record({ method: `${method}:rejected`, params });
       return reply(res, 400, { ok: false, error_code: 400, description: "Bad Request: can't parse entities: unsupported start tag" });
     }
+    if ((method === "sendMessage" || method === "editMessageText") && String(params.text ?? "").length > 4096) {
+      record({ method: `${method}:too_long`, params });
+      return reply(res, 400, { ok: false, error_code: 400, description: "Bad Request: message is too long" });
+    }
     const result = answer(method, params);
+    if (method === "getFile" && result === undefined) {
+      record({ method: "getFile:missing", params });
+      return reply(res, 400, { ok: false, error_code: 400, description: "Bad Request: invalid file_id" });
+    }
     record({ method, params, result });
     return reply(res, 200, { ok: true, result });
   }
@@ -176,11 +210,27 @@ export async function startFakeTelegram(port = 0): Promise<FakeTelegram> {
           chat: { id: params.chat_id, type: "private" },
           text: params.text,
         };
+      case "getFile": {
+        const file = files.get(String(params.file_id));
+        return file
+          ? { file_id: params.file_id, file_unique_id: `u${params.file_id}`, file_size: file.bytes.length, file_path: file.path }
+          : undefined;
+      }
       case "editMessageText":
         return { message_id: params.message_id, date: 0, chat: { id: params.chat_id, type: "private" }, text: params.text };
       default:
         return true;
     }
+  }
+
+  /** The Bot API's download path: the token in the path, the file_path from getFile after it. */
+  function serveFile(token: string, path: string, res: ServerResponse): void {
+    downloads.push(path);
+    if (token !== TOKEN) return void reply(res, 401, { ok: false, error_code: 401, description: "Unauthorized" });
+    const file = [...files.values()].find((f) => f.path === path);
+    if (!file) return void reply(res, 404, { ok: false, error_code: 404, description: "Not Found" });
+    res.writeHead(200, { "content-type": "application/octet-stream", "content-length": file.bytes.length });
+    res.end(file.bytes);
   }
 
   function getUpdates(params: Record<string, any>, res: ServerResponse): void {

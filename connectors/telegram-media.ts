@@ -1,0 +1,150 @@
+/** Telegram messages that are not plain text: files are fetched here and handed to src/media; everything else is answered. */
+import type { Api } from "grammy";
+import type { Message, PhotoSize } from "grammy/types";
+import type { Config } from "../src/config/schema.js";
+import type { Logger } from "../src/log.js";
+import { intake, refuseBeforeDownload } from "../src/media/intake.js";
+import { type Incoming, type Intake, MAX_DOWNLOAD_BYTES } from "../src/media/types.js";
+
+export interface MediaDeps {
+  api: Api;
+  /** Downloads are `<apiRoot>/file/bot<token>/<file_path>`. */
+  apiRoot: string;
+  token: string;
+  config: () => Config;
+  log: Logger;
+}
+
+/** A file to fetch: its id and what Telegram says of it. */
+interface Wanted {
+  kind: Incoming["kind"];
+  fileId: string;
+  name: string;
+  mime: string;
+  size?: number;
+  durationS?: number;
+}
+
+const IMAGE_TYPES = new Set(["image/jpeg", "image/png", "image/webp", "image/gif"]);
+
+/** Message kinds hermes cannot use yet, by the field that marks them, in words. */
+const UNUSABLE: [keyof Message, string][] = [
+  ["sticker", "stickers"],
+  ["animation", "GIFs"],
+  ["video", "videos"],
+  ["location", "locations"],
+  ["venue", "venues"],
+  ["contact", "contacts"],
+  ["poll", "polls"],
+  ["dice", "dice"],
+  ["game", "games"],
+  ["story", "stories"],
+  ["invoice", "invoices"],
+];
+
+/** `ignore`: not addressed to the bot (a group message that does not mention it); otherwise what to do. */
+export type MediaOutcome = Intake | { type: "ignore" };
+
+/** What a non-text message from an allowed user becomes: a message for the model, or a reply that says why not. */
+export async function takeMessage(d: MediaDeps, message: Message, me: { id: number; username: string }): Promise<MediaOutcome> {
+  const caption = addressedCaption(message, me);
+  if (caption === undefined) return { type: "ignore" };
+  const wanted = wantedFile(message, d.config().model.max_image_px);
+  if (!wanted) {
+    const kind = UNUSABLE.find(([field]) => message[field] !== undefined)?.[1] ?? "this kind of message";
+    return { type: "reply", text: `I can't use ${kind} yet. Send me text, a voice note, a photo or a file.` };
+  }
+  const refused = refuseBeforeDownload(d.config(), wanted.kind, wanted.size, wanted.durationS);
+  if (refused) return { type: "reply", text: refused };
+  void d.api.sendChatAction(message.chat.id, "typing").catch(() => {});
+  const bytes = await download(d, wanted.fileId);
+  if (typeof bytes === "string")
+    return { type: "reply", text: `I could not fetch that file from Telegram: ${bytes}. Send it again in a moment.` };
+  return intake({ kind: wanted.kind, bytes, name: wanted.name, mime: wanted.mime, durationS: wanted.durationS, caption }, d.config());
+}
+
+/** The file a message carries, if hermes can use it: voice, audio, video notes, photos (the largest size that fits), documents. */
+export function wantedFile(m: Message, maxPx: number): Wanted | undefined {
+  if (m.voice)
+    return {
+      kind: "voice",
+      fileId: m.voice.file_id,
+      name: "voice.ogg",
+      mime: m.voice.mime_type ?? "audio/ogg",
+      size: m.voice.file_size,
+      durationS: m.voice.duration,
+    };
+  if (m.audio) {
+    const { audio } = m;
+    return {
+      kind: "voice",
+      fileId: audio.file_id,
+      name: audio.file_name ?? "audio.mp3",
+      mime: audio.mime_type ?? "audio/mpeg",
+      size: audio.file_size,
+      durationS: audio.duration,
+    };
+  }
+  if (m.video_note) {
+    const note = m.video_note;
+    return {
+      kind: "voice",
+      fileId: note.file_id,
+      name: "video-note.mp4",
+      mime: "video/mp4",
+      size: note.file_size,
+      durationS: note.duration,
+    };
+  }
+  if (m.photo?.length) {
+    const size = bestPhoto(m.photo, maxPx);
+    return { kind: "image", fileId: size.file_id, name: "photo.jpg", mime: "image/jpeg", size: size.file_size };
+  }
+  if (m.document) {
+    const doc = m.document;
+    const mime = doc.mime_type ?? "";
+    return {
+      kind: IMAGE_TYPES.has(mime) ? "image" : "file",
+      fileId: doc.file_id,
+      name: doc.file_name ?? "file",
+      mime,
+      size: doc.file_size,
+    };
+  }
+  return undefined;
+}
+
+/** The largest of Telegram's sizes whose long side fits `maxPx` (Telegram makes them: no resizing here); else the smallest. */
+export function bestPhoto(sizes: PhotoSize[], maxPx: number): PhotoSize {
+  const bySize = [...sizes].sort((a, b) => a.width * a.height - b.width * b.height);
+  return bySize.filter((s) => Math.max(s.width, s.height) <= maxPx).at(-1) ?? (bySize[0] as PhotoSize);
+}
+
+/** The caption when the message is for the bot (any private message; in groups a mention or a reply to it); undefined otherwise. */
+function addressedCaption(m: Message, me: { id: number; username: string }): string | undefined {
+  const caption = m.caption ?? "";
+  if (m.chat.type === "private") return caption;
+  const mention = `@${me.username}`;
+  if (caption.toLowerCase().includes(mention.toLowerCase())) return caption.replace(new RegExp(mention, "ig"), "").trim();
+  if (m.reply_to_message?.from?.id === me.id) return caption;
+  return undefined;
+}
+
+/** getFile, then the download; the bytes, or what went wrong (never the URL: it holds the token). */
+async function download(d: MediaDeps, fileId: string): Promise<Buffer | string> {
+  try {
+    const file = await d.api.getFile(fileId);
+    if (!file.file_path) return "Telegram gave no download path";
+    const res = await fetch(`${d.apiRoot.replace(/\/+$/, "")}/file/bot${d.token}/${file.file_path}`, {
+      signal: AbortSignal.timeout(120_000),
+    });
+    if (!res.ok) return `the download answered HTTP ${res.status}`;
+    const bytes = Buffer.from(await res.arrayBuffer());
+    if (bytes.length > MAX_DOWNLOAD_BYTES) return "the file is over 20 MB";
+    return bytes;
+  } catch (err) {
+    const message = (err as Error).message.replaceAll(d.token, "<token>");
+    d.log.warn({ err: message }, "telegram file download failed");
+    return message;
+  }
+}

@@ -1,0 +1,78 @@
+import { mkdir, open } from "node:fs/promises";
+import { extname, join } from "node:path";
+
+/** Types read_file can show as text. */
+const TEXT_TYPES = /^(text\/|application\/(json|xml|yaml|x-yaml|toml|csv|x-sh|javascript|x-ndjson|sql))/;
+const TEXT_EXTENSIONS = new Set([
+  ".txt",
+  ".md",
+  ".csv",
+  ".json",
+  ".yaml",
+  ".yml",
+  ".xml",
+  ".log",
+  ".ini",
+  ".toml",
+  ".ts",
+  ".js",
+  ".py",
+  ".sh",
+  ".html",
+  ".ics",
+]);
+
+/** A file name that is safe on disk: no folders, no dot files, printable, at most 100 characters. */
+export function safeName(name: string): string {
+  const base = name.split(/[/\\]/).pop() ?? "";
+  const cleaned = base
+    .normalize("NFC")
+    .replace(/[^\p{L}\p{N}._ -]/gu, "_")
+    .replace(/^[.\s]+/, "")
+    .trim();
+  const ext = extname(cleaned).slice(0, 12);
+  const stem = cleaned.slice(0, cleaned.length - ext.length).slice(0, 100 - ext.length);
+  return stem ? `${stem}${ext}` : `file${ext}`;
+}
+
+/**
+ * Saves a file into `<files root>/inbox/` under its safe name, or `name-2.ext`, `name-3.ext`, … when that
+ * is taken (the file is created exclusively, so two arrivals never overwrite each other).
+ * Returns the path relative to the files root, as the file tools take it.
+ */
+export async function saveToInbox(filesRoot: string, name: string, bytes: Buffer): Promise<string> {
+  const dir = join(filesRoot, "inbox");
+  await mkdir(dir, { recursive: true });
+  const safe = safeName(name);
+  const ext = extname(safe);
+  const stem = safe.slice(0, safe.length - ext.length);
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? safe : `${stem}-${n}${ext}`;
+    try {
+      const handle = await open(join(dir, candidate), "wx", 0o600);
+      await handle.writeFile(bytes).finally(() => handle.close());
+      return `inbox/${candidate}`;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST" || n > 999) throw err;
+    }
+  }
+}
+
+/** True when read_file can show this file: a text type or extension, valid UTF-8, no NUL bytes. */
+export function isReadableText(name: string, mime: string, bytes: Buffer): boolean {
+  const claimed = TEXT_TYPES.test(mime) || TEXT_EXTENSIONS.has(extname(name).toLowerCase());
+  const head = bytes.subarray(0, 8192);
+  if (head.includes(0)) return false;
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(head, { stream: head.length < bytes.length });
+  } catch {
+    return false;
+  }
+  return claimed || !mime || mime === "application/octet-stream";
+}
+
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
