@@ -1,32 +1,18 @@
 import type { Config } from "../config/schema.js";
-import { postJson, readText } from "../model/http.js";
+import { ollamaShow } from "../model/ollama-show.js";
 import type { ChatMessage, ModelClient } from "../model/types.js";
 import { loadImages } from "./images.js";
-
-/** Answers of /api/show, per endpoint and model: capabilities do not change while a model is pulled. */
-const known = new Map<string, boolean>();
 
 /**
  * Whether an Ollama model can see, from `/api/show` `capabilities` (older servers: a vision projector or a
  * `clip`/`mllama` family). Undefined when the server cannot be asked; never throws.
  */
 export async function ollamaHasVision(baseUrl: string, name: string, signal?: AbortSignal): Promise<boolean | undefined> {
-  const key = `${baseUrl} ${name}`;
-  const cached = known.get(key);
-  if (cached !== undefined) return cached;
-  try {
-    const res = await postJson(`${baseUrl}/api/show`, JSON.stringify({ model: name }), signal ?? AbortSignal.timeout(5000));
-    const text = await readText(res);
-    if ((res.statusCode ?? 0) !== 200) return undefined;
-    const body = JSON.parse(text) as { capabilities?: string[]; projector_info?: unknown; details?: { families?: string[] } };
-    const sees = body.capabilities
-      ? body.capabilities.includes("vision")
-      : Boolean(body.projector_info) || (body.details?.families ?? []).some((f) => /clip|mllama/i.test(f));
-    known.set(key, sees);
-    return sees;
-  } catch {
-    return undefined;
-  }
+  const body = await ollamaShow(baseUrl, name, signal ?? AbortSignal.timeout(5000));
+  if (!body) return undefined;
+  return body.capabilities
+    ? body.capabilities.includes("vision")
+    : Boolean(body.projector_info) || (body.details?.families ?? []).some((f) => /clip|mllama/i.test(f));
 }
 
 /** Whether this client's model can see: `model.vision` when set, else Ollama's answer; an OpenAI-compatible endpoint cannot be asked and is assumed to. */

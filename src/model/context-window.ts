@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { EndpointConfig } from "../config/schema.js";
-import { get, postJson, readText } from "./http.js";
+import { get, readText } from "./http.js";
+import { ollamaShow } from "./ollama-show.js";
 import type { ModelClient, PromptWindow, ServerWindow } from "./types.js";
 
 /**
@@ -22,8 +23,7 @@ export async function readServerWindow(cfg: EndpointConfig, signal: AbortSignal)
 }
 
 async function ollamaWindow(base: string, name: string, signal: AbortSignal): Promise<ServerWindow | undefined> {
-  const body = await fetchJson(() => postJson(`${base}/api/show`, JSON.stringify({ model: name }), signal));
-  const info = (body as { model_info?: Record<string, unknown> } | undefined)?.model_info ?? {};
+  const info = (await ollamaShow(base, name, signal))?.model_info ?? {};
   const key = Object.keys(info).find((k) => k.endsWith(".context_length"));
   const n = key ? info[key] : undefined;
   return positive(n) ? { contextTokens: n, source: "Ollama /api/show (the model's trained context)" } : undefined;

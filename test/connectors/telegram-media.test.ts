@@ -106,7 +106,7 @@ describe("media from the phone, over Telegram", () => {
     telegram.sendMessage(OWNER, photo("@hermes_test_bot what breed?"), { chatId: -100, chatType: "group" });
     await sentTo(-100, (c) => c.params.text === "A dog.");
     expect(model.requests).toHaveLength(1);
-    expect(model.requests[0]?.messages.at(-1)?.content).toMatch(/^what breed\?\n\[photo:/);
+    expect(model.requests[0]?.messages.at(-1)?.content).toMatch(/^user42: what breed\?\n\[photo:/);
     expect(telegram.calls.filter((c) => c.method === "getFile")).toHaveLength(1);
   });
 
