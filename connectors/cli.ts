@@ -161,6 +161,8 @@ async function dispatch(core: Core, id: string, req: Json, send: (reply: Reply) 
     }
     case "schedules":
       return result(true, undefined, core.scheduler()?.list() ?? []);
+    case "tools":
+      return result(true, undefined, { tools: core.tools(), servers: (await core.status()).mcp ?? [] });
     case "schedule_run": {
       const scheduler = core.scheduler();
       if (!scheduler) return result(false, "the cron connector is off (connectors.cron.enabled)");
@@ -170,7 +172,7 @@ async function dispatch(core: Core, id: string, req: Json, send: (reply: Reply) 
     }
     default:
       return bad(
-        `unknown op ${JSON.stringify(req.op)}; ops: hello, ask, decide, stop, new, status, approvals, audit, schedules, schedule_run`,
+        `unknown op ${JSON.stringify(req.op)}; ops: hello, ask, decide, stop, new, status, approvals, audit, schedules, schedule_run, tools`,
       );
   }
 }

@@ -7,7 +7,9 @@
  */
 import type { DecideResult, EventListener, RunOutcome, SubmitRequest } from "./agent/types.js";
 import type { Config } from "./config/schema.js";
+import type { ToolReport } from "./daemon/tools-report.js";
 import type { Logger } from "./log.js";
+import type { McpServerReport } from "./mcp/types.js";
 import type { Store } from "./store/store.js";
 
 export interface ConnectorHealth {
@@ -66,6 +68,8 @@ export interface DaemonStatus {
   runs: { running: number; queued: number; suspended: number };
   pending_approvals: number;
   memory: { rss_mb: number; heap_used_mb: number; heap_total_mb: number; external_mb: number };
+  /** Each configured MCP server; absent when there are none. */
+  mcp?: McpServerReport[];
 }
 
 /** What connectors may ask of the daemon. */
@@ -75,6 +79,8 @@ export interface Core {
   newSession(sessionKey: string): number;
   decide(approvalId: string, approve: boolean, by: string): DecideResult;
   status(): Promise<DaemonStatus>;
+  /** Every tool the model can see: where it comes from, whether it asks first, what it costs in the prompt. */
+  tools(): ToolReport[];
   /** Sends text to a delivery target (`telegram:…`, `discord:…`, `cli:<name>`); resolves the message id. */
   deliver(target: string, text: string): Promise<{ messageId: string }>;
   /** The renderer of the connector that owns `channel`, for runs nobody is attached to. */

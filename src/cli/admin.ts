@@ -1,6 +1,7 @@
 import type { Client } from "./client.js";
 import type { Reply } from "./protocol.js";
 import { createStyle } from "./render.js";
+import { type McpServerReport, serverLine, tools } from "./tools.js";
 
 type Values = { json?: boolean; session?: string; limit?: string };
 
@@ -13,6 +14,8 @@ export async function admin(client: Client, command: string, rest: string[], val
       return audit(client, values);
     case "schedules":
       return schedules(client, rest, values.json === true);
+    case "tools":
+      return tools(client, values.json === true);
     default:
       return approvals(client, rest);
   }
@@ -29,6 +32,7 @@ async function status(client: Client, json: boolean): Promise<number> {
     ...data.connectors.map((c) => `${c.name.padEnd(10)} ${ok(c.ok)} ${c.detail}`),
     `runs       ${data.runs.running} running, ${data.runs.queued} queued, ${data.runs.suspended} waiting for approval`,
     `approvals  ${data.pending_approvals} pending`,
+    ...(data.mcp ?? []).map((s) => `mcp ${s.name.padEnd(6)} ${ok(s.connected)} ${serverLine(s)}`),
   ];
   return out(lines.join("\n"));
 }
@@ -133,6 +137,7 @@ interface StatusData {
   model: { provider: string; base_url: string; name: string; reachable: boolean | null; detail: string };
   runs: { running: number; queued: number; suspended: number };
   pending_approvals: number;
+  mcp?: McpServerReport[];
 }
 
 interface AuditData {

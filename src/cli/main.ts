@@ -22,6 +22,7 @@ Commands:
   approvals [list | approve ID | deny ID]
                                       pending approvals; decide one from the shell
   schedules [list | run NAME]         jobs and reminders with their next run; run one now
+  tools [--json]                      every tool the model can see: source, whether it asks first, prompt cost
   doctor                              check config, storage, socket, model, tokens and the systemd setup
   config check                        validate the config and print it with secrets masked
 
@@ -75,6 +76,7 @@ async function main(argv: string[]): Promise<number> {
     case "audit":
     case "approvals":
     case "schedules":
+    case "tools":
       return withClient(configPath, async (c) => (await import("./admin.js")).admin(c, command, rest, values));
     default:
       throw new UsageError(`unknown command '${command}'; see \`hermes --help\``);

@@ -17,6 +17,7 @@ export type Request =
   | { v: 1; id: string; op: "approvals" }
   | { v: 1; id: string; op: "audit"; session?: string; limit?: number }
   | { v: 1; id: string; op: "schedules" }
+  | { v: 1; id: string; op: "tools" }
   | { v: 1; id: string; op: "schedule_run"; name: string };
 
 export type Reply =

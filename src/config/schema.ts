@@ -91,9 +91,28 @@ const agent = z
   })
   .prefault({});
 
+/** Names the model sees for an MCP server's tools: `<server>__<tool>`. */
+export const MCP_SEPARATOR = "__";
+
+/** A built-in tool's exact name, or an MCP tool's `<server>__<tool>` name or `*` glob (`home__*`). */
+const enabledEntry = z.string().superRefine((entry, ctx) => {
+  if (entry.includes(MCP_SEPARATOR)) {
+    if (!/^[A-Za-z0-9_*-]+$/.test(entry))
+      ctx.addIssue({ code: "custom", message: `expected <server>__<tool> of letters, digits, '_', '-' or '*'` });
+    return;
+  }
+  if (!(TOOL_NAMES as readonly string[]).includes(entry)) {
+    const hint = entry.includes("*") ? "; globs match MCP tools only, as in <server>__*" : "";
+    ctx.addIssue({
+      code: "custom",
+      message: `unknown tool '${entry}'; expected one of ${TOOL_NAMES.join(", ")} or <server>__<tool>${hint}`,
+    });
+  }
+});
+
 const tools = z
   .strictObject({
-    enabled: z.array(z.enum(TOOL_NAMES)).default(DEFAULT_TOOLS),
+    enabled: z.array(enabledEntry).default(DEFAULT_TOOLS),
     clock: toolSettings({}),
     notes: toolSettings({}),
     memory: toolSettings({ max_facts: positiveInt().default(50) }),
@@ -152,6 +171,28 @@ const cronJob = z.strictObject({
   timezone: z.string().refine(isTimeZone, "expected an IANA time zone such as Europe/Berlin").optional(),
 });
 
+const mcpServer = z
+  .strictObject({
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string(), z.string()).default({}),
+    cwd: z.string().optional(),
+    url: z.url({ message: "expected an http(s) URL" }).optional(),
+    headers: z.record(z.string(), z.string()).default({}),
+    timeout_s: z.number().positive().default(30),
+    confirm: z.enum(["auto", "always", "never"]).default("auto"),
+    max_result_chars: positiveInt().optional(),
+  })
+  .refine((s) => (s.command === undefined) !== (s.url === undefined), "expected either command (a stdio server) or url (a remote one)");
+
+const mcp = z
+  .strictObject({
+    servers: z
+      .record(z.string().regex(/^[a-z0-9-]+(_[a-z0-9-]+)*$/, "expected a server name of a-z, 0-9, '_' or '-' (no '__')"), mcpServer)
+      .default({}),
+  })
+  .prefault({});
+
 const connectors = z
   .strictObject({
     cli: z.strictObject({ enabled: z.boolean().default(true), socket: z.string().default("./data/hermes.sock") }).prefault({}),
@@ -179,6 +220,7 @@ export const configSchema = z
     tools,
     storage: z.strictObject({ path: z.string().default("./data/hermes.db"), busy_timeout_ms: z.int().min(0).default(5000) }).prefault({}),
     connectors,
+    mcp,
     log: z.strictObject({ level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info") }).prefault({}),
   })
   .superRefine((cfg, ctx) => {
@@ -192,6 +234,16 @@ export const configSchema = z
         });
       }
     }
+    cfg.tools.enabled.forEach((entry, i) => {
+      const server = entry.split(MCP_SEPARATOR)[0] ?? "";
+      if (entry.includes(MCP_SEPARATOR) && !(server in cfg.mcp.servers)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["tools", "enabled", i],
+          message: `names MCP server '${server}', which mcp.servers does not configure`,
+        });
+      }
+    });
     const seen = new Set<string>();
     cfg.connectors.cron.jobs.forEach((job, i) => {
       const at = (key: string) => ["connectors", "cron", "jobs", i, key];
@@ -210,3 +262,4 @@ export type Config = z.output<typeof configSchema>;
 export type ModelConfig = Config["model"];
 export type AgentConfig = Config["agent"];
 export type ToolsConfig = Config["tools"];
+export type McpServerConfig = Config["mcp"]["servers"][string];

@@ -190,4 +190,15 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
         WHERE reply_sent_at IS NULL AND ended_at IS NOT NULL AND source IN ('telegram', 'discord');
     `,
   },
+  {
+    version: 10,
+    name: "the last tool list of each MCP server, so its tools exist from the start while it connects",
+    sql: `
+      CREATE TABLE mcp_tool_lists (
+        server TEXT PRIMARY KEY,
+        tools TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];

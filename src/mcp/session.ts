@@ -1,0 +1,220 @@
+import { createInterface } from "node:readline";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { McpServerConfig } from "../config/schema.js";
+import { errorMessage, ToolError } from "../errors.js";
+import type { Logger } from "../log.js";
+import { VERSION } from "../version.js";
+import type { Sdk } from "./sdk.js";
+import type { McpSession, McpToolInfo, SessionPhase, SessionStatus } from "./types.js";
+
+export interface SessionDeps {
+  sdk: () => Promise<Sdk>;
+  log: Logger;
+  /** The last tool list (from the store), so the tools exist while the server connects. */
+  cached: McpToolInfo[];
+  /** Told about every new tool list the server sends. */
+  onTools: (tools: McpToolInfo[]) => void;
+  /** First reconnect delay; doubles up to a minute. */
+  retryBaseMs?: number;
+}
+
+const CONNECT_TIMEOUT_MS = 10_000;
+const MAX_RETRY_MS = 60_000;
+const MAX_STDERR_LINE = 500;
+
+/** Keeps one configured MCP server connected, and reconnects with backoff when it is lost. */
+export function createSession(name: string, cfg: McpServerConfig, deps: SessionDeps): McpSession {
+  const log = deps.log.child({ mcp: name });
+  const transportKind = cfg.command ? "stdio" : "streamable-http";
+  const s = {
+    phase: "connecting" as SessionPhase,
+    closed: false,
+    lastError: undefined as string | undefined,
+    client: undefined as Client | undefined,
+    tools: deps.cached,
+    transport: transportKind as SessionStatus["transport"],
+    attempt: 0,
+    generation: 0,
+    timer: undefined as NodeJS.Timeout | undefined,
+  };
+  let settleFirst: () => void = () => {};
+  const first = new Promise<void>((resolve) => {
+    settleFirst = resolve;
+  });
+
+  async function connect(): Promise<void> {
+    const generation = ++s.generation;
+    s.phase = "connecting";
+    try {
+      const sdk = await deps.sdk();
+      const client = await open(sdk, generation);
+      if (generation !== s.generation || s.closed) return void client.close().catch(() => {});
+      s.client = client;
+      client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => void refresh(client, generation));
+      await refresh(client, generation);
+      s.phase = "connected";
+      s.attempt = 0;
+      s.lastError = undefined;
+      log.info({ transport: s.transport, tools: s.tools.length }, "mcp server connected");
+    } catch (err) {
+      lost(generation, errorMessage(err));
+    } finally {
+      settleFirst();
+    }
+  }
+
+  /** Streamable HTTP first; a server that refuses it with a 4xx gets the older HTTP+SSE transport. */
+  async function open(sdk: Sdk, generation: number): Promise<Client> {
+    if (cfg.command) return attach(sdk, stdioTransport(sdk), generation);
+    const url = new URL(cfg.url as string);
+    const requestInit = { headers: cfg.headers };
+    try {
+      s.transport = "streamable-http";
+      return await attach(sdk, new sdk.StreamableHTTPClientTransport(url, { requestInit }), generation);
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (!(err instanceof sdk.StreamableHTTPError) || typeof code !== "number" || code < 400 || code >= 500 || code === 401) throw err;
+      log.info({ code }, "mcp server refused Streamable HTTP; trying HTTP+SSE");
+      s.transport = "sse";
+      return attach(
+        sdk,
+        new sdk.SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: withHeaders(cfg.headers) } }),
+        generation,
+      );
+    }
+  }
+
+  async function attach(sdk: Sdk, transport: Transport, generation: number): Promise<Client> {
+    const client = new sdk.Client({ name: "hermes", version: VERSION }, { capabilities: {} });
+    client.onerror = (err) => log.debug({ detail: errorMessage(err) }, "mcp protocol error");
+    client.onclose = () => lost(generation, "the connection closed");
+    try {
+      await client.connect(transport, { timeout: Math.min(CONNECT_TIMEOUT_MS, cfg.timeout_s * 1000) });
+    } catch (err) {
+      client.onclose = undefined;
+      await client.close().catch(() => {});
+      throw err;
+    }
+    return client;
+  }
+
+  function stdioTransport(sdk: Sdk): Transport {
+    const transport = new sdk.StdioClientTransport({
+      command: cfg.command as string,
+      args: cfg.args,
+      env: { ...sdk.getDefaultEnvironment(), ...cfg.env },
+      ...(cfg.cwd ? { cwd: cfg.cwd } : {}),
+      stderr: "pipe",
+    });
+    const stderr = transport.stderr;
+    if (stderr) {
+      createInterface({ input: stderr as unknown as NodeJS.ReadableStream }).on("line", (line) => {
+        log.info({ stderr: line.slice(0, MAX_STDERR_LINE) }, "mcp server stderr");
+      });
+    }
+    return transport;
+  }
+
+  async function refresh(client: Client, generation: number): Promise<void> {
+    const listed: unknown[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 20; page++) {
+      const result = await client.listTools(cursor ? { cursor } : undefined, { timeout: cfg.timeout_s * 1000 });
+      listed.push(...result.tools);
+      cursor = result.nextCursor;
+      if (!cursor) break;
+    }
+    if (generation !== s.generation) return;
+    s.tools = listed.flatMap(toToolInfo);
+    log.info({ tools: s.tools.length }, "mcp tool list loaded");
+    deps.onTools(s.tools);
+  }
+
+  function lost(generation: number, why: string): void {
+    if (generation !== s.generation || s.closed || s.timer) return;
+    const client = s.client;
+    s.client = undefined;
+    if (client) {
+      client.onclose = undefined;
+      void client.close().catch(() => {});
+    }
+    s.phase = "down";
+    s.lastError = why;
+    const base = deps.retryBaseMs ?? 500;
+    const delay = Math.min(base * 2 ** s.attempt++, MAX_RETRY_MS) * (0.75 + Math.random() / 2);
+    log.warn({ detail: why, retryInMs: Math.round(delay) }, "mcp server not connected; retrying");
+    s.timer = setTimeout(() => {
+      s.timer = undefined;
+      void connect();
+    }, delay);
+    s.timer.unref();
+  }
+
+  return {
+    name,
+    start: () => void connect(),
+    firstAttempt: () => first,
+    tools: () => s.tools,
+    status: () => ({ phase: s.phase, transport: s.transport, lastError: s.lastError, toolCount: s.tools.length }),
+    async call(tool, args, signal): Promise<CallToolResult> {
+      if (s.phase === "connecting" && s.attempt === 0) await Promise.race([first, aborted(signal)]);
+      const client = s.client;
+      if (s.phase !== "connected" || !client) {
+        throw new ToolError(`server ${name} is not connected (${s.lastError ?? s.phase})`);
+      }
+      const generation = s.generation;
+      try {
+        const timeout = cfg.timeout_s * 1000 + 1000;
+        return (await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout })) as CallToolResult;
+      } catch (err) {
+        if (!signal.aborted && isConnectionFailure(err)) lost(generation, errorMessage(err));
+        throw err;
+      }
+    },
+    async close() {
+      s.closed = true;
+      s.phase = "closed";
+      clearTimeout(s.timer);
+      const client = s.client;
+      s.client = undefined;
+      if (client) {
+        client.onclose = undefined;
+        await client.close().catch(() => {});
+      }
+    },
+  };
+}
+
+function toToolInfo(raw: unknown): McpToolInfo[] {
+  const t = raw as { name?: unknown; description?: unknown; inputSchema?: unknown; annotations?: { readOnlyHint?: unknown } };
+  if (typeof t?.name !== "string" || !t.name) return [];
+  const schema = t.inputSchema && typeof t.inputSchema === "object" ? (t.inputSchema as Record<string, unknown>) : { type: "object" };
+  return [
+    {
+      name: t.name,
+      description: typeof t.description === "string" ? t.description : "",
+      inputSchema: schema,
+      readOnlyHint: t.annotations?.readOnlyHint === true,
+    },
+  ];
+}
+
+/** Failures of the connection itself (as opposed to a tool's error): worth reconnecting over. */
+function isConnectionFailure(err: unknown): boolean {
+  const text = errorMessage(err);
+  return /fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|Not connected|closed/i.test(text);
+}
+
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener("abort", () => resolve(), { once: true });
+  });
+}
+
+function withHeaders(headers: Record<string, string>) {
+  return (url: string | URL, init?: RequestInit) =>
+    fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } });
+}
