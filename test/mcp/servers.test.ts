@@ -1,0 +1,230 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startFakeMcpHttp, type FakeMcpHttp } from "../fakes/mcp-http-server.js";
+import { type FakeModel, type RecordedRequest, startFakeModel, type Turn } from "../fakes/model-server.js";
+import { baseSettings, createTempDir, type Hermes, startHermes } from "../helpers/hermes.js";
+
+const STDIO_SERVER = resolve(import.meta.dirname, "../fakes/mcp-stdio-server.mjs");
+const TOKEN = "ha-long-lived-token-for-tests";
+
+const call = (name: string, args: Record<string, unknown> = {}): Turn => ({ toolCalls: [{ name, arguments: args }] });
+/** The model repeats the tool results it got, so the reply shows what the gate and the server did. */
+const echoResults = (req: RecordedRequest): Turn => ({
+  text: `Results: ${req.messages
+    .filter((m) => m.role === "tool")
+    .map((m) => m.content)
+    .join(" | ")}`,
+});
+const toolNames = (req: RecordedRequest | undefined) => (req?.tools ?? []).map((t) => t.function?.name ?? t.name);
+
+describe("MCP tool servers", () => {
+  let model: FakeModel;
+  let http: FakeMcpHttp;
+  let dir: { path: string; cleanup: () => void };
+  let hermes: Hermes | undefined;
+  const ledger = () => {
+    const path = join(dir.path, "ledger.txt");
+    return existsSync(path) ? readFileSync(path, "utf8").trim().split("\n") : [];
+  };
+  const downFile = () => join(dir.path, "down");
+  const stdioServer = (extra: Record<string, unknown> = {}) => ({
+    command: process.execPath,
+    args: [STDIO_SERVER],
+    env: { MCP_LEDGER: join(dir.path, "ledger.txt"), MCP_DOWN_FILE: downFile() },
+    timeout_s: 5,
+    ...extra,
+  });
+  const start = async (settings: { enabled: string[]; servers: Record<string, unknown>; agent?: Record<string, unknown> }) => {
+    hermes = await startHermes(
+      {
+        ...baseSettings(model.url),
+        agent: { confirm_timeout_s: 600, confirm: [], ...settings.agent },
+        tools: { enabled: settings.enabled },
+        mcp: { servers: settings.servers },
+      },
+      { dir: dir.path, env: { HA_TOKEN: TOKEN } },
+    );
+    return hermes;
+  };
+  const homeServer = (extra: Record<string, unknown> = {}) => ({ url: http.url, headers: { Authorization: "Bearer ${HA_TOKEN}" }, ...extra });
+
+  beforeEach(async () => {
+    dir = createTempDir();
+    model = await startFakeModel();
+    model.respond(echoResults);
+    http = await startFakeMcpHttp({ token: TOKEN, ledger: join(dir.path, "ledger.txt") });
+  });
+  afterEach(async () => {
+    if (hermes?.process.exitCode === null) await hermes.stop();
+    hermes = undefined;
+    await http.close();
+    await model.close();
+    dir.cleanup();
+  });
+
+  it("lists the tools of a stdio and a Streamable HTTP server that the enable list names, exactly or by glob", async () => {
+    const h = await start({
+      enabled: ["clock", "home__*", "files__read_*", "files__lights_dim"],
+      servers: { home: homeServer({ confirm: "always" }), files: stdioServer() },
+    });
+    const listed = JSON.parse((await h.cli(["tools", "--json"])).stdout) as {
+      tools: { name: string; source: string; asks: string; why: string | null; prompt_tokens: number }[];
+      servers: { name: string; connected: boolean; tools: number; enabled: number; transport: string }[];
+    };
+    const names = listed.tools.map((t) => t.name).sort();
+    expect(names).toContain("clock");
+    expect(names).toContain("home__set_light");
+    expect(names).toContain("home__lights_dim");
+    expect(names).toContain("files__read_state");
+    expect(names).toContain("files__lights_dim");
+    expect(names).not.toContain("files__set_light");
+    expect(names).not.toContain("files__hang");
+    const byName = new Map(listed.tools.map((t) => [t.name, t]));
+    expect(byName.get("home__read_state")).toMatchObject({ source: "mcp:home", asks: "always", why: expect.stringMatching(/confirm: always/) });
+    expect(byName.get("files__read_state")).toMatchObject({ source: "mcp:files", asks: "never", why: "annotated readOnlyHint" });
+    expect(byName.get("files__lights_dim")).toMatchObject({ asks: "always", why: expect.stringMatching(/not mark this tool read-only/) });
+    expect(byName.get("clock")).toMatchObject({ source: "built-in", asks: "never" });
+    expect(byName.get("files__read_state")?.prompt_tokens).toBeGreaterThan(10);
+    expect(listed.servers).toEqual([
+      expect.objectContaining({ name: "home", connected: true, transport: "streamable-http", tools: 8, enabled: 8 }),
+      expect.objectContaining({ name: "files", connected: true, transport: "stdio", tools: 9, enabled: 2 }),
+    ]);
+    expect(http.authorizations.every((a) => a === `Bearer ${TOKEN}`)).toBe(true);
+    const text = (await h.cli(["tools"])).stdout;
+    expect(text).toMatch(/files__read_state\s+mcp:files .* asks: never \(annotated readOnlyHint\)/);
+    expect(text).toMatch(/server files: connected \(stdio\), 9 tools, 2 enabled/);
+    const status = (await h.cli(["status"])).stdout;
+    expect(status).toMatch(/mcp home .*connected \(streamable-http\), 8 tools/);
+
+    await h.ask("what is the state?");
+    const sent = model.requests[0];
+    expect(toolNames(sent)).toEqual(expect.arrayContaining(["clock", "home__read_state", "files__read_state"]));
+    expect(toolNames(sent)).not.toContain("files__set_light");
+    const spec = sent?.tools.find((t) => t.function?.name === "files__read_state") as {
+      function: { description: string; parameters: Record<string, unknown> };
+    };
+    expect(spec.function.description).toBe("Reads the state of one entity. Use it to look, not to change.");
+    expect(JSON.stringify(spec.function.parameters)).not.toMatch(/\$schema|"title"/);
+    expect(h.logs.some((l) => l.msg === "mcp server stderr" && l.stderr === "fake server: starting")).toBe(true);
+  });
+
+  it("checks arguments against the server's schema before the call, and runs a read-only tool without asking", async () => {
+    model.script(call("files__lights_dim", { level: 300 }), call("files__read_state", { entity: "light.kitchen" }), call("files__snapshot"));
+    const h = await start({ enabled: ["files__*"], servers: { files: stdioServer({ confirm: "never" }) } });
+    const reply = (await h.ask("dim and look")).stdout;
+    expect(reply).toMatch(/invalid arguments for files__lights_dim:[\s\S]*level: must be <= 100/);
+    expect(reply).toMatch(/light\.kitchen is on/);
+    expect(reply).toMatch(/"state":"on"/);
+    expect(reply).toMatch(/front door camera\n\[image \(image\/png, 3 KB\): not shown to the model\]\n\[resource: front\.png file:\/\/\/srv\/cam\/front\.png\]/);
+    expect(ledger()).toEqual(["read_state light.kitchen"]);
+    const audit = (await h.cli(["audit", "--json"])).stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { tool: string; decision: string; reason: string | null; status: string });
+    expect(audit.map((a) => `${a.tool} ${a.decision} ${a.status}`).sort()).toEqual([
+      "files__lights_dim blocked skipped",
+      "files__read_state auto ok",
+      "files__snapshot auto ok",
+    ]);
+  });
+
+  it("asks before a tool that is not read-only (confirm: auto), and a denied call never reaches the server", async () => {
+    model.script(call("home__set_light", { room: "kitchen", on: false }));
+    const h = await start({ enabled: ["home__set_light"], servers: { home: homeServer() } });
+    const denied = await h.ask("lights off", "--no");
+    expect(denied.stderr).toMatch(/hermes wants to run home__set_light[\s\S]*MCP server home does not mark this tool read-only/);
+    expect(denied.stdout).toMatch(/the user denied this call/);
+    model.script(call("home__set_light", { room: "kitchen", on: false }));
+    const approved = await h.ask("lights off", "--yes");
+    expect(approved.stdout).toMatch(/the kitchen light is now off/);
+    expect(ledger()).toEqual(["set_light kitchen false"]);
+  });
+
+  it("turns a server's error result into an error for the model and cuts long results like any tool's", async () => {
+    model.script(call("files__fail"));
+    const h = await start({ enabled: ["files__fail"], servers: { files: stdioServer({ confirm: "never" }) } });
+    expect((await h.ask("try")).stdout).toMatch(/Results: error: the device is offline/);
+  });
+
+  it("times a hanging call out and tells the server it is cancelled; /stop cancels one too", async () => {
+    model.script(call("files__hang"));
+    const h = await start({ enabled: ["files__hang", "files__read_state"], servers: { files: stdioServer({ confirm: "never", timeout_s: 1 }) } });
+    const started = Date.now();
+    expect((await h.ask("hang")).stdout).toMatch(/error: timed out after 1 s/);
+    expect(Date.now() - started).toBeLessThan(5000);
+    await waitUntil(() => ledger().includes("hang cancelled"));
+    model.script(call("files__read_state", { entity: "sensor.door" }));
+    expect((await h.ask("still there?")).stdout).toMatch(/sensor\.door is on/);
+  });
+
+  it("says the server is not connected while it is down, restarts it, and serves its tools again", async () => {
+    model.script(call("files__crash"));
+    const h = await start({ enabled: ["files__*"], servers: { files: stdioServer({ confirm: "never" }) } });
+    writeFileSync(downFile(), "");
+    expect((await h.ask("crash")).stdout).toMatch(/Results: error: /);
+    await h.waitForLog((l) => l.msg === "mcp server not connected; retrying");
+    model.script(call("files__read_state", { entity: "light.hall" }));
+    expect((await h.ask("look")).stdout).toMatch(/error: server files is not connected \(/);
+    const tools = JSON.parse((await h.cli(["tools", "--json"])).stdout) as { tools: { name: string }[]; servers: { last_error: string }[] };
+    expect(tools.tools.map((t) => t.name)).toContain("files__read_state");
+    expect(tools.servers[0]?.last_error).toBeTruthy();
+    rmSync(downFile());
+    const connects = () => h.logs.filter((l) => l.msg === "mcp server connected").length;
+    await waitUntil(() => connects() >= 2);
+    model.script(call("files__read_state", { entity: "light.hall" }));
+    expect((await h.ask("look again")).stdout).toMatch(/light\.hall is on/);
+  });
+
+  it("picks up a changed tool list (notifications/tools/list_changed)", async () => {
+    model.script(call("files__grow"));
+    const h = await start({ enabled: ["files__*"], servers: { files: stdioServer({ confirm: "never" }) } });
+    expect(toolNames(await askAndGetRequest(h, model, "grow"))).not.toContain("files__extra");
+    await waitUntil(() => h.logs.filter((l) => l.msg === "mcp tool list loaded").length >= 2);
+    model.script(call("files__extra"));
+    const req = await askAndGetRequest(h, model, "use it");
+    expect(toolNames(req)).toContain("files__extra");
+    expect(model.requests.at(-1)?.messages.at(-1)?.content).toBe("extra ran");
+  });
+
+  it("survives a server that answers with invalid JSON-RPC: one error result, and the next call works", async () => {
+    model.script(call("files__garbage"));
+    const h = await start({ enabled: ["files__*"], servers: { files: stdioServer({ confirm: "never", timeout_s: 2 }) } });
+    expect((await h.ask("garbage")).stdout).toMatch(/Results: error: /);
+    model.script(call("files__read_state", { entity: "light.porch" }));
+    expect((await h.ask("look")).stdout).toMatch(/light\.porch is on/);
+    expect(h.process.exitCode).toBeNull();
+  });
+
+  it("does not hold READY for a server that never answers, and the daemon answers meanwhile", async () => {
+    const silent = { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"], timeout_s: 30 };
+    const before = Date.now();
+    const h = await start({ enabled: ["clock", "mute__*"], servers: { mute: silent } });
+    expect(Date.now() - before).toBeLessThan(6000);
+    const status = JSON.parse((await h.cli(["status", "--json"])).stdout) as { mcp: { name: string; connected: boolean }[] };
+    expect(status.mcp).toEqual([expect.objectContaining({ name: "mute", connected: false })]);
+    expect((await h.ask("hi")).stdout).toMatch(/^Results:/);
+  });
+
+  it("refuses an enable entry for a server that is not configured, naming file:line:col", async () => {
+    const result = await startHermes(
+      { ...baseSettings(model.url), tools: { enabled: ["clock", "nas__*"] } },
+      { dir: dir.path },
+    ).catch((err: Error) => err);
+    expect(String(result)).toMatch(/hermes\.yaml:\d+:\d+.*tools\.enabled\.1.*names MCP server 'nas'/s);
+  });
+});
+
+async function askAndGetRequest(h: Hermes, model: FakeModel, text: string): Promise<RecordedRequest | undefined> {
+  const from = model.requests.length;
+  await h.ask(text);
+  return model.requests[from];
+}
+
+async function waitUntil(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
