@@ -170,7 +170,7 @@ export function createSession(name: string, cfg: McpServerConfig, deps: SessionD
         return (await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout })) as CallToolResult;
       } catch (err) {
         if (!signal.aborted && isConnectionFailure(err)) lost(generation, errorMessage(err));
-        throw err;
+        throw describeFailure(name, err);
       }
     },
     async close() {
@@ -205,6 +205,16 @@ function toToolInfo(raw: unknown): McpToolInfo[] {
 function isConnectionFailure(err: unknown): boolean {
   const text = errorMessage(err);
   return /fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|Not connected|closed/i.test(text);
+}
+
+/** A reply that is not an MCP result arrives as a schema library's JSON dump: say it in words instead. */
+function describeFailure(server: string, err: unknown): unknown {
+  const issues = (err as { issues?: { path?: unknown[]; message?: string }[] } | undefined)?.issues;
+  if (Array.isArray(issues)) {
+    const detail = issues.map((i) => `${(i.path ?? []).join(".") || "result"}: ${i.message ?? "invalid"}`).join("; ");
+    return new ToolError(`server ${server} sent a reply that is not a valid MCP tool result (${detail})`);
+  }
+  return err;
 }
 
 function aborted(signal: AbortSignal): Promise<void> {

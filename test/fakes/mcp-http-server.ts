@@ -38,7 +38,9 @@ export async function startFakeMcpHttp(options: { token: string; ledger?: string
       transport = created;
     }
     if (!transport) {
-      res.writeHead(404, { "content-type": "application/json" }).end('{"jsonrpc":"2.0","error":{"code":-32000,"message":"no session"},"id":null}');
+      res
+        .writeHead(404, { "content-type": "application/json" })
+        .end('{"jsonrpc":"2.0","error":{"code":-32000,"message":"no session"},"id":null}');
       return;
     }
     await transport.handleRequest(req, res, body);

@@ -46,7 +46,10 @@ export function createTestServer({ ledger, write, name = "fake" } = {}) {
       { type: "resource_link", uri: "file:///srv/cam/front.png", name: "front.png" },
     ],
   }));
-  server.registerTool("fail", { description: "Always fails." }, async () => ({ content: [{ type: "text", text: "the device is offline" }], isError: true }));
+  server.registerTool("fail", { description: "Always fails." }, async () => ({
+    content: [{ type: "text", text: "the device is offline" }],
+    isError: true,
+  }));
   // A tool without an input schema gets only the request's extra data (signal, id).
   server.registerTool("hang", { description: "Never answers." }, (extra) => {
     note(ledger, "hang started");

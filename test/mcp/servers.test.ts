@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createConnection } from "node:net";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startFakeMcpHttp, type FakeMcpHttp } from "../fakes/mcp-http-server.js";
+import { type FakeMcpHttp, startFakeMcpHttp } from "../fakes/mcp-http-server.js";
 import { type FakeModel, type RecordedRequest, startFakeModel, type Turn } from "../fakes/model-server.js";
 import { baseSettings, createTempDir, type Hermes, startHermes } from "../helpers/hermes.js";
 
@@ -47,7 +48,11 @@ describe("MCP tool servers", () => {
     );
     return hermes;
   };
-  const homeServer = (extra: Record<string, unknown> = {}) => ({ url: http.url, headers: { Authorization: "Bearer ${HA_TOKEN}" }, ...extra });
+  const homeServer = (extra: Record<string, unknown> = {}) => ({
+    url: http.url,
+    headers: { Authorization: "Bearer ${HA_TOKEN}" },
+    ...extra,
+  });
 
   beforeEach(async () => {
     dir = createTempDir();
@@ -81,7 +86,11 @@ describe("MCP tool servers", () => {
     expect(names).not.toContain("files__set_light");
     expect(names).not.toContain("files__hang");
     const byName = new Map(listed.tools.map((t) => [t.name, t]));
-    expect(byName.get("home__read_state")).toMatchObject({ source: "mcp:home", asks: "always", why: expect.stringMatching(/confirm: always/) });
+    expect(byName.get("home__read_state")).toMatchObject({
+      source: "mcp:home",
+      asks: "always",
+      why: expect.stringMatching(/confirm: always/),
+    });
     expect(byName.get("files__read_state")).toMatchObject({ source: "mcp:files", asks: "never", why: "annotated readOnlyHint" });
     expect(byName.get("files__lights_dim")).toMatchObject({ asks: "always", why: expect.stringMatching(/not mark this tool read-only/) });
     expect(byName.get("clock")).toMatchObject({ source: "built-in", asks: "never" });
@@ -110,13 +119,19 @@ describe("MCP tool servers", () => {
   });
 
   it("checks arguments against the server's schema before the call, and runs a read-only tool without asking", async () => {
-    model.script(call("files__lights_dim", { level: 300 }), call("files__read_state", { entity: "light.kitchen" }), call("files__snapshot"));
+    model.script(
+      call("files__lights_dim", { level: 300 }),
+      call("files__read_state", { entity: "light.kitchen" }),
+      call("files__snapshot"),
+    );
     const h = await start({ enabled: ["files__*"], servers: { files: stdioServer({ confirm: "never" }) } });
     const reply = (await h.ask("dim and look")).stdout;
     expect(reply).toMatch(/invalid arguments for files__lights_dim:[\s\S]*level: must be <= 100/);
     expect(reply).toMatch(/light\.kitchen is on/);
     expect(reply).toMatch(/"state":"on"/);
-    expect(reply).toMatch(/front door camera\n\[image \(image\/png, 3 KB\): not shown to the model\]\n\[resource: front\.png file:\/\/\/srv\/cam\/front\.png\]/);
+    expect(reply).toMatch(
+      /front door camera\n\[image \(image\/png, 3 KB\): not shown to the model\]\n\[resource: front\.png file:\/\/\/srv\/cam\/front\.png\]/,
+    );
     expect(ledger()).toEqual(["read_state light.kitchen"]);
     const audit = (await h.cli(["audit", "--json"])).stdout
       .trim()
@@ -143,19 +158,37 @@ describe("MCP tool servers", () => {
 
   it("turns a server's error result into an error for the model and cuts long results like any tool's", async () => {
     model.script(call("files__fail"));
-    const h = await start({ enabled: ["files__fail"], servers: { files: stdioServer({ confirm: "never" }) } });
+    const h = await start({
+      enabled: ["files__fail", "files__read_state"],
+      servers: { files: stdioServer({ confirm: "never", max_result_chars: 200 }) },
+    });
     expect((await h.ask("try")).stdout).toMatch(/Results: error: the device is offline/);
+    model.script(call("files__read_state", { entity: `sensor.${"x".repeat(1000)}` }));
+    const long = (await h.ask("long")).stdout;
+    expect(long).toMatch(/\[… \d+ characters cut …\]/);
+    expect(long.length).toBeLessThan(300);
   });
 
   it("times a hanging call out and tells the server it is cancelled; /stop cancels one too", async () => {
     model.script(call("files__hang"));
-    const h = await start({ enabled: ["files__hang", "files__read_state"], servers: { files: stdioServer({ confirm: "never", timeout_s: 1 }) } });
+    const h = await start({
+      enabled: ["files__hang", "files__read_state"],
+      servers: { files: stdioServer({ confirm: "never", timeout_s: 1 }) },
+    });
     const started = Date.now();
     expect((await h.ask("hang")).stdout).toMatch(/error: timed out after 1 s/);
     expect(Date.now() - started).toBeLessThan(5000);
     await waitUntil(() => ledger().includes("hang cancelled"));
     model.script(call("files__read_state", { entity: "sensor.door" }));
     expect((await h.ask("still there?")).stdout).toMatch(/sensor\.door is on/);
+
+    model.script(call("files__hang"));
+    const socket = createConnection(h.socketPath);
+    socket.write(`${JSON.stringify({ v: 1, id: "1", op: "ask", session: "s", text: "hang again" })}\n`);
+    await waitUntil(() => ledger().filter((l) => l === "hang started").length === 2);
+    socket.write(`${JSON.stringify({ v: 1, id: "2", op: "stop", session: "s" })}\n`);
+    await waitUntil(() => ledger().filter((l) => l === "hang cancelled").length === 2);
+    socket.destroy();
   });
 
   it("says the server is not connected while it is down, restarts it, and serves its tools again", async () => {
@@ -190,7 +223,8 @@ describe("MCP tool servers", () => {
   it("survives a server that answers with invalid JSON-RPC: one error result, and the next call works", async () => {
     model.script(call("files__garbage"));
     const h = await start({ enabled: ["files__*"], servers: { files: stdioServer({ confirm: "never", timeout_s: 2 }) } });
-    expect((await h.ask("garbage")).stdout).toMatch(/Results: error: /);
+    const garbage = (await h.ask("garbage")).stdout;
+    expect(garbage).toMatch(/Results: error: server files sent a reply that is not a valid MCP tool result \(content: .*expected array/);
     model.script(call("files__read_state", { entity: "light.porch" }));
     expect((await h.ask("look")).stdout).toMatch(/light\.porch is on/);
     expect(h.process.exitCode).toBeNull();
@@ -207,10 +241,9 @@ describe("MCP tool servers", () => {
   });
 
   it("refuses an enable entry for a server that is not configured, naming file:line:col", async () => {
-    const result = await startHermes(
-      { ...baseSettings(model.url), tools: { enabled: ["clock", "nas__*"] } },
-      { dir: dir.path },
-    ).catch((err: Error) => err);
+    const result = await startHermes({ ...baseSettings(model.url), tools: { enabled: ["clock", "nas__*"] } }, { dir: dir.path }).catch(
+      (err: Error) => err,
+    );
     expect(String(result)).toMatch(/hermes\.yaml:\d+:\d+.*tools\.enabled\.1.*names MCP server 'nas'/s);
   });
 });
