@@ -110,7 +110,7 @@ describe("MCP tool servers", () => {
     const sent = model.requests[0];
     expect(toolNames(sent)).toEqual(expect.arrayContaining(["clock", "home__read_state", "files__read_state"]));
     expect(toolNames(sent)).not.toContain("files__set_light");
-    const spec = sent?.tools.find((t) => t.function?.name === "files__read_state") as {
+    const spec = sent?.tools.find((t) => t.function?.name === "files__read_state") as unknown as {
       function: { description: string; parameters: Record<string, unknown> };
     };
     expect(spec.function.description).toBe("Reads the state of one entity. Use it to look, not to change.");
