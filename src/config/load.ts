@@ -116,6 +116,7 @@ function knownKeysHint(issue: z.core.$ZodIssue): string {
 }
 
 function describeIssue(issue: z.core.$ZodIssue, value: unknown): string {
+  if (issue.code === "invalid_key" && issue.issues[0]) return `invalid key: ${issue.issues[0].message}`;
   if (issue.code === "invalid_value" && issue.values.length > 1) {
     return `unknown value ${JSON.stringify(value)}; expected one of ${issue.values.join(", ")}`;
   }
