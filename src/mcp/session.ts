@@ -89,14 +89,14 @@ export function createSession(name: string, cfg: McpServerConfig, deps: SessionD
   async function attach(sdk: Sdk, transport: Transport, generation: number): Promise<Client> {
     const client = new sdk.Client({ name: "hermes", version: VERSION }, { capabilities: {} });
     client.onerror = (err) => log.debug({ detail: errorMessage(err) }, "mcp protocol error");
-    client.onclose = () => lost(generation, "the connection closed");
     try {
       await client.connect(transport, { timeout: Math.min(CONNECT_TIMEOUT_MS, cfg.timeout_s * 1000) });
     } catch (err) {
-      client.onclose = undefined;
       await client.close().catch(() => {});
       throw err;
     }
+    // Only now: a failed attempt closes its transport too, and that is the caller's to handle, not a loss.
+    client.onclose = () => lost(generation, "the connection closed");
     return client;
   }
 

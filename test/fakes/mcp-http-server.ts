@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 // @ts-expect-error: a plain ESM module shared with the stdio server script
@@ -16,8 +17,10 @@ export interface FakeMcpHttp {
   close(): Promise<void>;
 }
 
-export async function startFakeMcpHttp(options: { token: string; ledger?: string }): Promise<FakeMcpHttp> {
+/** `legacy`: only the older HTTP+SSE transport (GET opens the stream, POST /messages carries requests). */
+export async function startFakeMcpHttp(options: { token: string; ledger?: string; legacy?: boolean }): Promise<FakeMcpHttp> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
+  const legacy = new Map<string, SSEServerTransport>();
   const sockets = new Set<Socket>();
   const authorizations: string[] = [];
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -26,6 +29,7 @@ export async function startFakeMcpHttp(options: { token: string; ledger?: string
       res.writeHead(401, { "content-type": "application/json" }).end('{"error":"unauthorized"}');
       return;
     }
+    if (options.legacy) return handleLegacy(req, res);
     const body = req.method === "POST" ? JSON.parse(await readBody(req)) : undefined;
     const id = req.headers["mcp-session-id"];
     let transport = typeof id === "string" ? transports.get(id) : undefined;
@@ -45,6 +49,18 @@ export async function startFakeMcpHttp(options: { token: string; ledger?: string
     }
     await transport.handleRequest(req, res, body);
   };
+  const handleLegacy = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (req.method === "GET" && url.pathname === "/mcp") {
+      const transport = new SSEServerTransport("/messages", res);
+      legacy.set(transport.sessionId, transport);
+      await createTestServer({ ledger: options.ledger, name: "home" }).connect(transport);
+      return;
+    }
+    const transport = legacy.get(url.searchParams.get("sessionId") ?? "");
+    if (req.method === "POST" && url.pathname === "/messages" && transport) return transport.handlePostMessage(req, res);
+    res.writeHead(405).end("method not allowed");
+  };
   const server = createServer((req, res) => {
     handle(req, res).catch(() => res.writeHead(500).end());
   });
@@ -59,7 +75,7 @@ export async function startFakeMcpHttp(options: { token: string; ledger?: string
     url: `http://127.0.0.1:${port}/mcp`,
     authorizations,
     close: async () => {
-      for (const t of transports.values()) await t.close().catch(() => {});
+      for (const t of [...transports.values(), ...legacy.values()]) await t.close().catch(() => {});
       for (const s of sockets) s.destroy();
       await new Promise<void>((r) => server.close(() => r()));
     },

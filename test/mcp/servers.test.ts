@@ -240,6 +240,28 @@ describe("MCP tool servers", () => {
     expect((await h.ask("hi")).stdout).toMatch(/^Results:/);
   });
 
+  it("falls back to the older HTTP+SSE transport for a server that does not speak Streamable HTTP", async () => {
+    const old = await startFakeMcpHttp({ token: TOKEN, ledger: join(dir.path, "ledger.txt"), legacy: true });
+    try {
+      model.script(call("old__read_state", { entity: "switch.garage" }));
+      const h = await start({
+        enabled: ["old__read_state"],
+        servers: { old: { url: old.url, headers: { Authorization: "Bearer ${HA_TOKEN}" } } },
+      });
+      const status = JSON.parse((await h.cli(["status", "--json"])).stdout) as { mcp: { transport: string; connected: boolean }[] };
+      expect(status.mcp).toEqual([expect.objectContaining({ transport: "sse", connected: true })]);
+      const garage = (await h.ask("garage?")).stdout;
+      expect(garage).toMatch(/switch\.garage is on/);
+      expect(h.logs.filter((l) => l.msg === "mcp server connected")).toHaveLength(1);
+      expect(h.logs.some((l) => l.msg === "mcp server not connected; retrying")).toBe(false);
+      expect(old.authorizations.length).toBeGreaterThan(2);
+      expect(old.authorizations.every((a) => a === `Bearer ${TOKEN}`)).toBe(true);
+      await h.stop();
+    } finally {
+      await old.close();
+    }
+  });
+
   it("refuses an enable entry for a server that is not configured, naming file:line:col", async () => {
     const result = await startHermes({ ...baseSettings(model.url), tools: { enabled: ["clock", "nas__*"] } }, { dir: dir.path }).catch(
       (err: Error) => err,
