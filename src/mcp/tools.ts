@@ -33,8 +33,8 @@ export function createMcpTool(modelName: string, info: McpToolInfo, session: Mcp
 
 function confirmReason(server: string, cfg: McpServerConfig): string {
   return cfg.confirm === "always"
-    ? `every tool of MCP server ${server} asks first (confirm: always)`
-    : `MCP server ${server} does not mark this tool read-only (confirm: auto)`;
+    ? `every tool of MCP server ${server} asks first, as its confirm is always`
+    : `MCP server ${server} does not mark this tool read-only, and its confirm is auto`;
 }
 
 /** A zod schema whose check is the server's JSON Schema, run by ajv (compiled at the first call). */

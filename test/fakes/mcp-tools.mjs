@@ -46,6 +46,9 @@ export function createTestServer({ ledger, write, name = "fake" } = {}) {
       { type: "resource_link", uri: "file:///srv/cam/front.png", name: "front.png" },
     ],
   }));
+  server.registerTool("huge", { description: "A very long answer.", inputSchema: { mb: z.number() } }, async ({ mb }) =>
+    text("x".repeat(mb * 1024 * 1024)),
+  );
   server.registerTool("fail", { description: "Always fails." }, async () => ({
     content: [{ type: "text", text: "the device is offline" }],
     isError: true,

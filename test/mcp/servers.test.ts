@@ -89,22 +89,22 @@ describe("MCP tool servers", () => {
     expect(byName.get("home__read_state")).toMatchObject({
       source: "mcp:home",
       asks: "always",
-      why: expect.stringMatching(/confirm: always/),
+      why: expect.stringMatching(/its confirm is always/),
     });
     expect(byName.get("files__read_state")).toMatchObject({ source: "mcp:files", asks: "never", why: "annotated readOnlyHint" });
     expect(byName.get("files__lights_dim")).toMatchObject({ asks: "always", why: expect.stringMatching(/not mark this tool read-only/) });
     expect(byName.get("clock")).toMatchObject({ source: "built-in", asks: "never" });
     expect(byName.get("files__read_state")?.prompt_tokens).toBeGreaterThan(10);
     expect(listed.servers).toEqual([
-      expect.objectContaining({ name: "home", connected: true, transport: "streamable-http", tools: 8, enabled: 8 }),
-      expect.objectContaining({ name: "files", connected: true, transport: "stdio", tools: 9, enabled: 2 }),
+      expect.objectContaining({ name: "home", connected: true, transport: "streamable-http", tools: 9, enabled: 9 }),
+      expect.objectContaining({ name: "files", connected: true, transport: "stdio", tools: 10, enabled: 2 }),
     ]);
     expect(http.authorizations.every((a) => a === `Bearer ${TOKEN}`)).toBe(true);
     const text = (await h.cli(["tools"])).stdout;
     expect(text).toMatch(/files__read_state\s+mcp:files .* asks: never \(annotated readOnlyHint\)/);
-    expect(text).toMatch(/server files: connected \(stdio\), 9 tools, 2 enabled/);
+    expect(text).toMatch(/server files: connected \(stdio\), 10 tools, 2 enabled/);
     const status = (await h.cli(["status"])).stdout;
-    expect(status).toMatch(/mcp home .*connected \(streamable-http\), 8 tools/);
+    expect(status).toMatch(/mcp home .*connected \(streamable-http\), 9 tools/);
 
     await h.ask("what is the state?");
     const sent = model.requests[0];
@@ -159,7 +159,7 @@ describe("MCP tool servers", () => {
   it("turns a server's error result into an error for the model and cuts long results like any tool's", async () => {
     model.script(call("files__fail"));
     const h = await start({
-      enabled: ["files__fail", "files__read_state"],
+      enabled: ["files__fail", "files__read_state", "files__huge"],
       servers: { files: stdioServer({ confirm: "never", max_result_chars: 200 }) },
     });
     expect((await h.ask("try")).stdout).toMatch(/Results: error: the device is offline/);
@@ -167,6 +167,31 @@ describe("MCP tool servers", () => {
     const long = (await h.ask("long")).stdout;
     expect(long).toMatch(/\[… \d+ characters cut …\]/);
     expect(long.length).toBeLessThan(300);
+    model.script(call("files__huge", { mb: 8 }));
+    await h.ask("huge");
+    const result =
+      model.requests
+        .at(-1)
+        ?.messages.filter((m) => m.role === "tool")
+        .at(-1)?.content ?? "";
+    expect(result).toMatch(/\[… 83884\d\d characters cut …\]/);
+    expect(result.length).toBeLessThanOrEqual(200);
+    expect(h.process.exitCode).toBeNull();
+  });
+
+  it("warns at start when the tool signatures take more than a quarter of the context window", async () => {
+    hermes = await startHermes(
+      {
+        ...baseSettings(model.url),
+        model: { ...(baseSettings(model.url).model as object), context_tokens: 1024 },
+        tools: { enabled: ["files__*"] },
+        mcp: { servers: { files: stdioServer() } },
+      },
+      { dir: dir.path },
+    );
+    const warning = await hermes.waitForLog((l) => typeof l.msg === "string" && l.msg.startsWith("tool signatures take"));
+    expect(warning).toMatchObject({ contextTokens: 1024, byServer: { files: expect.any(Number) } });
+    expect(warning.toolTokens as number).toBeGreaterThan(256);
   });
 
   it("times a hanging call out and tells the server it is cancelled; /stop cancels one too", async () => {
