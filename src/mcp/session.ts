@@ -1,12 +1,10 @@
-import { createInterface } from "node:readline";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../config/schema.js";
 import { errorMessage, ToolError } from "../errors.js";
 import type { Logger } from "../log.js";
-import { VERSION } from "../version.js";
 import type { Sdk } from "./sdk.js";
+import { openClient } from "./transport.js";
 import type { McpSession, McpToolInfo, SessionPhase, SessionStatus } from "./types.js";
 
 export interface SessionDeps {
@@ -20,9 +18,7 @@ export interface SessionDeps {
   retryBaseMs?: number;
 }
 
-const CONNECT_TIMEOUT_MS = 10_000;
 const MAX_RETRY_MS = 60_000;
-const MAX_STDERR_LINE = 500;
 
 /** Keeps one configured MCP server connected, and reconnects with backoff when it is lost. */
 export function createSession(name: string, cfg: McpServerConfig, deps: SessionDeps): McpSession {
@@ -49,10 +45,15 @@ export function createSession(name: string, cfg: McpServerConfig, deps: SessionD
     s.phase = "connecting";
     try {
       const sdk = await deps.sdk();
-      const client = await open(sdk, generation);
+      const { client, transport } = await openClient(sdk, cfg, log);
       if (generation !== s.generation || s.closed) return void client.close().catch(() => {});
+      // Only now: a failed attempt closes its transport too, and that is the attempt's to report, not a loss.
+      client.onclose = () => lost(generation, "the connection closed");
       s.client = client;
-      client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => void refresh(client, generation));
+      s.transport = transport;
+      client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => {
+        refresh(client, generation).catch((err) => log.warn({ detail: errorMessage(err) }, "mcp tool list could not be reloaded"));
+      });
       await refresh(client, generation);
       s.phase = "connected";
       s.attempt = 0;
@@ -63,58 +64,6 @@ export function createSession(name: string, cfg: McpServerConfig, deps: SessionD
     } finally {
       settleFirst();
     }
-  }
-
-  /** Streamable HTTP first; a server that refuses it with a 4xx gets the older HTTP+SSE transport. */
-  async function open(sdk: Sdk, generation: number): Promise<Client> {
-    if (cfg.command) return attach(sdk, stdioTransport(sdk), generation);
-    const url = new URL(cfg.url as string);
-    const requestInit = { headers: cfg.headers };
-    try {
-      s.transport = "streamable-http";
-      return await attach(sdk, new sdk.StreamableHTTPClientTransport(url, { requestInit }), generation);
-    } catch (err) {
-      const code = (err as { code?: unknown }).code;
-      if (!(err instanceof sdk.StreamableHTTPError) || typeof code !== "number" || code < 400 || code >= 500 || code === 401) throw err;
-      log.info({ code }, "mcp server refused Streamable HTTP; trying HTTP+SSE");
-      s.transport = "sse";
-      return attach(
-        sdk,
-        new sdk.SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: withHeaders(cfg.headers) } }),
-        generation,
-      );
-    }
-  }
-
-  async function attach(sdk: Sdk, transport: Transport, generation: number): Promise<Client> {
-    const client = new sdk.Client({ name: "hermes", version: VERSION }, { capabilities: {} });
-    client.onerror = (err) => log.debug({ detail: errorMessage(err) }, "mcp protocol error");
-    try {
-      await client.connect(transport, { timeout: Math.min(CONNECT_TIMEOUT_MS, cfg.timeout_s * 1000) });
-    } catch (err) {
-      await client.close().catch(() => {});
-      throw err;
-    }
-    // Only now: a failed attempt closes its transport too, and that is the caller's to handle, not a loss.
-    client.onclose = () => lost(generation, "the connection closed");
-    return client;
-  }
-
-  function stdioTransport(sdk: Sdk): Transport {
-    const transport = new sdk.StdioClientTransport({
-      command: cfg.command as string,
-      args: cfg.args,
-      env: { ...sdk.getDefaultEnvironment(), ...cfg.env },
-      ...(cfg.cwd ? { cwd: cfg.cwd } : {}),
-      stderr: "pipe",
-    });
-    const stderr = transport.stderr;
-    if (stderr) {
-      createInterface({ input: stderr as unknown as NodeJS.ReadableStream }).on("line", (line) => {
-        log.info({ stderr: line.slice(0, MAX_STDERR_LINE) }, "mcp server stderr");
-      });
-    }
-    return transport;
   }
 
   async function refresh(client: Client, generation: number): Promise<void> {
@@ -222,9 +171,4 @@ function aborted(signal: AbortSignal): Promise<void> {
     if (signal.aborted) resolve();
     else signal.addEventListener("abort", () => resolve(), { once: true });
   });
-}
-
-function withHeaders(headers: Record<string, string>) {
-  return (url: string | URL, init?: RequestInit) =>
-    fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } });
 }
