@@ -29,10 +29,11 @@ describe("MCP tool servers", () => {
     return existsSync(path) ? readFileSync(path, "utf8").trim().split("\n") : [];
   };
   const downFile = () => join(dir.path, "down");
+  const pids = () => readFileSync(join(dir.path, "pids.txt"), "utf8").trim().split("\n").map(Number);
   const stdioServer = (extra: Record<string, unknown> = {}) => ({
     command: process.execPath,
     args: [STDIO_SERVER],
-    env: { MCP_LEDGER: join(dir.path, "ledger.txt"), MCP_DOWN_FILE: downFile() },
+    env: { MCP_LEDGER: join(dir.path, "ledger.txt"), MCP_DOWN_FILE: downFile(), MCP_PID_FILE: join(dir.path, "pids.txt") },
     timeout_s: 5,
     ...extra,
   });
@@ -234,6 +235,20 @@ describe("MCP tool servers", () => {
     expect((await h.ask("look again")).stdout).toMatch(/light\.hall is on/);
   });
 
+  it("keeps a server's tools across a restart while it is down, and stops its processes with the daemon", async () => {
+    const h = await start({ enabled: ["files__read_state"], servers: { files: stdioServer({ confirm: "never" }) } });
+    const [first] = pids();
+    await h.stop();
+    expect(isAlive(first)).toBe(false);
+    writeFileSync(downFile(), "");
+    hermes = await h.restart();
+    model.script(call("files__read_state", { entity: "light.hall" }));
+    const reply = (await hermes.ask("look")).stdout;
+    expect(reply).toMatch(/error: server files is not connected \(.*\)/);
+    expect(toolNames(model.requests.at(-2))).toEqual(["files__read_state"]);
+    expect(pids()).toHaveLength(1);
+  });
+
   it("picks up a changed tool list (notifications/tools/list_changed)", async () => {
     model.script(call("files__grow"));
     const h = await start({ enabled: ["files__*"], servers: { files: stdioServer({ confirm: "never" }) } });
@@ -306,5 +321,14 @@ async function waitUntil(condition: () => boolean, timeoutMs = 15_000): Promise<
   while (!condition()) {
     if (Date.now() > end) throw new Error("condition not met in time");
     await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+function isAlive(pid: number | undefined): boolean {
+  try {
+    process.kill(pid ?? -1, 0);
+    return true;
+  } catch {
+    return false;
   }
 }
