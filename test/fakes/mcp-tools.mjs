@@ -71,6 +71,10 @@ export function createTestServer({ ledger, write, name = "fake" } = {}) {
     server.registerTool("extra", { description: "A tool added later." }, async () => text("extra ran"));
     return text("added a tool");
   });
+  if (process.env.MCP_COLLIDE) {
+    server.registerTool("dup.name", { description: "One of two." }, async () => text("dot"));
+    server.registerTool("dup_name", { description: "The other." }, async () => text("underscore"));
+  }
   if (write) {
     server.registerTool("garbage", { description: "Answers with garbage." }, (extra) => {
       write("this is not JSON at all");

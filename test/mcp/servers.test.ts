@@ -30,7 +30,7 @@ describe("MCP tool servers", () => {
   };
   const downFile = () => join(dir.path, "down");
   const pids = () => readFileSync(join(dir.path, "pids.txt"), "utf8").trim().split("\n").map(Number);
-  const stdioServer = (extra: Record<string, unknown> = {}) => ({
+  const stdioServer = (extra: Record<string, unknown> = {}): Record<string, unknown> & { env: Record<string, string> } => ({
     command: process.execPath,
     args: [STDIO_SERVER],
     env: { MCP_LEDGER: join(dir.path, "ledger.txt"), MCP_DOWN_FILE: downFile(), MCP_PID_FILE: join(dir.path, "pids.txt") },
@@ -247,6 +247,39 @@ describe("MCP tool servers", () => {
     expect(reply).toMatch(/error: server files is not connected \(.*\)/);
     expect(toolNames(model.requests.at(-2))).toEqual(["files__read_state"]);
     expect(pids()).toHaveLength(1);
+  });
+
+  it("refuses two tools whose names collide after sanitising, naming the server's place in the config", async () => {
+    const colliding = stdioServer();
+    colliding.env = { ...colliding.env, MCP_COLLIDE: "1" };
+    const h = await start({ enabled: ["files__*"], servers: { files: colliding } });
+    const error = await h.waitForLog((l) => typeof l.msg === "string" && l.msg.includes("share a name after sanitising"));
+    expect(error.msg).toMatch(/hermes\.yaml:\d+:\d+: tools of server files share a name after sanitising; refused/);
+    expect(error.tools).toEqual(["files__dup_name"]);
+    const listed = JSON.parse((await h.cli(["tools", "--json"])).stdout) as {
+      tools: { name: string }[];
+      servers: { last_error: string }[];
+    };
+    expect(listed.tools.map((t) => t.name)).not.toContain("files__dup_name");
+    expect(listed.tools.map((t) => t.name)).toContain("files__read_state");
+    expect(listed.servers[0]?.last_error).toMatch(/files__dup_name/);
+  });
+
+  it("asks for a read-only tool listed in agent.confirm, and never for one of a confirm: never server otherwise", async () => {
+    const h = await start({
+      enabled: ["files__read_state", "files__set_light"],
+      servers: { files: stdioServer({ confirm: "never" }) },
+      agent: { confirm: ["files__read_state"] },
+    });
+    model.script(call("files__read_state", { entity: "lock.front" }));
+    const asked = await h.ask("look", "--no");
+    expect(asked.stderr).toMatch(/hermes wants to run files__read_state[\s\S]*agent\.confirm/);
+    model.script(call("files__set_light", { room: "hall", on: true }));
+    const ran = await h.ask("light", "--no");
+    expect(ran.stderr).not.toMatch(/hermes wants to run/);
+    expect(ledger()).toEqual(["set_light hall true"]);
+    const doctor = (await h.cli(["doctor"])).stdout;
+    expect(doctor).toMatch(/✓ mcp files\s+connected \(stdio\), 10 tools, 2 enabled/);
   });
 
   it("picks up a changed tool list (notifications/tools/list_changed)", async () => {
