@@ -166,7 +166,7 @@ const cronJob = z.strictObject({
   schedule: z.string().min(1),
   prompt: z.string().min(1),
   deliver: z.string().regex(DELIVERY_TARGET, "expected telegram:<chat_id>, discord:<channel_id>, discord:user:<id> or cli:<name>"),
-  tools: z.array(z.enum(TOOL_NAMES)).optional(),
+  tools: z.array(enabledEntry).optional(),
   enabled: z.boolean().default(true),
   timezone: z.string().refine(isTimeZone, "expected an IANA time zone such as Europe/Berlin").optional(),
 });
@@ -234,16 +234,19 @@ export const configSchema = z
         });
       }
     }
-    cfg.tools.enabled.forEach((entry, i) => {
-      const server = entry.split(MCP_SEPARATOR)[0] ?? "";
-      if (entry.includes(MCP_SEPARATOR) && !(server in cfg.mcp.servers)) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["tools", "enabled", i],
-          message: `names MCP server '${server}', which mcp.servers does not configure`,
-        });
-      }
-    });
+    const checkServers = (entries: string[], path: (string | number)[]) =>
+      entries.forEach((entry, i) => {
+        const server = entry.split(MCP_SEPARATOR)[0] ?? "";
+        if (entry.includes(MCP_SEPARATOR) && !(server in cfg.mcp.servers)) {
+          ctx.addIssue({
+            code: "custom",
+            path: [...path, i],
+            message: `names MCP server '${server}', which mcp.servers does not configure`,
+          });
+        }
+      });
+    checkServers(cfg.tools.enabled, ["tools", "enabled"]);
+    cfg.connectors.cron.jobs.forEach((job, i) => checkServers(job.tools ?? [], ["connectors", "cron", "jobs", i, "tools"]));
     const seen = new Set<string>();
     cfg.connectors.cron.jobs.forEach((job, i) => {
       const at = (key: string) => ["connectors", "cron", "jobs", i, key];

@@ -282,6 +282,28 @@ describe("MCP tool servers", () => {
     expect(doctor).toMatch(/✓ mcp files\s+connected \(stdio\), 10 tools, 2 enabled/);
   });
 
+  it("lets a scheduled job use a subset of a server's tools by glob", async () => {
+    hermes = await startHermes(
+      {
+        ...baseSettings(model.url),
+        tools: { enabled: ["clock", "files__*"] },
+        mcp: { servers: { files: stdioServer({ confirm: "never" }) } },
+        connectors: {
+          cron: {
+            enabled: true,
+            jobs: [{ name: "look", schedule: "0 3 * * *", prompt: "look", deliver: "cli:x", tools: ["files__read_*"] }],
+          },
+        },
+      },
+      { dir: dir.path },
+    );
+    model.script(call("files__read_state", { entity: "sensor.rain" }));
+    const run = await hermes.cli(["schedules", "run", "look"]);
+    expect(run.stdout).toMatch(/look: ok/);
+    expect(toolNames(model.requests[0])).toEqual(["files__read_state"]);
+    expect(model.requests[1]?.messages.at(-1)?.content).toBe('sensor.rain is on\n{"entity":"sensor.rain","state":"on"}');
+  });
+
   it("picks up a changed tool list (notifications/tools/list_changed)", async () => {
     model.script(call("files__grow"));
     const h = await start({ enabled: ["files__*"], servers: { files: stdioServer({ confirm: "never" }) } });
