@@ -234,7 +234,7 @@ export const configSchema = z
         });
       }
     }
-    const checkServers = (entries: string[], path: (string | number)[]) =>
+    const checkServers = (entries: string[], path: (string | number)[]): void => {
       entries.forEach((entry, i) => {
         const server = entry.split(MCP_SEPARATOR)[0] ?? "";
         if (entry.includes(MCP_SEPARATOR) && !(server in cfg.mcp.servers)) {
@@ -245,8 +245,11 @@ export const configSchema = z
           });
         }
       });
+    };
     checkServers(cfg.tools.enabled, ["tools", "enabled"]);
-    cfg.connectors.cron.jobs.forEach((job, i) => checkServers(job.tools ?? [], ["connectors", "cron", "jobs", i, "tools"]));
+    cfg.connectors.cron.jobs.forEach((job, i) => {
+      checkServers(job.tools ?? [], ["connectors", "cron", "jobs", i, "tools"]);
+    });
     const seen = new Set<string>();
     cfg.connectors.cron.jobs.forEach((job, i) => {
       const at = (key: string) => ["connectors", "cron", "jobs", i, key];

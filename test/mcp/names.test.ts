@@ -71,7 +71,8 @@ describe("MCP config", () => {
       /^3:8 mcp\.servers\.a: expected either command/,
     );
     expect(problemsOf("mcp:\n  servers:\n    my__nas: { command: x }")[0]).toMatch(/no '__'/);
-    const job = "connectors:\n  cron:\n    jobs:\n      - { name: j, schedule: '0 3 * * *', prompt: p, deliver: 'cli:x', tools: ['nas__*'] }";
+    const job =
+      "connectors:\n  cron:\n    jobs:\n      - { name: j, schedule: '0 3 * * *', prompt: p, deliver: 'cli:x', tools: ['nas__*'] }";
     expect(problemsOf(job)).toEqual([expect.stringMatching(/connectors\.cron\.jobs\.0\.tools\.0: names MCP server 'nas'/)]);
   });
 });
