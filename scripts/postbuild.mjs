@@ -9,15 +9,7 @@ import { build } from "rolldown";
 const dist = (path) => fileURLToPath(new URL(`../dist/${path}`, import.meta.url));
 
 // Loaded by path at run time (native addon, worker-thread transports) or big and loaded only when enabled.
-const external = [
-  /^node:/,
-  /^better-sqlite3$/,
-  /^pino(-pretty)?$/,
-  /^discord\.js$/,
-  /^@discordjs\//,
-  /^openai$/,
-  /^@modelcontextprotocol\//,
-];
+const external = [/^node:/, /^better-sqlite3$/, /^pino(-pretty)?$/, /^discord\.js$/, /^@discordjs\//, /^openai$/];
 
 rmSync(dist("app"), { recursive: true, force: true });
 await build({
