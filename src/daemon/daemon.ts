@@ -164,7 +164,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
         void previous?.close();
         limiter.setLimit(next.config.model.concurrency);
         modelMonitor.start();
-        log.info({ tools: [...parts.tools.keys()] }, "config reloaded");
+        log.info({ tools: [...state.tools.keys()] }, "config reloaded");
         return true;
       } catch (err) {
         log.error({ detail: errorMessage(err) }, "config reload rejected; keeping the running config");

@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FakeMcpHttp, startFakeMcpHttp } from "../fakes/mcp-http-server.js";
 import { type FakeModel, type RecordedRequest, startFakeModel, type Turn } from "../fakes/model-server.js";
-import { baseSettings, createTempDir, type Hermes, startHermes } from "../helpers/hermes.js";
+import { baseSettings, createTempDir, type Hermes, startHermes, writeConfig } from "../helpers/hermes.js";
 
 const STDIO_SERVER = resolve(import.meta.dirname, "../fakes/mcp-stdio-server.mjs");
 const TOKEN = "ha-long-lived-token-for-tests";
@@ -302,6 +302,25 @@ describe("MCP tool servers", () => {
     expect(run.stdout).toMatch(/look: ok/);
     expect(toolNames(model.requests[0])).toEqual(["files__read_state"]);
     expect(model.requests[1]?.messages.at(-1)?.content).toBe('sensor.rain is on\n{"entity":"sensor.rain","state":"on"}');
+  });
+
+  it("applies a reloaded config (SIGHUP): a wider enable list shows more tools; the old server process stops", async () => {
+    const h = await start({ enabled: ["files__read_state"], servers: { files: stdioServer() } });
+    const names = async () =>
+      (JSON.parse((await h.cli(["tools", "--json"])).stdout) as { tools: { name: string }[] }).tools.map((t) => t.name);
+    expect(await names()).toEqual(["files__read_state"]);
+    writeConfig(dir.path, {
+      ...baseSettings(model.url),
+      tools: { enabled: ["files__read_state", "files__set_light"] },
+      mcp: { servers: { files: stdioServer() } },
+    });
+    h.process.kill("SIGHUP");
+    await h.waitForLog((l) => l.msg === "config reloaded");
+    expect((await names()).sort()).toEqual(["files__read_state", "files__set_light"]);
+    await waitUntil(() => h.logs.filter((l) => l.msg === "mcp server connected").length >= 2);
+    await waitUntil(() => pids().length === 2 && !isAlive(pids()[0]));
+    model.script(call("files__read_state", { entity: "light.attic" }));
+    expect((await h.ask("look")).stdout).toMatch(/light\.attic is on/);
   });
 
   it("picks up a changed tool list (notifications/tools/list_changed)", async () => {
