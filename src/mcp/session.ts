@@ -101,6 +101,33 @@ export function createSession(name: string, cfg: McpServerConfig, deps: SessionD
     s.timer.unref();
   }
 
+  async function callOnce(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
+    const client = s.client;
+    if (s.phase !== "connected" || !client) {
+      throw new ToolError(`server ${name} is not connected (${s.lastError ?? s.phase})`);
+    }
+    const generation = s.generation;
+    try {
+      const timeout = cfg.timeout_s * 1000 + 1000;
+      return (await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout })) as CallToolResult;
+    } catch (err) {
+      if (!signal.aborted && !isSessionExpired(err) && isConnectionFailure(err)) lost(generation, errorMessage(err));
+      throw isSessionExpired(err) ? err : describeFailure(name, err);
+    }
+  }
+
+  async function reconnectNow(): Promise<void> {
+    clearTimeout(s.timer);
+    s.timer = undefined;
+    const client = s.client;
+    s.client = undefined;
+    if (client) {
+      client.onclose = undefined;
+      await client.close().catch(() => {});
+    }
+    await connect();
+  }
+
   return {
     name,
     start: () => void connect(),
@@ -109,17 +136,15 @@ export function createSession(name: string, cfg: McpServerConfig, deps: SessionD
     status: () => ({ phase: s.phase, transport: s.transport, lastError: s.lastError, toolCount: s.tools.length }),
     async call(tool, args, signal): Promise<CallToolResult> {
       if (s.phase === "connecting" && s.attempt === 0) await Promise.race([first, aborted(signal)]);
-      const client = s.client;
-      if (s.phase !== "connected" || !client) {
-        throw new ToolError(`server ${name} is not connected (${s.lastError ?? s.phase})`);
-      }
-      const generation = s.generation;
       try {
-        const timeout = cfg.timeout_s * 1000 + 1000;
-        return (await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout })) as CallToolResult;
+        return await callOnce(tool, args, signal);
       } catch (err) {
-        if (!signal.aborted && isConnectionFailure(err)) lost(generation, errorMessage(err));
-        throw describeFailure(name, err);
+        // A 404 for our session id means the server forgot it (say, it restarted) before running anything:
+        // the protocol says to start a new session, and the call can be sent again safely.
+        if (signal.aborted || !isSessionExpired(err)) throw err;
+        log.info("mcp server forgot the session; starting a new one");
+        await reconnectNow();
+        return callOnce(tool, args, signal);
       }
     },
     async close() {
@@ -148,6 +173,10 @@ function toToolInfo(raw: unknown): McpToolInfo[] {
       readOnlyHint: t.annotations?.readOnlyHint === true,
     },
   ];
+}
+
+function isSessionExpired(err: unknown): boolean {
+  return (err as { code?: unknown } | undefined)?.code === 404 && (err as Error).name !== "McpError";
 }
 
 /** Failures of the connection itself (as opposed to a tool's error): worth reconnecting over. */

@@ -14,6 +14,8 @@ export interface FakeMcpHttp {
   url: string;
   /** Authorization headers the server saw. */
   authorizations: string[];
+  /** Drops every session, as a restarted server would: requests with an old session id get 404. */
+  forgetSessions(): void;
   close(): Promise<void>;
 }
 
@@ -74,6 +76,7 @@ export async function startFakeMcpHttp(options: { token: string; ledger?: string
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     authorizations,
+    forgetSessions: () => transports.clear(),
     close: async () => {
       for (const t of [...transports.values(), ...legacy.values()]) await t.close().catch(() => {});
       for (const s of sockets) s.destroy();

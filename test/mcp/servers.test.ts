@@ -354,6 +354,15 @@ describe("MCP tool servers", () => {
     expect((await h.ask("hi")).stdout).toMatch(/^Results:/);
   });
 
+  it("starts a new session when a remote server forgot ours (it restarted) and sends the call again, once", async () => {
+    const h = await start({ enabled: ["home__set_light"], servers: { home: homeServer({ confirm: "never" }) } });
+    http.forgetSessions();
+    model.script(call("home__set_light", { room: "porch", on: true }));
+    expect((await h.ask("porch light")).stdout).toMatch(/the porch light is now on/);
+    expect(ledger()).toEqual(["set_light porch true"]);
+    expect(h.logs.some((l) => l.msg === "mcp server forgot the session; starting a new one")).toBe(true);
+  });
+
   it("falls back to the older HTTP+SSE transport for a server that does not speak Streamable HTTP", async () => {
     const old = await startFakeMcpHttp({ token: TOKEN, ledger: join(dir.path, "ledger.txt"), legacy: true });
     try {
