@@ -10,6 +10,8 @@ import type { SessionStatus } from "./types.js";
 
 const CONNECT_TIMEOUT_MS = 10_000;
 const MAX_STDERR_LINE = 500;
+/** Protocol errors of one connection logged as warnings; the rest at debug, so a babbling server cannot flood the log. */
+const WARNED_ERRORS = 5;
 
 export interface Opened {
   client: Client;
@@ -18,7 +20,8 @@ export interface Opened {
 
 /**
  * Starts (stdio) or reaches (HTTP) a server and completes the MCP handshake. Streamable HTTP comes first;
- * a server that refuses it with a 4xx (other than 401) gets the older HTTP+SSE transport.
+ * a server that refuses it with a 4xx (other than 401) gets the older HTTP+SSE transport. The SDK's stdio
+ * transport closes a connection whose unread output passes 10 MB (a runaway line), so a restart follows.
  */
 export async function openClient(sdk: Sdk, cfg: McpServerConfig, log: Logger): Promise<Opened> {
   if (cfg.command) return { client: await handshake(sdk, stdioTransport(sdk, cfg, log), cfg, log), transport: "stdio" };
@@ -40,7 +43,11 @@ export async function openClient(sdk: Sdk, cfg: McpServerConfig, log: Logger): P
 
 async function handshake(sdk: Sdk, transport: Transport, cfg: McpServerConfig, log: Logger): Promise<Client> {
   const client = new sdk.Client({ name: "hermes", version: VERSION }, { capabilities: {} });
-  client.onerror = (err) => log.debug({ detail: errorMessage(err) }, "mcp protocol error");
+  let errors = 0;
+  client.onerror = (err) => {
+    const level = ++errors <= WARNED_ERRORS ? "warn" : "debug";
+    log[level]({ detail: errorMessage(err).slice(0, 300) }, "mcp protocol error");
+  };
   try {
     await client.connect(transport, { timeout: Math.min(CONNECT_TIMEOUT_MS, cfg.timeout_s * 1000) });
   } catch (err) {

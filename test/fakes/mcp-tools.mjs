@@ -82,6 +82,11 @@ export function createTestServer({ ledger, write, name = "fake" } = {}) {
       write(JSON.stringify({ jsonrpc: "2.0", id: extra.requestId, result: { content: "not a list" } }));
       return new Promise(() => {});
     });
+    server.registerTool("flood", { description: "Sends one endless line." }, () => {
+      const block = "x".repeat(1024 * 1024);
+      for (let i = 0; i < 40; i++) process.stdout.write(block);
+      return new Promise(() => {});
+    });
   }
   return server;
 }

@@ -98,12 +98,12 @@ describe("MCP tool servers", () => {
     expect(byName.get("files__read_state")?.prompt_tokens).toBeGreaterThan(10);
     expect(listed.servers).toEqual([
       expect.objectContaining({ name: "home", connected: true, transport: "streamable-http", tools: 9, enabled: 9 }),
-      expect.objectContaining({ name: "files", connected: true, transport: "stdio", tools: 10, enabled: 2 }),
+      expect.objectContaining({ name: "files", connected: true, transport: "stdio", tools: 11, enabled: 2 }),
     ]);
     expect(http.authorizations.every((a) => a === `Bearer ${TOKEN}`)).toBe(true);
     const text = (await h.cli(["tools"])).stdout;
     expect(text).toMatch(/files__read_state\s+mcp:files .* asks: never \(annotated readOnlyHint\)/);
-    expect(text).toMatch(/server files: connected \(stdio\), 10 tools, 2 enabled/);
+    expect(text).toMatch(/server files: connected \(stdio\), 11 tools, 2 enabled/);
     const status = (await h.cli(["status"])).stdout;
     expect(status).toMatch(/mcp home .*connected \(streamable-http\), 9 tools/);
 
@@ -279,7 +279,7 @@ describe("MCP tool servers", () => {
     expect(ran.stderr).not.toMatch(/hermes wants to run/);
     expect(ledger()).toEqual(["set_light hall true"]);
     const doctor = (await h.cli(["doctor"])).stdout;
-    expect(doctor).toMatch(/✓ mcp files\s+connected \(stdio\), 10 tools, 2 enabled/);
+    expect(doctor).toMatch(/✓ mcp files\s+connected \(stdio\), 11 tools, 2 enabled/);
   });
 
   it("lets a scheduled job use a subset of a server's tools by glob", async () => {
@@ -334,13 +334,24 @@ describe("MCP tool servers", () => {
     expect(model.requests.at(-1)?.messages.at(-1)?.content).toBe("extra ran");
   });
 
-  it("survives a server that answers with invalid JSON-RPC: one error result, and the next call works", async () => {
+  it("survives a server that answers with invalid JSON-RPC or an endless line: one error result, and the next call works", async () => {
     model.script(call("files__garbage"));
     const h = await start({ enabled: ["files__*"], servers: { files: stdioServer({ confirm: "never", timeout_s: 2 }) } });
     const garbage = (await h.ask("garbage")).stdout;
     expect(garbage).toMatch(/Results: error: server files sent a reply that is not a valid MCP tool result \(content: .*expected array/);
     model.script(call("files__read_state", { entity: "light.porch" }));
     expect((await h.ask("look")).stdout).toMatch(/light\.porch is on/);
+
+    model.script(call("files__flood"));
+    const started = Date.now();
+    const flood = (await h.ask("flood")).stdout;
+    expect(flood).toMatch(/Results: error: /);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(flood).toMatch(/error: MCP error -32000: Connection closed/);
+    await h.waitForLog((l) => l.msg === "mcp protocol error" && /ReadBuffer exceeded maximum size/.test(String(l.detail)));
+    await waitUntil(() => h.logs.filter((l) => l.msg === "mcp server connected").length >= 2);
+    model.script(call("files__read_state", { entity: "light.porch" }));
+    expect((await h.ask("look again")).stdout).toMatch(/light\.porch is on/);
     expect(h.process.exitCode).toBeNull();
   });
 
