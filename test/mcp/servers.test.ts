@@ -359,7 +359,8 @@ describe("MCP tool servers", () => {
     const silent = { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"], timeout_s: 30 };
     const before = Date.now();
     const h = await start({ enabled: ["clock", "mute__*"], servers: { mute: silent } });
-    expect(Date.now() - before).toBeLessThan(6000);
+    // READY waits ~3 s at most for servers; the rest is the daemon's own start on a busy machine.
+    expect(Date.now() - before).toBeLessThan(7000);
     const status = JSON.parse((await h.cli(["status", "--json"])).stdout) as { mcp: { name: string; connected: boolean }[] };
     expect(status.mcp).toEqual([expect.objectContaining({ name: "mute", connected: false })]);
     expect((await h.ask("hi")).stdout).toMatch(/^Results:/);
