@@ -192,6 +192,8 @@ async function dispatch(core: Core, id: string, req: Json, send: (reply: Reply) 
     }
     case "schedules":
       return result(true, undefined, core.scheduler()?.list() ?? []);
+    case "tools":
+      return result(true, undefined, { tools: core.tools(), servers: (await core.status()).mcp ?? [] });
     case "schedule_run": {
       const scheduler = core.scheduler();
       if (!scheduler) return result(false, "the cron connector is off (connectors.cron.enabled)");
@@ -201,7 +203,7 @@ async function dispatch(core: Core, id: string, req: Json, send: (reply: Reply) 
     }
     default:
       return bad(
-        `unknown op ${JSON.stringify(req.op)}; ops: hello, ask, upload, decide, stop, new, compact, status, approvals, audit, schedules, schedule_run, usage, sessions, session_show, memories, forget, backup`,
+        `unknown op ${JSON.stringify(req.op)}; ops: hello, ask, upload, decide, stop, new, compact, status, approvals, audit, schedules, schedule_run, usage, sessions, session_show, memories, forget, backup, tools`,
       );
   }
 }

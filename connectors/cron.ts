@@ -3,6 +3,7 @@ import type { RunOutcome } from "../src/agent/types.js";
 import type { Config } from "../src/config/schema.js";
 import type { Connector, ConnectorHealth, Core, FireResult, ScheduleInfo, Scheduler } from "../src/connector.js";
 import { errorMessage } from "../src/errors.js";
+import { isEnabled } from "../src/mcp/names.js";
 import { sleep } from "../src/model/retry.js";
 import type { ReminderRow } from "../src/store/schedules.js";
 import { describeTime } from "../src/time.js";
@@ -39,7 +40,7 @@ export function createCronConnector(core: Core, config: Config): Connector {
         text: job.prompt,
         source: "cron",
         channel: job.deliver,
-        ...(job.tools ? { tools: job.tools } : {}),
+        ...(job.tools ? { tools: jobTools(job.tools, core) } : {}),
         listener: approvalsTo(job.deliver),
       });
       schedules.setRun(firing, runId);
@@ -226,4 +227,13 @@ export function createCronConnector(core: Core, config: Config): Connector {
       return { ok: true, detail: `${jobs.size} job(s), ${reminders.size} reminder(s)` };
     },
   };
+}
+
+/** A job's `tools` with its MCP entries (`home__*`) resolved to the tools the servers offer now. */
+function jobTools(entries: string[], core: Core): string[] {
+  const mcp = core
+    .tools()
+    .map((t) => t.name)
+    .filter((name) => isEnabled(name, entries));
+  return [...entries.filter((e) => !e.includes("__")), ...mcp];
 }

@@ -7,7 +7,9 @@
  */
 import type { DecideResult, EventListener, RunOutcome, SubmitRequest } from "./agent/types.js";
 import type { Config } from "./config/schema.js";
+import type { ToolReport } from "./daemon/tools-report.js";
 import type { Logger } from "./log.js";
+import type { McpServerReport } from "./mcp/types.js";
 import type { Store } from "./store/store.js";
 
 export interface ConnectorHealth {
@@ -79,6 +81,8 @@ export interface DaemonStatus {
   speech?: { ok: boolean | null; detail: string };
   /** Whether photos can be seen (the chat model, or `model.vision_model`). */
   vision?: { ok: boolean; detail: string };
+  /** Each configured MCP server; absent when there are none. */
+  mcp?: McpServerReport[];
 }
 
 /** What connectors may ask of the daemon. */
@@ -90,6 +94,8 @@ export interface Core {
   compact(sessionKey: string): Promise<{ ok: boolean; message: string }>;
   decide(approvalId: string, approve: boolean, by: string): DecideResult;
   status(): Promise<DaemonStatus>;
+  /** Every tool the model can see: where it comes from, whether it asks first, what it costs in the prompt. */
+  tools(): ToolReport[];
   /** Sends text to a delivery target (`telegram:…`, `discord:…`, `cli:<name>`); resolves the message id. */
   deliver(target: string, text: string): Promise<{ messageId: string }>;
   /** The renderer of the connector that owns `channel`, for runs nobody is attached to. */

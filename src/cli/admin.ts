@@ -1,6 +1,7 @@
 import type { Client } from "./client.js";
 import type { Reply } from "./protocol.js";
 import { createStyle } from "./render.js";
+import { type McpServerReport, serverLine, tools } from "./tools.js";
 
 type Values = { json?: boolean; session?: string; limit?: string };
 
@@ -13,6 +14,8 @@ export async function admin(client: Client, command: string, rest: string[], val
       return audit(client, values);
     case "schedules":
       return schedules(client, rest, values.json === true);
+    case "tools":
+      return tools(client, values.json === true);
     default:
       return approvals(client, rest);
   }
@@ -32,6 +35,7 @@ async function status(client: Client, json: boolean): Promise<number> {
     `approvals  ${data.pending_approvals} pending`,
     ...(data.speech ? [`speech     ${data.speech.ok === null ? "-" : ok(data.speech.ok)} ${data.speech.detail}`] : []),
     ...(data.vision ? [`vision     ${data.vision.ok ? style.green("ok") : "no"} ${data.vision.detail}`] : []),
+    ...(data.mcp ?? []).map((s) => `mcp ${s.name.padEnd(6)} ${ok(s.connected)} ${serverLine(s)}`),
   ];
   return out(lines.join("\n"));
 }
@@ -163,6 +167,7 @@ interface StatusData {
   };
   speech?: { ok: boolean | null; detail: string };
   vision?: { ok: boolean; detail: string };
+  mcp?: McpServerReport[];
 }
 
 interface AuditData {

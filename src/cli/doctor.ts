@@ -47,6 +47,7 @@ export async function doctor(configPath: string, env: NodeJS.ProcessEnv = proces
   for (const c of await checkWindows(config)) report(c);
   for (const c of await checkMedia(config)) report(c);
   for (const c of checkTokens(config)) report(c);
+  for (const c of await (await import("./doctor-mcp.js")).checkMcpServers(config)) report(c);
   for (const c of await checkSystemd(config, env.HERMES_SYSTEMD_DIR ?? "/etc/systemd/system")) report(c);
   return checks.some((c) => c.outcome === "fail") ? 1 : 0;
 }

@@ -30,6 +30,7 @@ Commands:
   restore PATH                        put a backup in place (daemon stopped; the old database is kept aside)
   export [--session KEY] [--format md|json]
                                       conversations for reading or moving elsewhere
+  tools [--json]                      every tool the model can see: source, whether it asks first, prompt cost
   doctor                              check config, storage, socket, model, tokens and the systemd setup
   config check                        validate the config and print it with secrets masked
 
@@ -90,6 +91,7 @@ async function main(argv: string[]): Promise<number> {
     case "audit":
     case "approvals":
     case "schedules":
+    case "tools":
       return withClient(configPath, async (c) => (await import("./admin.js")).admin(c, command, rest, values));
     case "sessions":
       return withClient(configPath, async (c) => (await import("./sessions.js")).sessionsCommand(c, rest, values));

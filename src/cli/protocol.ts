@@ -20,6 +20,7 @@ export type Request =
   | { v: 1; id: string; op: "audit"; session?: string; limit?: number }
   | { v: 1; id: string; op: "schedules" }
   | { v: 1; id: string; op: "schedule_run"; name: string }
+  | { v: 1; id: string; op: "tools" }
   /** The usage ledger's totals since `since` (ms since the epoch), optionally grouped. */
   | { v: 1; id: string; op: "usage"; since: number; by?: string }
   | { v: 1; id: string; op: "compact"; session: string }

@@ -11,6 +11,8 @@ export interface LoadedConfig {
   config: Config;
   /** Values that came from the environment or are tokens: never to be printed or logged. */
   secrets: string[];
+  /** `file:line:col` of a key path in the file (its nearest existing ancestor), for problems found after loading. */
+  locate?: (path: (string | number)[]) => string;
 }
 
 /** Reads and validates a config file. Throws ConfigError naming file:line:col and the key path. */
@@ -46,7 +48,11 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
     throw new ConfigError(parsed.error.issues.map((issue) => locateIssue(doc, issue, at)));
   }
   const config = resolvePaths(parsed.data, dirname(resolve(file)));
-  return { file, config, secrets: [...secrets, ...tokensOf(config)].filter((s) => s.length >= 4) };
+  const locate = (path: (string | number)[]) => {
+    const { line, col } = lineCounter.linePos(deepestNode(doc, path).node?.range?.[0] ?? 0);
+    return `${file}:${line}:${col}`;
+  };
+  return { file, config, secrets: [...secrets, ...tokensOf(config)].filter((s) => s.length >= 4), locate };
 }
 
 /** The document as plain data; a YAML-level error (say, an alias without its anchor) becomes a ConfigError. */
@@ -110,6 +116,7 @@ function knownKeysHint(issue: z.core.$ZodIssue): string {
 }
 
 function describeIssue(issue: z.core.$ZodIssue, value: unknown): string {
+  if (issue.code === "invalid_key" && issue.issues[0]) return `invalid key: ${issue.issues[0].message}`;
   if (issue.code === "invalid_value" && issue.values.length > 1) {
     return `unknown value ${JSON.stringify(value)}; expected one of ${issue.values.join(", ")}`;
   }
@@ -146,28 +153,44 @@ function resolvePaths(config: Config, base: string): Config {
       calendar: { ...config.tools.calendar, sources: config.tools.calendar.sources.map((s) => (/^https?:\/\//.test(s) ? s : abs(s))) },
     },
     connectors: { ...config.connectors, cli: { ...config.connectors.cli, socket: abs(config.connectors.cli.socket) } },
+    mcp: { servers: Object.fromEntries(Object.entries(config.mcp.servers).map(([n, s]) => [n, s.cwd ? { ...s, cwd: abs(s.cwd) } : s])) },
   };
 }
 
 function tokensOf(config: Config): string[] {
   const { telegram, discord, http } = config.connectors;
+  const mcp = Object.values(config.mcp.servers).flatMap((s) => [...Object.values(s.headers), ...Object.values(s.env)]);
   return [
     telegram.token,
     discord.token,
     config.model.api_key,
+    ...config.model.fallbacks.map((f) => f.api_key),
     http.token,
     config.speech?.api_key ?? "",
     ...http.hooks.map((h) => h.secret),
+    ...mcp.map(bearerToken),
   ];
+}
+
+/** `Bearer abc…` is masked as its token too, so a log line that holds only the token is covered. */
+function bearerToken(value: string): string {
+  return value.replace(/^(Bearer|Basic|Token)\s+/i, "");
 }
 
 /** The effective config with tokens and keys masked, for `hermes config check`. */
 export function maskSecrets(config: Config): Config {
   const mask = (s: string) => (s ? "********" : "");
   const { telegram, discord, http } = config.connectors;
+  const maskAll = (values: Record<string, string>) => Object.fromEntries(Object.keys(values).map((k) => [k, mask(values[k] ?? "")]));
+  const servers = Object.entries(config.mcp.servers).map(([n, s]) => [n, { ...s, headers: maskAll(s.headers), env: maskAll(s.env) }]);
   return {
     ...config,
-    model: { ...config.model, api_key: mask(config.model.api_key) },
+    mcp: { servers: Object.fromEntries(servers) },
+    model: {
+      ...config.model,
+      api_key: mask(config.model.api_key),
+      fallbacks: config.model.fallbacks.map((f) => ({ ...f, api_key: mask(f.api_key) })),
+    },
     ...(config.speech && { speech: { ...config.speech, api_key: mask(config.speech.api_key) } }),
     connectors: {
       ...config.connectors,

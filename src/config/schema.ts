@@ -121,9 +121,28 @@ const agent = z
   })
   .prefault({});
 
+/** Names the model sees for an MCP server's tools: `<server>__<tool>`. */
+export const MCP_SEPARATOR = "__";
+
+/** A built-in tool's exact name, or an MCP tool's `<server>__<tool>` name or `*` glob (`home__*`). */
+const enabledEntry = z.string().superRefine((entry, ctx) => {
+  if (entry.includes(MCP_SEPARATOR)) {
+    if (!/^[A-Za-z0-9_*-]+$/.test(entry))
+      ctx.addIssue({ code: "custom", message: `expected <server>__<tool> of letters, digits, '_', '-' or '*'` });
+    return;
+  }
+  if (!(TOOL_NAMES as readonly string[]).includes(entry)) {
+    const hint = entry.includes("*") ? "; globs match MCP tools only, as in <server>__*" : "";
+    ctx.addIssue({
+      code: "custom",
+      message: `unknown tool '${entry}'; expected one of ${TOOL_NAMES.join(", ")} or <server>__<tool>${hint}`,
+    });
+  }
+});
+
 const tools = z
   .strictObject({
-    enabled: z.array(z.enum(TOOL_NAMES)).default(DEFAULT_TOOLS),
+    enabled: z.array(enabledEntry).default(DEFAULT_TOOLS),
     clock: toolSettings({}),
     notes: toolSettings({}),
     memory: toolSettings({ max_facts: positiveInt().default(50) }),
@@ -211,7 +230,7 @@ const cronJob = z.strictObject({
   schedule: z.string().min(1),
   prompt: z.string().min(1),
   deliver: z.string().regex(DELIVERY_TARGET, "expected telegram:<chat_id>, discord:<channel_id>, discord:user:<id> or cli:<name>"),
-  tools: z.array(z.enum(TOOL_NAMES)).optional(),
+  tools: z.array(enabledEntry).optional(),
   enabled: z.boolean().default(true),
   timezone: z.string().refine(isTimeZone, "expected an IANA time zone such as Europe/Berlin").optional(),
 });
@@ -220,7 +239,7 @@ const httpHook = z.strictObject({
   name: z.string().regex(/^[\w.-]+$/, "expected a name of letters, digits, '.', '_' or '-'"),
   prompt: z.string().min(1),
   deliver: z.string().regex(DELIVERY_TARGET, "expected telegram:<chat_id>, discord:<channel_id>, discord:user:<id> or cli:<name>"),
-  tools: z.array(z.enum(TOOL_NAMES)).optional(),
+  tools: z.array(enabledEntry).optional(),
   /** HMAC-SHA256 key for `X-Hub-Signature-256`; empty = only the bearer token is accepted. */
   secret: z.string().default(""),
   /** The session the hook's runs go to; default `hook:<name>`. */
@@ -244,6 +263,28 @@ const http = z
       .default("127.0.0.1:8787"),
     token: z.string().default(""),
     hooks: z.array(httpHook).default([]),
+  })
+  .prefault({});
+
+const mcpServer = z
+  .strictObject({
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string(), z.string()).default({}),
+    cwd: z.string().optional(),
+    url: z.url({ message: "expected an http(s) URL" }).optional(),
+    headers: z.record(z.string(), z.string()).default({}),
+    timeout_s: z.number().positive().default(30),
+    confirm: z.enum(["auto", "always", "never"]).default("auto"),
+    max_result_chars: positiveInt().optional(),
+  })
+  .refine((s) => (s.command === undefined) !== (s.url === undefined), "expected either command (a stdio server) or url (a remote one)");
+
+const mcp = z
+  .strictObject({
+    servers: z
+      .record(z.string().regex(/^[a-z0-9-]+(_[a-z0-9-]+)*$/, "expected a server name of a-z, 0-9, '_' or '-' (no '__')"), mcpServer)
+      .default({}),
   })
   .prefault({});
 
@@ -283,6 +324,7 @@ export const configSchema = z
       })
       .prefault({}),
     connectors,
+    mcp,
     log: z.strictObject({ level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info") }).prefault({}),
   })
   .superRefine((cfg, ctx) => {
@@ -300,6 +342,25 @@ export const configSchema = z
     const backupSchedule = cfg.storage.backup?.schedule;
     const backupProblem = backupSchedule ? cronProblem(backupSchedule, cfg.timezone) : undefined;
     if (backupProblem) ctx.addIssue({ code: "custom", path: ["storage", "backup", "schedule"], message: backupProblem });
+    const checkServers = (entries: string[], path: (string | number)[]): void => {
+      entries.forEach((entry, i) => {
+        const server = entry.split(MCP_SEPARATOR)[0] ?? "";
+        if (entry.includes(MCP_SEPARATOR) && !(server in cfg.mcp.servers)) {
+          ctx.addIssue({
+            code: "custom",
+            path: [...path, i],
+            message: `names MCP server '${server}', which mcp.servers does not configure`,
+          });
+        }
+      });
+    };
+    checkServers(cfg.tools.enabled, ["tools", "enabled"]);
+    cfg.connectors.cron.jobs.forEach((job, i) => {
+      checkServers(job.tools ?? [], ["connectors", "cron", "jobs", i, "tools"]);
+    });
+    cfg.connectors.http.hooks.forEach((hook, i) => {
+      checkServers(hook.tools ?? [], ["connectors", "http", "hooks", i, "tools"]);
+    });
     const seen = new Set<string>();
     cfg.connectors.cron.jobs.forEach((job, i) => {
       const at = (key: string) => ["connectors", "cron", "jobs", i, key];
@@ -345,3 +406,4 @@ export type EndpointConfig = Omit<ModelConfig, "fallbacks" | "retry_primary_afte
 export type AgentConfig = Config["agent"];
 export type ToolsConfig = Config["tools"];
 export type SpeechConfig = NonNullable<Config["speech"]>;
+export type McpServerConfig = Config["mcp"]["servers"][string];

@@ -9,6 +9,7 @@ import type { Connector, Core, DaemonStatus } from "../connector.js";
 import { errorMessage, TransportError } from "../errors.js";
 import { Gate } from "../gate/gate.js";
 import { createLogger } from "../log.js";
+import type { McpHub } from "../mcp/hub.js";
 import { createModel, createModelClient } from "../model/create.js";
 import type { ModelChain, ModelClient, ProbeResult, ToolSpec } from "../model/types.js";
 import { scheduleBackups } from "../store/backup.js";
@@ -17,13 +18,15 @@ import { openStore, type Store } from "../store/store.js";
 import { startOfToday } from "../store/usage.js";
 import { dateFormat } from "../time.js";
 import { toolSpec } from "../tools/define.js";
-import { loadTools } from "../tools/registry.js";
+import { loadMcpHub, loadTools } from "../tools/registry.js";
 import type { AnyTool, ToolDeps } from "../tools/types.js";
 import { VERSION } from "../version.js";
 import { loadConnectors } from "./connectors.js";
 import { createModelMonitor, startHealthLoop, statusLine } from "./health.js";
 import { hintedModel } from "./health-hint.js";
+import { warnOfToolCost } from "./mcp-warn.js";
 import { createNotifier, type Notifier } from "./systemd.js";
+import { reportTools } from "./tools-report.js";
 
 export interface Daemon {
   core: Core;
@@ -35,7 +38,11 @@ export interface Daemon {
 
 interface State {
   loaded: LoadedConfig;
+  /** The enabled built-in (and embedder's) tools. */
+  builtins: Map<string, AnyTool>;
+  /** Those plus the enabled tools of MCP servers: what the gate may call. */
   tools: Map<string, AnyTool>;
+  mcp?: McpHub;
   /** The tools' JSON Schemas, made at the first call (the first model request), not on the way to READY. */
   specs: () => ToolSpec[];
   model: ModelChain;
@@ -61,10 +68,14 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
   const store = openStore(initial.config.storage.path, { busyTimeoutMs: initial.config.storage.busy_timeout_ms });
   let connectors: Connector[] = [];
   const deliver = (target: string, text: string) => deliverTo(connectors, target, text);
+  const mcpStarted = Date.now();
   const state: State = {
     loaded: initial,
+    mcp: await loadMcpHub(initial.config, { store, log, locate: initial.locate }),
     ...(await buildParts(initial.config, { store, now, deliver }, log, options.extraTools, options.model)),
   };
+  withMcpTools(state);
+  state.mcp?.onChange(() => withMcpTools(state));
   const config = () => state.loaded.config;
   const limiter = new Limiter(initial.config.model.concurrency);
   const gate = new Gate({ store, tools: () => state.tools, config });
@@ -93,6 +104,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     compact: (key) => runner.compact(key),
     decide: (id, approve, by) => runner.decide(id, approve, by),
     status: async () => ({ ...statusOf(state, runner, connectors, startedAt, await modelMonitor.get(), store), ...(await media()) }),
+    tools: () => reportTools(state.tools.values(), config()),
     deliver,
     listenerFor: (channel) => listenerFor(connectors, channel),
     scheduler: () => connectors.find((c) => c.scheduler)?.scheduler,
@@ -105,9 +117,12 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
   try {
     connectors = await loadConnectors(core, initial.config);
     for (const c of connectors) await c.start();
+    // Servers connect in the background; READY waits for them ~3 s at most, so their tools are in the first request.
+    await state.mcp?.settled(Math.max(0, 3000 - (Date.now() - mcpStarted)));
     runner.connectorsReady();
   } catch (err) {
     await Promise.allSettled(connectors.map((c) => c.stop()));
+    await state.mcp?.close();
     store.close();
     throw err;
   }
@@ -117,6 +132,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
   setImmediate(() => {
     try {
       state.specs(); // made now, before the first message needs them
+      if (state.mcp) warnOfToolCost(state.specs(), state.mcp.reports(), config().model.context_tokens, log);
     } catch {
       // A tool whose schema cannot be made fails the first run that needs it, which logs why.
     }
@@ -141,7 +157,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
         const graceS = config().agent.shutdown_grace_s;
         log.info({ graceS }, "stopping: no new input; letting runs finish");
         await runner.shutdown(graceS * 1000);
-        await Promise.allSettled(connectors.map((c) => c.stop()));
+        await Promise.allSettled([...connectors.map((c) => c.stop()), state.mcp?.close()]);
         store.close();
         log.info("stopped");
       })();
@@ -154,13 +170,18 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
         const next = loadConfig(configPath);
         const parts = await buildParts(next.config, { store, now, deliver }, log, options.extraTools, options.model);
         state.model.stop();
-        Object.assign(state, { loaded: next, ...parts });
+        const previous = state.mcp;
+        const mcp = await loadMcpHub(next.config, { store, log, locate: next.locate });
+        Object.assign(state, { loaded: next, ...parts, mcp });
+        withMcpTools(state);
+        mcp?.onChange(() => state.mcp === mcp && withMcpTools(state));
+        void previous?.close();
         void state.readWindows();
         limiter.setLimit(next.config.model.concurrency);
         backups.stop();
         backups = startBackups(store, next.config, log);
         modelMonitor.start();
-        log.info({ tools: [...parts.tools.keys()] }, "config reloaded");
+        log.info({ tools: [...state.tools.keys()] }, "config reloaded");
         return true;
       } catch (err) {
         log.error({ detail: errorMessage(err) }, "config reload rejected; keeping the running config");
@@ -179,12 +200,23 @@ async function buildParts(config: Config, deps: Omit<ToolDeps, "config">, log: L
   const usedToday = (endpoint: string) => deps.store.usage.endpointTokensSince(endpoint, startOfToday());
   const parts = await createModel(config.model, { usedToday, log, client: model });
   return {
+    builtins: tools,
     tools,
     specs: () => (specs ??= [...tools.values()].map(toolSpec)),
     model: parts.chain,
     readWindows: parts.readWindows,
     visionModel: config.model.vision_model ? await createModelClient({ ...config.model, name: config.model.vision_model }) : undefined,
   };
+}
+
+/** Adds the MCP servers' enabled tools to the built-in ones; called again whenever a server's list changes. */
+function withMcpTools(state: State): void {
+  if (!state.mcp) return;
+  const tools = new Map(state.builtins);
+  for (const tool of state.mcp.tools()) if (!tools.has(tool.name)) tools.set(tool.name, tool);
+  let specs: ToolSpec[] | undefined;
+  state.tools = tools;
+  state.specs = () => (specs ??= [...tools.values()].map(toolSpec));
 }
 
 function systemPrompt(config: Config, store: Store, withMemory: boolean, sender?: Person): string {
@@ -252,6 +284,7 @@ function statusOf(
     runs: { running: runs.running, queued: runs.queued, suspended: runs.suspended },
     pending_approvals: runs.pendingApprovals,
     memory: memoryOf(process.memoryUsage()),
+    ...(state.mcp ? { mcp: state.mcp.reports() } : {}),
   };
 }
 

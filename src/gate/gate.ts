@@ -140,7 +140,7 @@ export class Gate {
   private async confirmationReason(tool: AnyTool, args: unknown): Promise<string | undefined> {
     if (this.deps.config().agent.confirm.includes(tool.name)) return `${tool.name} always needs your confirmation (agent.confirm)`;
     const needs = typeof tool.needsConfirmation === "function" ? await tool.needsConfirmation(args) : tool.needsConfirmation;
-    return needs ? `${tool.name} asks for confirmation for these arguments` : undefined;
+    return needs ? (tool.confirmReason ?? `${tool.name} asks for confirmation for these arguments`) : undefined;
   }
 
   private requestApproval(ctx: StepContext, call: ToolCall, reason: string): Verdict {

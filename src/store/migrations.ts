@@ -242,4 +242,15 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       ALTER TABLE messages ADD COLUMN images TEXT;
     `,
   },
+  {
+    version: 13,
+    name: "the last tool list of each MCP server, so its tools exist from the start while it connects",
+    sql: `
+      CREATE TABLE mcp_tool_lists (
+        server TEXT PRIMARY KEY,
+        tools TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];

@@ -28,6 +28,7 @@ export function withSettings<I>(tool: Tool<I>, settings: { max_result_chars?: nu
 
 /** The model-facing signature: JSON Schema from the zod input, without noise a small model does not need. */
 export function toolSpec(tool: Tool): ToolSpec {
+  if (tool.parameters) return { name: tool.name, description: tool.description, parameters: tool.parameters };
   const schema = z.toJSONSchema(tool.input, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
   delete schema.$schema;
   return { name: tool.name, description: tool.description, parameters: lean(schema) as Record<string, unknown> };

@@ -1,4 +1,5 @@
-import type { ToolName } from "../config/schema.js";
+import { type Config, MCP_SEPARATOR, type ToolName } from "../config/schema.js";
+import type { McpHub, McpHubDeps } from "../mcp/hub.js";
 import { withSettings } from "./define.js";
 import type { AnyTool, ToolDeps } from "./types.js";
 
@@ -31,10 +32,11 @@ export interface ToolSet {
   unavailable: string[];
 }
 
-export async function loadTools(enabled: readonly ToolName[], deps: ToolDeps, extra: AnyTool[] = []): Promise<ToolSet> {
+/** Loads the enabled built-in tools; MCP entries (`<server>__…`) are the MCP hub's to resolve. */
+export async function loadTools(enabled: readonly string[], deps: ToolDeps, extra: AnyTool[] = []): Promise<ToolSet> {
   const tools = new Map<string, AnyTool>();
   const unavailable: string[] = [];
-  const names = [...new Set(enabled)];
+  const names = [...new Set(enabled.filter((n) => !n.includes(MCP_SEPARATOR)))] as ToolName[];
   // Imported together: their file reads overlap instead of queueing one behind the other at start.
   const modules = await Promise.all(names.map((name) => MODULES[name]?.()));
   names.forEach((name, i) => {
@@ -49,4 +51,11 @@ export async function loadTools(enabled: readonly ToolName[], deps: ToolDeps, ex
 function settingsOf(name: ToolName, deps: ToolDeps): { max_result_chars?: number; timeout_s?: number } | undefined {
   const family = name === "read_file" || name === "list_files" || name === "write_file" ? "files" : name;
   return deps.config.tools[family as keyof typeof deps.config.tools] as { max_result_chars?: number; timeout_s?: number };
+}
+
+/** The MCP hub, imported (with the MCP SDK behind it) only when the config has servers. */
+export async function loadMcpHub(config: Config, deps: McpHubDeps): Promise<McpHub | undefined> {
+  if (Object.keys(config.mcp.servers).length === 0) return undefined;
+  const { createMcpHub } = await import("../mcp/hub.js");
+  return createMcpHub(config, deps);
 }

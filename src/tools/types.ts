@@ -29,6 +29,12 @@ export interface Tool<I = unknown> {
   maxResultChars: number;
   timeoutMs: number;
   run(args: I, ctx: ToolContext): Promise<string>;
+  /** The model-facing JSON Schema, when it is not made from `input` (an MCP server's own schema). */
+  parameters?: Record<string, unknown>;
+  /** Where the tool comes from: absent for built-in tools, `mcp:<server>` for a server's. */
+  source?: string;
+  /** Why the tool asks first, in words, when `needsConfirmation` says it does. */
+  confirmReason?: string;
 }
 
 export interface ToolDefinition<I> {

@@ -1,0 +1,58 @@
+import type { Config } from "../config/schema.js";
+import { createLogger } from "../log.js";
+import type { McpServerReport } from "../mcp/types.js";
+import { Client } from "./client.js";
+
+interface Check {
+  name: string;
+  outcome: "ok" | "fail" | "warn";
+  detail: string;
+  fix?: string;
+}
+
+const PROBE_MS = 10_000;
+
+/** One check per MCP server: as the running daemon sees it, else by connecting to it once from here. */
+export async function checkMcpServers(config: Config): Promise<Check[]> {
+  const names = Object.keys(config.mcp.servers);
+  if (names.length === 0) return [];
+  const reports = (await fromDaemon(config.connectors.cli.socket)) ?? (await probeAll(config));
+  return reports.map((r) => ({
+    name: `mcp ${r.name}`,
+    outcome: r.connected ? (r.last_error ? "warn" : "ok") : "fail",
+    detail: `${r.connected ? "connected" : "not connected"} (${r.transport}), ${r.tools} tools, ${r.enabled} enabled, ~${r.prompt_tokens} prompt tokens${r.last_error ? `; ${r.last_error}` : ""}`,
+    ...(r.fix ? { fix: r.fix } : {}),
+  }));
+}
+
+async function fromDaemon(socket: string): Promise<McpServerReport[] | undefined> {
+  try {
+    const client = await Client.connect(socket);
+    try {
+      const reply = await client.call({ op: "status" });
+      return reply.type === "result" ? (reply.data as { mcp?: McpServerReport[] }).mcp : undefined;
+    } finally {
+      client.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+async function probeAll(config: Config): Promise<McpServerReport[]> {
+  const [{ createMcpHub }, { openStore }] = await Promise.all([import("../mcp/hub.js"), import("../store/store.js")]);
+  const { mkdtempSync, rmSync } = await import("node:fs");
+  const { join } = await import("node:path");
+  const { tmpdir } = await import("node:os");
+  const dir = mkdtempSync(join(tmpdir(), "hermes-doctor-"));
+  const store = openStore(join(dir, "probe.db"));
+  const hub = createMcpHub(config, { store, log: createLogger("silent") });
+  try {
+    await hub.settled(PROBE_MS);
+    return hub.reports();
+  } finally {
+    await hub.close();
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,128 @@
+import { estimateTokens } from "../agent/context.js";
+import type { Config, McpServerConfig } from "../config/schema.js";
+import type { Logger } from "../log.js";
+import { McpToolListStore } from "../store/mcp-tools.js";
+import type { Store } from "../store/store.js";
+import { toolSpec } from "../tools/define.js";
+import type { AnyTool } from "../tools/types.js";
+import { isEnabled, nameTools } from "./names.js";
+import { loadSdk, type Sdk } from "./sdk.js";
+import { createSession } from "./session.js";
+import { createMcpTool } from "./tools.js";
+import type { McpServerReport, McpSession, McpToolInfo } from "./types.js";
+
+export interface McpHubDeps {
+  store: Store;
+  log: Logger;
+  /** `file:line:col` of a config key, for problems found once a server answers. */
+  locate?: (path: (string | number)[]) => string;
+  retryBaseMs?: number;
+}
+
+export interface McpHub {
+  /** The enabled tools of every server, as hermes tools (also those of servers that are down). */
+  tools(): AnyTool[];
+  reports(): McpServerReport[];
+  /** Resolves when every server has made its first attempt, or after `maxMs`. */
+  settled(maxMs: number): Promise<void>;
+  /** Called whenever a server's tool list changes. */
+  onChange(listener: () => void): void;
+  close(): Promise<void>;
+}
+
+interface Entry {
+  session: McpSession;
+  cfg: McpServerConfig;
+  tools: AnyTool[];
+  collisions: string[];
+}
+
+/** Connects the configured MCP servers in the background and keeps their enabled tools current. */
+export function createMcpHub(config: Config, deps: McpHubDeps): McpHub {
+  const lists = new McpToolListStore(deps.store.db);
+  let sdk: Promise<Sdk> | undefined;
+  const listeners: (() => void)[] = [];
+  const entries = new Map<string, Entry>();
+
+  const build = (name: string, infos: McpToolInfo[]) => {
+    const entry = entries.get(name);
+    if (!entry) return;
+    const { named, collisions } = nameTools(name, infos);
+    if (collisions.length) {
+      const at = deps.locate?.(["mcp", "servers", name]) ?? `mcp.servers.${name}`;
+      deps.log.error({ mcp: name, tools: collisions }, `${at}: tools of server ${name} share a name after sanitising; refused`);
+    }
+    entry.collisions = collisions;
+    entry.tools = [...named]
+      .filter(([modelName]) => isEnabled(modelName, config.tools.enabled))
+      .map(([modelName, info]) => createMcpTool(modelName, info, entry.session, entry.cfg));
+  };
+
+  for (const [name, cfg] of Object.entries(config.mcp.servers)) {
+    const cached = lists.load(name) as McpToolInfo[];
+    const session = createSession(name, cfg, {
+      sdk: () => (sdk ??= loadSdk()),
+      log: deps.log,
+      cached,
+      retryBaseMs: deps.retryBaseMs,
+      onTools: (tools) => {
+        lists.save(name, tools);
+        build(name, tools);
+        for (const listener of listeners) listener();
+      },
+    });
+    entries.set(name, { session, cfg, tools: [], collisions: [] });
+    build(name, cached);
+    session.start();
+  }
+
+  return {
+    tools: () => [...entries.values()].flatMap((e) => e.tools),
+    reports: () => [...entries.values()].map(reportOf),
+    settled: async (maxMs) => {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, maxMs);
+      });
+      await Promise.race([Promise.all([...entries.values()].map((e) => e.session.firstAttempt())), timeout]);
+      clearTimeout(timer);
+    },
+    onChange: (listener) => listeners.push(listener),
+    close: async () => {
+      await Promise.allSettled([...entries.values()].map((e) => e.session.close()));
+    },
+  };
+}
+
+function reportOf(entry: Entry): McpServerReport {
+  const status = entry.session.status();
+  const specs = entry.tools.map(toolSpec);
+  const collision = entry.collisions.length ? `tools share a name after sanitising: ${entry.collisions.join(", ")}` : undefined;
+  const lastError = status.lastError ?? collision ?? null;
+  return {
+    name: entry.session.name,
+    transport: status.transport,
+    connected: status.phase === "connected",
+    state: status.phase,
+    tools: status.toolCount,
+    enabled: entry.tools.length,
+    prompt_tokens: specs.length ? estimateTokens(JSON.stringify(specs.map((t) => ({ type: "function", function: t })))) : 0,
+    last_error: lastError,
+    fix:
+      status.phase === "connected"
+        ? collision
+          ? "rename the tools on the server, or enable only one of them"
+          : null
+        : fixFor(entry.cfg, lastError ?? ""),
+  };
+}
+
+function fixFor(cfg: McpServerConfig, error: string): string {
+  if (/401|403|unauthori[sz]ed|forbidden/i.test(error))
+    return "check the token in the server's headers (the environment variable it comes from)";
+  if (cfg.command) {
+    if (/ENOENT|not found/i.test(error)) return `install ${cfg.command} or give its full path in command`;
+    return `run \`${[cfg.command, ...cfg.args].join(" ")}\` by hand to see why it exits; its stderr is in the log`;
+  }
+  return `check that ${cfg.url} is reachable from this host and speaks MCP`;
+}

@@ -1,0 +1,203 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { McpServerConfig } from "../config/schema.js";
+import { errorMessage, ToolError } from "../errors.js";
+import type { Logger } from "../log.js";
+import type { Sdk } from "./sdk.js";
+import { openClient } from "./transport.js";
+import type { McpSession, McpToolInfo, SessionPhase, SessionStatus } from "./types.js";
+
+export interface SessionDeps {
+  sdk: () => Promise<Sdk>;
+  log: Logger;
+  /** The last tool list (from the store), so the tools exist while the server connects. */
+  cached: McpToolInfo[];
+  /** Told about every new tool list the server sends. */
+  onTools: (tools: McpToolInfo[]) => void;
+  /** First reconnect delay; doubles up to a minute. */
+  retryBaseMs?: number;
+}
+
+const MAX_RETRY_MS = 60_000;
+
+/** Keeps one configured MCP server connected, and reconnects with backoff when it is lost. */
+export function createSession(name: string, cfg: McpServerConfig, deps: SessionDeps): McpSession {
+  const log = deps.log.child({ mcp: name });
+  const transportKind = cfg.command ? "stdio" : "streamable-http";
+  const s = {
+    phase: "connecting" as SessionPhase,
+    closed: false,
+    lastError: undefined as string | undefined,
+    client: undefined as Client | undefined,
+    tools: deps.cached,
+    transport: transportKind as SessionStatus["transport"],
+    attempt: 0,
+    generation: 0,
+    timer: undefined as NodeJS.Timeout | undefined,
+  };
+  let settleFirst: () => void = () => {};
+  const first = new Promise<void>((resolve) => {
+    settleFirst = resolve;
+  });
+
+  async function connect(): Promise<void> {
+    const generation = ++s.generation;
+    s.phase = "connecting";
+    try {
+      const sdk = await deps.sdk();
+      const { client, transport } = await openClient(sdk, cfg, log);
+      if (generation !== s.generation || s.closed) return void client.close().catch(() => {});
+      // Only now: a failed attempt closes its transport too, and that is the attempt's to report, not a loss.
+      client.onclose = () => lost(generation, "the connection closed");
+      s.client = client;
+      s.transport = transport;
+      client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, () => {
+        refresh(client, generation).catch((err) => log.warn({ detail: errorMessage(err) }, "mcp tool list could not be reloaded"));
+      });
+      await refresh(client, generation);
+      s.phase = "connected";
+      s.attempt = 0;
+      s.lastError = undefined;
+      log.info({ transport: s.transport, tools: s.tools.length }, "mcp server connected");
+    } catch (err) {
+      lost(generation, errorMessage(err));
+    } finally {
+      settleFirst();
+    }
+  }
+
+  async function refresh(client: Client, generation: number): Promise<void> {
+    const listed: unknown[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 20; page++) {
+      const result = await client.listTools(cursor ? { cursor } : undefined, { timeout: cfg.timeout_s * 1000 });
+      listed.push(...result.tools);
+      cursor = result.nextCursor;
+      if (!cursor) break;
+    }
+    if (generation !== s.generation) return;
+    s.tools = listed.flatMap(toToolInfo);
+    log.info({ tools: s.tools.length }, "mcp tool list loaded");
+    deps.onTools(s.tools);
+  }
+
+  function lost(generation: number, why: string): void {
+    if (generation !== s.generation || s.closed || s.timer) return;
+    const client = s.client;
+    s.client = undefined;
+    if (client) {
+      client.onclose = undefined;
+      void client.close().catch(() => {});
+    }
+    s.phase = "down";
+    s.lastError = why;
+    const base = deps.retryBaseMs ?? 500;
+    const delay = Math.min(base * 2 ** s.attempt++, MAX_RETRY_MS) * (0.75 + Math.random() / 2);
+    log.warn({ detail: why, retryInMs: Math.round(delay) }, "mcp server not connected; retrying");
+    s.timer = setTimeout(() => {
+      s.timer = undefined;
+      void connect();
+    }, delay);
+    s.timer.unref();
+  }
+
+  async function callOnce(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
+    const client = s.client;
+    if (s.phase !== "connected" || !client) {
+      throw new ToolError(`server ${name} is not connected (${s.lastError ?? s.phase})`);
+    }
+    const generation = s.generation;
+    try {
+      const timeout = cfg.timeout_s * 1000 + 1000;
+      return (await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout })) as CallToolResult;
+    } catch (err) {
+      if (!signal.aborted && !isSessionExpired(err) && isConnectionFailure(err)) lost(generation, errorMessage(err));
+      throw isSessionExpired(err) ? err : describeFailure(name, err);
+    }
+  }
+
+  async function reconnectNow(): Promise<void> {
+    clearTimeout(s.timer);
+    s.timer = undefined;
+    const client = s.client;
+    s.client = undefined;
+    if (client) {
+      client.onclose = undefined;
+      await client.close().catch(() => {});
+    }
+    await connect();
+  }
+
+  return {
+    name,
+    start: () => void connect(),
+    firstAttempt: () => first,
+    tools: () => s.tools,
+    status: () => ({ phase: s.phase, transport: s.transport, lastError: s.lastError, toolCount: s.tools.length }),
+    async call(tool, args, signal): Promise<CallToolResult> {
+      if (s.phase === "connecting" && s.attempt === 0) await Promise.race([first, aborted(signal)]);
+      try {
+        return await callOnce(tool, args, signal);
+      } catch (err) {
+        // A 404 for our session id means the server forgot it (say, it restarted) before running anything:
+        // the protocol says to start a new session, and the call can be sent again safely.
+        if (signal.aborted || !isSessionExpired(err)) throw err;
+        log.info("mcp server forgot the session; starting a new one");
+        await reconnectNow();
+        return callOnce(tool, args, signal);
+      }
+    },
+    async close() {
+      s.closed = true;
+      s.phase = "closed";
+      clearTimeout(s.timer);
+      const client = s.client;
+      s.client = undefined;
+      if (client) {
+        client.onclose = undefined;
+        await client.close().catch(() => {});
+      }
+    },
+  };
+}
+
+function toToolInfo(raw: unknown): McpToolInfo[] {
+  const t = raw as { name?: unknown; description?: unknown; inputSchema?: unknown; annotations?: { readOnlyHint?: unknown } };
+  if (typeof t?.name !== "string" || !t.name) return [];
+  const schema = t.inputSchema && typeof t.inputSchema === "object" ? (t.inputSchema as Record<string, unknown>) : { type: "object" };
+  return [
+    {
+      name: t.name,
+      description: typeof t.description === "string" ? t.description : "",
+      inputSchema: schema,
+      readOnlyHint: t.annotations?.readOnlyHint === true,
+    },
+  ];
+}
+
+function isSessionExpired(err: unknown): boolean {
+  return (err as { code?: unknown } | undefined)?.code === 404 && (err as Error).name !== "McpError";
+}
+
+/** Failures of the connection itself (as opposed to a tool's error): worth reconnecting over. */
+function isConnectionFailure(err: unknown): boolean {
+  const text = errorMessage(err);
+  return /fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|Not connected|closed/i.test(text);
+}
+
+/** A reply that is not an MCP result arrives as a schema library's JSON dump: say it in words instead. */
+function describeFailure(server: string, err: unknown): unknown {
+  const issues = (err as { issues?: { path?: unknown[]; message?: string }[] } | undefined)?.issues;
+  if (Array.isArray(issues)) {
+    const detail = issues.map((i) => `${(i.path ?? []).join(".") || "result"}: ${i.message ?? "invalid"}`).join("; ");
+    return new ToolError(`server ${server} sent a reply that is not a valid MCP tool result (${detail})`);
+  }
+  return err;
+}
+
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener("abort", () => resolve(), { once: true });
+  });
+}

@@ -1,0 +1,82 @@
+import { createInterface } from "node:readline";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { McpServerConfig } from "../config/schema.js";
+import { errorMessage } from "../errors.js";
+import type { Logger } from "../log.js";
+import { VERSION } from "../version.js";
+import type { Sdk } from "./sdk.js";
+import type { SessionStatus } from "./types.js";
+
+const CONNECT_TIMEOUT_MS = 10_000;
+const MAX_STDERR_LINE = 500;
+/** Protocol errors of one connection logged as warnings; the rest at debug, so a babbling server cannot flood the log. */
+const WARNED_ERRORS = 5;
+
+export interface Opened {
+  client: Client;
+  transport: SessionStatus["transport"];
+}
+
+/**
+ * Starts (stdio) or reaches (HTTP) a server and completes the MCP handshake. Streamable HTTP comes first;
+ * a server that refuses it with a 4xx (other than 401) gets the older HTTP+SSE transport. The SDK's stdio
+ * transport closes a connection whose unread output passes 10 MB (a runaway line), so a restart follows.
+ */
+export async function openClient(sdk: Sdk, cfg: McpServerConfig, log: Logger): Promise<Opened> {
+  if (cfg.command) return { client: await handshake(sdk, stdioTransport(sdk, cfg, log), cfg, log), transport: "stdio" };
+  const url = new URL(cfg.url as string);
+  const requestInit = { headers: cfg.headers };
+  try {
+    return {
+      client: await handshake(sdk, new sdk.StreamableHTTPClientTransport(url, { requestInit }), cfg, log),
+      transport: "streamable-http",
+    };
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (!(err instanceof sdk.StreamableHTTPError) || typeof code !== "number" || code < 400 || code >= 500 || code === 401) throw err;
+    log.info({ code }, "mcp server refused Streamable HTTP; trying HTTP+SSE");
+    const sse = new sdk.SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: withHeaders(cfg.headers) } });
+    return { client: await handshake(sdk, sse, cfg, log), transport: "sse" };
+  }
+}
+
+async function handshake(sdk: Sdk, transport: Transport, cfg: McpServerConfig, log: Logger): Promise<Client> {
+  const client = new sdk.Client({ name: "hermes", version: VERSION }, { capabilities: {} });
+  let errors = 0;
+  client.onerror = (err) => {
+    const level = ++errors <= WARNED_ERRORS ? "warn" : "debug";
+    log[level]({ detail: errorMessage(err).slice(0, 300) }, "mcp protocol error");
+  };
+  try {
+    await client.connect(transport, { timeout: Math.min(CONNECT_TIMEOUT_MS, cfg.timeout_s * 1000) });
+  } catch (err) {
+    await client.close().catch(() => {});
+    throw err;
+  }
+  return client;
+}
+
+/** The child gets a minimal environment (HOME, PATH, …) plus the server's `env`: never the daemon's tokens. */
+function stdioTransport(sdk: Sdk, cfg: McpServerConfig, log: Logger): Transport {
+  const transport = new sdk.StdioClientTransport({
+    command: cfg.command as string,
+    args: cfg.args,
+    env: { ...sdk.getDefaultEnvironment(), ...cfg.env },
+    ...(cfg.cwd ? { cwd: cfg.cwd } : {}),
+    stderr: "pipe",
+  });
+  const stderr = transport.stderr;
+  if (stderr) {
+    createInterface({ input: stderr as unknown as NodeJS.ReadableStream }).on("line", (line) => {
+      log.info({ stderr: line.slice(0, MAX_STDERR_LINE) }, "mcp server stderr");
+    });
+  }
+  return transport;
+}
+
+/** The SSE stream's GET carries the configured headers too (the SDK sends `requestInit` only with POSTs). */
+function withHeaders(headers: Record<string, string>) {
+  return (url: string | URL, init?: RequestInit) =>
+    fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } });
+}
