@@ -10,7 +10,8 @@ export interface GuardLimits {
 export type GuardVerdict =
   | { kind: "allow" }
   | { kind: "block"; reason: "repeated call" | "repeated cycle" | "failing tool"; message: string }
-  | { kind: "stop"; message: string };
+  /** The run must stop; `reason` is what the audit trail records for the call that was not executed. */
+  | { kind: "stop"; reason: "repeated after block" | "failing tool after block"; message: string };
 
 /**
  * Keeps a run from looping. Its state is rebuilt from the audit trail when a run resumes,
@@ -45,9 +46,10 @@ export class RepeatGuard {
     const reblocked = this.blocked.has(signature) || this.blocked.has(failKey(tool));
     const verdict = this.judge(tool, signature);
     if (verdict.kind !== "block" || !reblocked) return verdict;
-    if (verdict.reason === "failing tool") return { kind: "stop", message: this.failingMessage(tool) };
+    if (verdict.reason === "failing tool") return { kind: "stop", reason: "failing tool after block", message: this.failingMessage(tool) };
     return {
       kind: "stop",
+      reason: "repeated after block",
       message: `the model kept repeating ${shownCall} after it was blocked (${verdict.reason}); the call was not executed again`,
     };
   }

@@ -87,10 +87,10 @@ export class Gate {
     const verdict = ctx.guard.check(call.name, signature, `${call.name} ${canonicalJson(call.args ?? {})}`);
     if (verdict.kind === "stop") {
       const text = `blocked: the run was stopped: ${verdict.message}.`;
-      this.deps.store.audit.decide(call.id, "blocked", "repeated after block", "hermes");
+      this.deps.store.audit.decide(call.id, "blocked", verdict.reason, "hermes");
       this.skip(call.id, text);
       this.answer(ctx, call, text);
-      ctx.emit({ type: "blocked", runId: ctx.runId, callId: call.id, tool: call.name, reason: "repeated after block" });
+      ctx.emit({ type: "blocked", runId: ctx.runId, callId: call.id, tool: call.name, reason: verdict.reason });
       return { kind: "stop", message: verdict.message };
     }
     if (verdict.kind === "block") {

@@ -110,6 +110,7 @@ describe.each(["ollama", "openai"] as const)("repeat detection with provider %s"
     expect(result.stdout).not.toMatch(/kept repeating|secret-link/);
     const audit = await auditOf(h);
     expect(audit.map((a) => a.decision)).toEqual(["auto", "auto", "auto", "blocked", "blocked"]);
+    expect(audit.at(-1)?.reason).toBe("failing tool after block");
   });
 });
 
