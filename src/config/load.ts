@@ -84,9 +84,12 @@ function substituteEnv(doc: Document, env: NodeJS.ProcessEnv): string[] {
   return secrets;
 }
 
+/** A substituted value is read as YAML only when it is one plain scalar; anything else (an alias, a map, an error) stays text. */
 function reparseScalar(text: string): unknown {
   if (text === "") return "";
-  const value = parseDocument(text).toJS();
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0 || !isScalar(doc.contents)) return text;
+  const value = doc.contents.value;
   return value !== null && typeof value === "object" ? text : value;
 }
 

@@ -109,6 +109,13 @@ describe("config loading", () => {
     expect(secrets).toContain("sk-secret-123");
   });
 
+  it("keeps a substituted value that YAML cannot read as one scalar (an alias, a list, a stray colon) as text", () => {
+    const text = "model:\n  api_key: ${KEY}\n  name: ${NAME}\n";
+    const { config } = parseConfig(text, "h.yaml", { KEY: "*not-an-alias", NAME: "[a, b" });
+    expect(config.model.api_key).toBe("*not-an-alias");
+    expect(config.model.name).toBe("[a, b");
+  });
+
   it("says which variable to set when an enabled connector has no token", () => {
     const [p] = problemsOf('connectors:\n  telegram: { enabled: true, token: "${TELEGRAM_BOT_TOKEN}" }\n');
     expect(p?.path).toBe("connectors.telegram.token");
