@@ -158,12 +158,22 @@ describe("hermes config check and hermes start on bad configs", () => {
       const path = join(dir.path, "hermes.yaml");
       (await import("node:fs")).writeFileSync(
         path,
-        "model:\n  provider: openai\n  base_url: http://127.0.0.1:8000/v1\n  api_key: ${OPENAI_API_KEY}\n",
+        [
+          "model:",
+          "  provider: openai",
+          "  base_url: http://127.0.0.1:8000/v1",
+          "  api_key: ${OPENAI_API_KEY}",
+          "  fallbacks:",
+          "    - { provider: openai, base_url: http://127.0.0.1:8001/v1, name: small, api_key: '${FALLBACK_KEY}' }",
+          "",
+        ].join("\n"),
       );
-      const check = await runCli(["config", "check", "--config", path], { env: { OPENAI_API_KEY: "sk-very-secret" } });
+      const env = { OPENAI_API_KEY: "sk-very-secret", FALLBACK_KEY: "sk-fallback-secret" };
+      const check = await runCli(["config", "check", "--config", path], { env });
       expect(check.code).toBe(0);
       expect(check.stdout).toContain('api_key: "********"');
       expect(check.stdout).not.toContain("sk-very-secret");
+      expect(check.stdout).not.toContain("sk-fallback-secret");
     } finally {
       dir.cleanup();
     }
