@@ -1,7 +1,8 @@
+import type { DaemonStatus } from "../connector.js";
 import type { Client } from "./client.js";
 import type { Reply } from "./protocol.js";
 import { createStyle } from "./render.js";
-import { type McpServerReport, serverLine, tools } from "./tools.js";
+import { serverLine, tools } from "./tools.js";
 
 type Values = { json?: boolean; session?: string; limit?: string };
 
@@ -149,26 +150,8 @@ function servingLines(data: StatusData): string[] {
   return lines;
 }
 
-interface StatusData {
-  version: string;
-  pid: number;
-  uptime_s: number;
-  connectors: { name: string; ok: boolean; detail: string }[];
-  model: { provider: string; base_url: string; name: string; reachable: boolean | null; detail: string };
-  runs: { running: number; queued: number; suspended: number };
-  pending_approvals: number;
-  serving?: { endpoint: string; model: string; primary: boolean; reason: string };
-  usage_today?: {
-    calls: number;
-    prompt_tokens: number;
-    output_tokens: number;
-    estimated_calls: number;
-    daily_limits: { endpoint: string; daily_tokens: number; used: number }[];
-  };
-  speech?: { ok: boolean | null; detail: string };
-  vision?: { ok: boolean; detail: string };
-  mcp?: McpServerReport[];
-}
+/** What the daemon reports: the same shape connectors' /status and the HTTP connector show. */
+type StatusData = DaemonStatus;
 
 interface AuditData {
   created_at: number;

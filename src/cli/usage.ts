@@ -1,3 +1,4 @@
+import type { UsageTotals } from "../store/usage.js";
 import type { Client } from "./client.js";
 
 type Values = { json?: boolean; since?: string; by?: string };
@@ -5,16 +6,7 @@ type Values = { json?: boolean; since?: string; by?: string };
 const BY = ["day", "session", "model", "endpoint"] as const;
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
 
-interface Totals {
-  key: string;
-  calls: number;
-  failed: number;
-  prompt_tokens: number;
-  output_tokens: number;
-  cached_tokens: number;
-  estimated: number;
-  tokens_per_s: number | null;
-}
+type Totals = UsageTotals;
 
 export class UsageArgError extends Error {}
 
