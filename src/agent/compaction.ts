@@ -1,9 +1,19 @@
 import type { Logger } from "pino";
-import type { ChatMessage } from "../model/types.js";
+import type { ChatMessage, ModelCall } from "../model/types.js";
 import type { Store } from "../store/store.js";
 import type { SummaryRow } from "../store/summaries.js";
+import { usageRow } from "../store/usage.js";
 import { summarize, truncateResult } from "../text.js";
-import { estimateTokens, messageTokens, type PromptInput, type PromptPlan, planPrompt, repairPairs, toolTokens } from "./context.js";
+import {
+  estimateTokens,
+  messageTokens,
+  type PromptInput,
+  type PromptPlan,
+  planPrompt,
+  promptTokens,
+  repairPairs,
+  toolTokens,
+} from "./context.js";
 import type { LoopDeps } from "./loop.js";
 
 /** The first words of every compaction request (the fake model in the tests knows them too). */
@@ -22,6 +32,8 @@ export interface CompactionTarget {
   sessionId: number;
   sessionKey: string;
   signal: AbortSignal;
+  /** The run the compaction happens in (its tokens count toward the run's budget); absent for `/compact`. */
+  runId?: string;
 }
 
 /**
@@ -160,7 +172,7 @@ async function compact(
   const signal = AbortSignal.any([target.signal, AbortSignal.timeout(timeoutS * 1000)]);
   const started = performance.now();
   try {
-    const text = await summariseInChunks(deps, part, previous?.summary, signal);
+    const text = await summariseInChunks(deps, target, part, previous?.summary, signal);
     const turns = part.filter((m) => m.role === "user").length + (previous?.turns ?? 0);
     const row = deps.store.summaries.add({
       session_id: target.sessionId,
@@ -184,6 +196,7 @@ async function compact(
 /** Folds the transcript into the summary one chunk at a time, so that every request fits the window. */
 async function summariseInChunks(
   deps: CompactionDeps,
+  target: CompactionTarget,
   part: ChatMessage[],
   previous: string | undefined,
   signal: AbortSignal,
@@ -203,8 +216,11 @@ async function summariseInChunks(
       { role: "system", content: instructions },
       { role: "user", content: compactionBody(summary, chunk) },
     ];
-    const send = model.prepare({ messages, tools: [] });
-    const result = await deps.limiter.run((release) => send({ signal, onAnswered: release }));
+    const send = model.prepare({ messages, tools: [], estimatedTokens: promptTokens(messages, []) });
+    // A compaction is a model call like any other: it is in the usage ledger (and the run's budget).
+    const onCall = (call: ModelCall) =>
+      deps.store.usage.record(usageRow(call, { runId: target.runId ?? null, sessionId: target.sessionId, step: null }));
+    const result = await deps.limiter.run((release) => send({ signal, onAnswered: release, onCall }));
     if (!result.ok) throw new Error(result.error.message);
     const text = result.text.trim();
     if (!text) throw new Error("the model sent an empty summary");

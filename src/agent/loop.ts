@@ -6,7 +6,7 @@ import { IMAGE_TOKENS } from "../media/types.js";
 import type { ChatMessage, ModelCall, ModelClient, ModelRequest, ModelResult, PromptWindow, ToolCall, ToolSpec } from "../model/types.js";
 import type { RunStatus } from "../store/history.js";
 import type { Store } from "../store/store.js";
-import type { UsageRecord } from "../store/usage.js";
+import { type UsageRecord, usageRow } from "../store/usage.js";
 import { promptWithStoredSummary, promptWithSummary } from "./compaction.js";
 import { type PromptInput, promptTokens, type TokenCalibration } from "./context.js";
 import type { Limiter } from "./limiter.js";
@@ -151,7 +151,7 @@ async function callModel(run: ActiveRun, deps: LoopDeps, call: CallContext): Pro
   }
   if (overRunBudget(run, deps, request)) return "over_budget";
   const onCall = (done: ModelCall) => {
-    const record = usageRecord(run, step, done);
+    const record = usageRow(done, { runId: run.runId, sessionId: run.sessionId, step });
     ledger.push(record);
     // An image's tokens are not in the estimate: such a turn would skew the model's text calibration.
     if (done.outcome === "ok" && !images) deps.calibration.observe(done.model, done.estimatedPromptTokens ?? 0, done.usage.promptTokens);
@@ -178,26 +178,6 @@ function overRunBudget(run: ActiveRun, deps: LoopDeps, request: ModelRequest): b
   const limit = deps.config().agent.max_run_tokens;
   if (limit <= 0) return false;
   return deps.store.usage.runTokens(run.runId) + (request.estimatedTokens ?? 0) > limit;
-}
-
-function usageRecord(run: ActiveRun, step: number, call: ModelCall): UsageRecord {
-  const ok = call.outcome === "ok";
-  const promptReported = call.usage.promptTokens !== undefined;
-  const outputReported = call.usage.outputTokens !== undefined;
-  return {
-    runId: run.runId,
-    sessionId: run.sessionId,
-    step,
-    endpoint: call.endpoint,
-    model: call.model,
-    promptTokens: ok ? (call.usage.promptTokens ?? call.estimatedPromptTokens ?? 0) : 0,
-    outputTokens: ok ? (call.usage.outputTokens ?? Math.ceil(call.outputChars / 3.6)) : 0,
-    cachedTokens: call.usage.cachedTokens ?? null,
-    estimated: ok && (!promptReported || !outputReported),
-    firstByteMs: call.usage.firstByteMs ?? null,
-    totalMs: call.totalMs,
-    outcome: call.outcome,
-  };
 }
 
 function usageEvent(step: number, r: UsageRecord) {

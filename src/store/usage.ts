@@ -1,3 +1,4 @@
+import type { ModelCall } from "../model/types.js";
 import type { Db } from "./db.js";
 
 /** One model call, as recorded. Tokens are what the endpoint reported, or an estimate when `estimated`. */
@@ -14,6 +15,25 @@ export interface UsageRecord {
   firstByteMs: number | null;
   totalMs: number;
   outcome: string;
+}
+
+/** The ledger row of one endpoint attempt: tokens as the endpoint reported them, else estimated and marked so. */
+export function usageRow(call: ModelCall, at: { runId: string | null; sessionId: number | null; step: number | null }): UsageRecord {
+  const ok = call.outcome === "ok";
+  const promptReported = call.usage.promptTokens !== undefined;
+  const outputReported = call.usage.outputTokens !== undefined;
+  return {
+    ...at,
+    endpoint: call.endpoint,
+    model: call.model,
+    promptTokens: ok ? (call.usage.promptTokens ?? call.estimatedPromptTokens ?? 0) : 0,
+    outputTokens: ok ? (call.usage.outputTokens ?? Math.ceil(call.outputChars / 3.6)) : 0,
+    cachedTokens: call.usage.cachedTokens ?? null,
+    estimated: ok && (!promptReported || !outputReported),
+    firstByteMs: call.usage.firstByteMs ?? null,
+    totalMs: call.totalMs,
+    outcome: call.outcome,
+  };
 }
 
 export type UsageGrouping = "day" | "session" | "model" | "endpoint";

@@ -101,6 +101,8 @@ describe("summaries of long chats", () => {
     expect(users.at(-2)).toMatch(/^turn 198 w{250}\n\n\(Current time: /);
     expect(final.messages.at(-2)?.content).toMatch(/^answer 198 a{200}$/);
     expect(users.length).toBeGreaterThan(10);
+    // Compactions are model calls like any other: every request the model saw has its row in the usage ledger.
+    expect(hermes?.daemon.core.store.usage.totals(0)[0]?.calls).toBe(model.requests.length);
   }, 120_000);
 
   it("keeps every request between two compactions a byte-identical prefix of the next", async () => {
