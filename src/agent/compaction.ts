@@ -5,6 +5,7 @@ import type { SummaryRow } from "../store/summaries.js";
 import { summarize, truncateResult } from "../text.js";
 import { estimateTokens, messageTokens, type PromptInput, type PromptPlan, planPrompt, repairPairs, toolTokens } from "./context.js";
 import type { LoopDeps } from "./loop.js";
+import { usageRecord } from "./usage-record.js";
 
 /** The first words of every compaction request (the fake model in the tests knows them too). */
 export const COMPACTION_MARKER = "You keep the running summary of a conversation";
@@ -160,7 +161,7 @@ async function compact(
   const signal = AbortSignal.any([target.signal, AbortSignal.timeout(timeoutS * 1000)]);
   const started = performance.now();
   try {
-    const text = await summariseInChunks(deps, part, previous?.summary, signal);
+    const text = await summariseInChunks(deps, target.sessionId, part, previous?.summary, signal);
     const turns = part.filter((m) => m.role === "user").length + (previous?.turns ?? 0);
     const row = deps.store.summaries.add({
       session_id: target.sessionId,
@@ -184,6 +185,7 @@ async function compact(
 /** Folds the transcript into the summary one chunk at a time, so that every request fits the window. */
 async function summariseInChunks(
   deps: CompactionDeps,
+  sessionId: number,
   part: ChatMessage[],
   previous: string | undefined,
   signal: AbortSignal,
@@ -204,7 +206,9 @@ async function summariseInChunks(
       { role: "user", content: compactionBody(summary, chunk) },
     ];
     const send = model.prepare({ messages, tools: [] });
-    const result = await deps.limiter.run((release) => send({ signal, onAnswered: release }));
+    const result = await deps.limiter.run((release) =>
+      send({ signal, onAnswered: release, onCall: (call) => deps.store.usage.record(usageRecord({ runId: null, sessionId }, null, call)) }),
+    );
     if (!result.ok) throw new Error(result.error.message);
     const text = result.text.trim();
     if (!text) throw new Error("the model sent an empty summary");

@@ -12,6 +12,7 @@ import { type PromptInput, promptTokens, type TokenCalibration } from "./context
 import type { Limiter } from "./limiter.js";
 import { RepeatGuard } from "./repeat-guard.js";
 import type { AgentEvent, RunOutcome, StopReason } from "./types.js";
+import { usageRecord } from "./usage-record.js";
 
 export interface LoopDeps {
   log?: Logger;
@@ -178,26 +179,6 @@ function overRunBudget(run: ActiveRun, deps: LoopDeps, request: ModelRequest): b
   const limit = deps.config().agent.max_run_tokens;
   if (limit <= 0) return false;
   return deps.store.usage.runTokens(run.runId) + (request.estimatedTokens ?? 0) > limit;
-}
-
-function usageRecord(run: ActiveRun, step: number, call: ModelCall): UsageRecord {
-  const ok = call.outcome === "ok";
-  const promptReported = call.usage.promptTokens !== undefined;
-  const outputReported = call.usage.outputTokens !== undefined;
-  return {
-    runId: run.runId,
-    sessionId: run.sessionId,
-    step,
-    endpoint: call.endpoint,
-    model: call.model,
-    promptTokens: ok ? (call.usage.promptTokens ?? call.estimatedPromptTokens ?? 0) : 0,
-    outputTokens: ok ? (call.usage.outputTokens ?? Math.ceil(call.outputChars / 3.6)) : 0,
-    cachedTokens: call.usage.cachedTokens ?? null,
-    estimated: ok && (!promptReported || !outputReported),
-    firstByteMs: call.usage.firstByteMs ?? null,
-    totalMs: call.totalMs,
-    outcome: call.outcome,
-  };
 }
 
 function usageEvent(step: number, r: UsageRecord) {
