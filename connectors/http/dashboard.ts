@@ -11,17 +11,19 @@ import { type createFailureLimiter, type DashboardSession, SESSION_COOKIE, SESSI
 import { DASHBOARD_SCRIPT, liveEvents } from "./live.js";
 import { STYLE } from "./style.js";
 import * as v from "./views.js";
+import { sessionsBody, usageCards } from "./views-usage.js";
 
 export interface DashboardDeps {
   core: Core;
   cfg: () => HttpConfig;
   sessions: Sessions;
   failures: ReturnType<typeof createFailureLimiter>;
-  /** Today's model usage, where a usage ledger records it. */
-  usageToday?: () => v.UsageToday | undefined;
 }
 
 type Ctx = Context<{ Bindings: HttpBindings }>;
+
+/** The Sessions page lists the newest sessions. */
+const SESSIONS_SHOWN = 50;
 
 const RESULTS = new Set(["ok", "already_decided", "expired", "unknown"]);
 
@@ -74,7 +76,7 @@ export function mountDashboard(app: App, d: DashboardDeps): void {
     "/",
     guarded(async (c, s) => {
       const status = await d.core.status();
-      const body = html`${v.statusBody(status, d.usageToday?.())}<h3>Pending approvals</h3>${v.approvalsBlock(d.core.store.approvals.pending(), s.csrf, zone())}`;
+      const body = html`${v.statusBody(status, usageCards(status))}<h3>Pending approvals</h3>${v.approvalsBlock(d.core.store.approvals.pending(), s.csrf, zone())}`;
       return c.html(v.page("Status", body, { csrf: s.csrf, current: "/", live: true }));
     }),
   );
@@ -102,6 +104,14 @@ export function mountDashboard(app: App, d: DashboardDeps): void {
     guarded((c, s) => {
       const runs = recent.runs(30).map((run) => ({ run, calls: d.core.store.audit.ofRun(run.id) }));
       return c.html(v.page("Recent runs", v.runsBody(runs, zone()), { csrf: s.csrf, current: "/runs" }));
+    }),
+  );
+  app.get(
+    "/sessions",
+    guarded((c, s) => {
+      const { history, summaries } = d.core.store;
+      const sessions = history.listSessions(SESSIONS_SHOWN).map((session) => ({ session, summary: summaries.latest(session.id) }));
+      return c.html(v.page("Sessions", sessionsBody(sessions, zone()), { csrf: s.csrf, current: "/sessions" }));
     }),
   );
   app.get(

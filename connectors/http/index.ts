@@ -84,7 +84,6 @@ function createApp(
   app.use("*", async (c, next) => (c.req.path.startsWith("/v1/") || c.req.method !== "POST" ? next() : formLimit(c, next)));
   const sessions = createSessions(core.store, () => cfg().token);
   mountApi(app, { core, cfg, hooks, failures });
-  // `usageToday` (the Status page's "Today" card) is where a usage ledger's totals for today plug in.
   mountDashboard(app, { core, cfg, sessions, failures });
   app.notFound((c) => apiError(c, 404, "not_found", `no route for ${c.req.method} ${c.req.path}`));
   app.onError((err, c) => {

@@ -34,5 +34,6 @@ button.deny { background: var(--bad); border-color: var(--bad); color: #fff; }
 .filters { display: flex; gap: .8rem; align-items: end; flex-wrap: wrap; margin-bottom: .8rem; }
 .filters label, .login label { display: flex; flex-direction: column; font-size: .85rem; gap: .2rem; }
 .calls { margin: .4rem 0; padding-left: 1.2rem; font-size: .9rem; }
+.summary { margin-top: .3rem; white-space: pre-wrap; }
 .asked { margin-top: .3rem; } .reply { margin-top: .3rem; color: var(--muted); white-space: pre-wrap; }
 `;

@@ -13,6 +13,7 @@ const NAV = [
   ["/", "Status"],
   ["/approvals", "Approvals"],
   ["/runs", "Runs"],
+  ["/sessions", "Sessions"],
   ["/audit", "Audit"],
   ["/schedules", "Schedules"],
 ] as const;
@@ -49,19 +50,13 @@ export function loginPage(error?: string): Html {
 
 const ok = (good: boolean | null) => (good ? html`<span class="ok">ok</span>` : html`<span class="bad">down</span>`);
 
-/** Today's usage: filled in once model calls are recorded in a usage ledger; nothing is shown until then. */
-export interface UsageToday {
-  calls: number;
-  promptTokens: number;
-  outputTokens: number;
-}
-
-export function statusBody(s: DaemonStatus, usage: UsageToday | undefined): Html {
+/** `cards`: more cards after the built-in ones (today's usage and the serving endpoint). */
+export function statusBody(s: DaemonStatus, cards: Html = ""): Html {
   return html`<section class="cards">
     <div class="card"><h3>hermes ${s.version}</h3><p>up ${Math.round(s.uptime_s / 60)} min · pid ${s.pid} · ${s.memory.rss_mb} MB RSS</p></div>
     <div class="card"><h3>Model ${ok(s.model.reachable)}</h3><p>${s.model.provider} <code>${s.model.name}</code></p><p class="hint">${s.model.detail}</p></div>
     <div class="card"><h3>Runs</h3><p>${s.runs.running} running · ${s.runs.queued} queued · ${s.runs.suspended} waiting</p><p><a href="/approvals">${s.pending_approvals} approval(s) pending</a></p></div>
-    ${usage ? html`<div class="card"><h3>Today</h3><p>${usage.calls} model calls · ${usage.promptTokens} prompt + ${usage.outputTokens} output tokens</p></div>` : ""}
+    ${cards}
   </section>
   <h3>Connectors</h3>
   <table><thead><tr><th>connector</th><th>state</th><th>detail</th></tr></thead><tbody>
@@ -100,7 +95,7 @@ export function runsBody(runs: { run: RecentRun; calls: AuditRow[] }[], zone: st
   if (!runs.length) return html`<p class="empty">No runs yet.</p>`;
   return html`<ol class="runs">${runs.map(
     ({ run, calls }) => html`<li class="run">
-      <div><strong>${run.session_key}</strong> · ${run.source} · ${timeText(run.started_at, zone)} · <span class="${run.status}">${run.stop_reason ?? run.status}</span> · ${run.steps} step(s)</div>
+      <div><a href="/sessions#session-${run.session_id}"><strong>${run.session_key}</strong></a> · ${run.source} · ${timeText(run.started_at, zone)} · <span class="${run.status}">${run.stop_reason ?? run.status}</span> · ${run.steps} step(s)</div>
       <div class="asked">${cut(run.asked?.split("\n\n(Current time:")[0], 300)}</div>
       ${calls.length ? html`<ul class="calls">${calls.map((c) => html`<li>${callLine(c)}</li>`)}</ul>` : ""}
       ${run.reply ? html`<div class="reply">${cut(run.reply, 500)}</div>` : ""}

@@ -129,6 +129,14 @@ describe.skipIf(!hasChromium)("the dashboard in chromium", () => {
     await page.goto(`${base}/runs`);
     expect(await page.textContent(".runs")).toContain("write hello.txt");
     await page.screenshot({ path: join(shots, "runs.png"), fullPage: true });
+    await page.click(".run a[href^='/sessions']");
+    expect(await page.textContent(".session")).toMatch(/cli:browser #1 · open · 4 message\(s\).*no summary yet/s);
+    await page.screenshot({ path: join(shots, "sessions.png"), fullPage: true });
+    // The fake model reported 100 prompt and 10 output tokens for each of the two calls.
+    await page.goto(`${base}/`);
+    expect(await page.textContent("#usage")).toMatch(/2 model calls · 200 prompt \+ 20 output tokens/);
+    expect(await page.textContent("#serving")).toContain("Serving primary");
+    await page.screenshot({ path: join(shots, "status.png"), fullPage: true });
     await page.goto(`${base}/audit?tool=write_file`);
     expect(await page.textContent("table")).toContain("hello.txt");
     await page.close();
