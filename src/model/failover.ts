@@ -102,7 +102,7 @@ export function createModelChain(endpoints: ChainEndpoint[], options: ChainOptio
 
   const probePrimary = async () => {
     const probe = await clientOf(0).probe(AbortSignal.timeout(5000));
-    if (!probe.reachable || probe.modelPresent === false || active === 0) return;
+    if (!probe.reachable || probe.modelPresent === false || active === 0 || overBudget(0)) return;
     options.log.info({ endpoint: clientOf(0).baseUrl }, "the primary model endpoint is healthy again; calls go back to it");
     active = 0;
     reason = "";
@@ -156,6 +156,7 @@ export function createModelChain(endpoints: ChainEndpoint[], options: ChainOptio
       for (const i of order) {
         if (overBudget(i)) {
           skip(i, opts);
+          failure ??= { error: budgetError(), from: i };
           continue;
         }
         const req = i === first ? request : rebuildFor(request, windowOf(clientOf(i)));
@@ -164,7 +165,8 @@ export function createModelChain(endpoints: ChainEndpoint[], options: ChainOptio
         if (result.ok) {
           if (failure && i !== active) {
             const why = whyLeft(clientOf(failure.from), failure.error);
-            opts.onNotice?.(`answered by ${clientOf(i).modelName}: ${why}`);
+            // An endpoint past its budget was announced when it was skipped.
+            if (failure.error.kind !== "budget") opts.onNotice?.(`answered by ${clientOf(i).modelName}: ${why}`);
             moveTo(i, why);
           }
           return result;

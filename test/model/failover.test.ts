@@ -180,6 +180,9 @@ describe("failover between model endpoints", () => {
     );
     expect((await ask(hermes.daemon, "three")).reply).toBe("from the fallback");
     expect(primary.requests).toHaveLength(1);
+    const serving = (await hermes.daemon.core.status()).serving;
+    expect(serving).toMatchObject({ primary: false, model: "small-model" });
+    expect(serving?.reason).toMatch(/past its daily_tokens/);
   });
 
   function fallbackCfg() {
