@@ -12,10 +12,10 @@ import { startDaemon } from "../src/daemon/daemon.js";
 import { modelClient } from "../src/model/client.js";
 import type { ModelClient, ModelRequest, ModelResult } from "../src/model/types.js";
 import { type FakeModel, startFakeModel } from "../test/fakes/model-server.js";
-import { httpEnv, httpSettings } from "../test/helpers/http.js";
 import { startNotifySocket } from "../test/fakes/notify-socket.js";
 import { startFakeTelegram, TOKEN } from "../test/fakes/telegram-server.js";
 import { baseSettings, CLI, createTempDir, type Hermes, runCli, startHermes, writeConfig } from "../test/helpers/hermes.js";
+import { httpEnv, httpSettings } from "../test/helpers/http.js";
 import { median, openFds, percentile, round, rssMb, timesOf } from "./stats.js";
 
 interface Figure {
