@@ -2,7 +2,7 @@
 // systemd units and the tests run. One ESM file per lazily loaded part instead of ~300 modules spread over
 // node_modules halves Node's module loading at start (resolution, file reads, the CommonJS export
 // lexer); the code is not minified, so stack traces stay readable.
-import { chmodSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "rolldown";
 
@@ -13,7 +13,7 @@ const external = [/^node:/, /^better-sqlite3$/, /^pino(-pretty)?$/, /^discord\.j
 
 rmSync(dist("app"), { recursive: true, force: true });
 await build({
-  input: { main: dist("src/cli/main.js") },
+  input: { hermes: dist("src/cli/main.js") },
   platform: "node",
   external,
   resolve: {
@@ -28,15 +28,4 @@ await build({
   },
   logLevel: "warn",
 });
-// The entry: on Node 22+ V8 keeps the compiled code of hermes's modules on disk ($NODE_COMPILE_CACHE, else
-// the temp dir), so every later start and client command skips most of the compiling. It must run before
-// the modules load, hence a file of its own; on Node 20 it only imports main.js.
-writeFileSync(
-  dist("app/hermes.js"),
-  `#!/usr/bin/env node
-import module from "node:module";
-module.enableCompileCache?.();
-await import("./main.js");
-`,
-);
 chmodSync(dist("app/hermes.js"), 0o755);
