@@ -8,7 +8,7 @@ import { defineTool } from "../src/tools/define.js";
 import type { AnyTool, ToolDeps } from "../src/tools/types.js";
 
 const MAX_LIST_ENTRIES = 500;
-const relPath = z.string().min(1).max(1024).describe("path relative to the files folder, e.g. notes/todo.txt");
+const relPath = z.string().min(1).max(1024).describe("relative to the files folder");
 
 /** read_file, list_files and write_file, confined to `tools.files.root`. */
 export function createTool(name: ToolName, deps: ToolDeps): AnyTool {

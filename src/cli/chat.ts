@@ -8,7 +8,13 @@ import { runMessage } from "./run-view.js";
 export async function chat(client: Client, session: string): Promise<number> {
   const style = createStyle(process.stdout.isTTY === true);
   const rl = createInterface({ input: process.stdin, output: process.stdout, historySize: 500, terminal: process.stdin.isTTY });
+  // Piped input can end while a run is still answering; Node 24 throws on prompting a closed interface.
+  let closed = false;
+  rl.once("close", () => {
+    closed = true;
+  });
   const prompt = () => {
+    if (closed) return;
     rl.setPrompt(style.bold("you › "));
     rl.prompt();
   };

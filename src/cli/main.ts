@@ -115,8 +115,7 @@ async function ask(configPath: string, rest: string[], values: CliValues): Promi
     throw new UsageError("usage: hermes ask TEXT [--session NAME] [--yes|--no] [--json] [--audio FILE | --image FILE]");
   if (values.yes && values.no) throw new UsageError("--yes and --no exclude each other");
   if (values.audio && values.image) throw new UsageError("--audio and --image exclude each other");
-  const { runMessage } = await import("./run-view.js");
-  const { confirmFor } = await import("./confirm.js");
+  const [{ runMessage }, { confirmFor }] = await Promise.all([import("./run-view.js"), import("./confirm.js")]);
   const bytes = filePath ? await (await import("./upload.js")).readFileToSend(filePath) : undefined;
   return withClient(configPath, async (client) => {
     const file =

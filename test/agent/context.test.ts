@@ -165,7 +165,7 @@ describe("prompts the model receives", () => {
     const firstResult = model.requests[2]?.messages.filter((m) => m.role === "tool").at(-1)?.content ?? "";
     expect(firstResult.length).toBeGreaterThan(3000);
     model.respond(() => ({ text: "ok" }));
-    for (let i = 0; i < 2; i++) await hermes.ask(`next ${i} ${"n".repeat(2000)}`, "cli:big");
+    for (let i = 0; i < 2; i++) await hermes.ask(`next ${i} ${"n".repeat(2400)}`, "cli:big");
     const later = model.requests.at(-1)?.messages.filter((m) => m.role === "tool") ?? [];
     expect(later.length).toBeGreaterThan(0);
     expect(later.every((m) => m.content.length <= OLD_RESULT_CHARS)).toBe(true);
