@@ -76,16 +76,18 @@ export function mountDashboard(app: App, d: DashboardDeps): void {
     "/",
     guarded(async (c, s) => {
       const status = await d.core.status();
-      const body = html`${v.statusBody(status, usageCards(status))}<h3>Pending approvals</h3>${v.approvalsBlock(d.core.store.approvals.pending(), s.csrf, zone())}`;
-      return c.html(v.page("Status", body, { csrf: s.csrf, current: "/", live: true }));
+      const pending = d.core.store.approvals.pending();
+      const body = html`${v.statusBody(status, usageCards(status))}<h3>Pending approvals</h3>${v.approvalsBlock(pending, s.csrf, zone())}`;
+      return c.html(v.page("Status", body, { csrf: s.csrf, current: "/", live: pending.map((a) => a.id) }));
     }),
   );
   app.get(
     "/approvals",
     guarded((c, s) => {
       const notice = noticeOf(c, d.core, zone());
-      const body = html`${v.noticeBlock(notice?.text, notice?.good ?? true)}${v.approvalsBlock(d.core.store.approvals.pending(), s.csrf, zone())}${v.decidedBlock(recent.decidedApprovals(20), zone())}`;
-      return c.html(v.page("Approvals", body, { csrf: s.csrf, current: "/approvals", live: true }));
+      const pending = d.core.store.approvals.pending();
+      const body = html`${v.noticeBlock(notice?.text, notice?.good ?? true)}${v.approvalsBlock(pending, s.csrf, zone())}${v.decidedBlock(recent.decidedApprovals(20), zone())}`;
+      return c.html(v.page("Approvals", body, { csrf: s.csrf, current: "/approvals", live: pending.map((a) => a.id) }));
     }),
   );
   app.post(

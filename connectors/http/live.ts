@@ -1,7 +1,8 @@
 /**
  * Live updates for the dashboard, as an enhancement: the pages work without them. `/events` (SSE) says
  * which approvals are pending whenever that changes; `/dashboard.js` reloads the Status and Approvals
- * pages when a new one appears (never when one goes away, so a page with buttons stays put).
+ * pages when one appears that the page was not rendered with (never when one goes away, so a page with
+ * buttons stays put).
  */
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
@@ -13,11 +14,12 @@ const KEEPALIVE_EVERY = 15;
 export const DASHBOARD_SCRIPT = `"use strict";
 (() => {
   if (!document.body.hasAttribute("data-live") || !window.EventSource) return;
-  let known;
+  // What the page was rendered with: an approval raised before the stream connected is new too.
+  let known = document.body.dataset.live.split(" ").filter(Boolean);
   const events = new EventSource("/events");
   events.addEventListener("approvals", (e) => {
     const ids = JSON.parse(e.data).pending;
-    if (known && ids.some((id) => !known.includes(id))) location.reload();
+    if (ids.some((id) => !known.includes(id))) location.reload();
     known = ids;
   });
 })();

@@ -25,7 +25,11 @@ export function timeText(ms: number | null | undefined, zone: string): string {
 
 const cut = (s: string | null | undefined, n: number) => (!s ? "" : s.length > n ? `${s.slice(0, n)}…` : s);
 
-export function page(title: string, body: Html, o: { csrf?: string; current?: string; live?: boolean } = {}): Html {
+/**
+ * A dashboard page. `live` lists the pending approvals the page shows: the page then reloads by itself
+ * when another one appears, also one that appeared while it was on its way to the browser.
+ */
+export function page(title: string, body: Html, o: { csrf?: string; current?: string; live?: string[] } = {}): Html {
   const nav = o.csrf
     ? html`<nav>${NAV.map(([href, label]) => html`<a href="${href}"${href === o.current ? html` aria-current="page"` : ""}>${label}</a>`)}
         <form method="post" action="/logout" class="logout"><input type="hidden" name="csrf" value="${o.csrf}"><button>Log out</button></form></nav>`
@@ -33,7 +37,7 @@ export function page(title: string, body: Html, o: { csrf?: string; current?: st
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · hermes</title><link rel="stylesheet" href="/style.css">${o.live ? html`<script src="/dashboard.js" defer></script>` : ""}</head>
-<body${o.live ? html` data-live` : ""}><header><h1>hermes</h1>${nav}</header><main><h2>${title}</h2>${body}</main></body></html>`;
+<body${o.live ? html` data-live="${o.live.join(" ")}"` : ""}><header><h1>hermes</h1>${nav}</header><main><h2>${title}</h2>${body}</main></body></html>`;
 }
 
 export function loginPage(error?: string): Html {

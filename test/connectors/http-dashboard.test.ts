@@ -88,6 +88,16 @@ describe.skipIf(!hasChromium)("the dashboard in chromium", () => {
     const base = await baseUrlOf(hermes);
     await context.clearCookies();
     const page = await context.newPage();
+    // The live stream connects only once the approval exists: the page, rendered without it, must still
+    // notice it (an approval raised while the page was on its way must not be missed).
+    let raised: () => void = () => {};
+    const approvalRaised = new Promise<void>((resolve) => {
+      raised = resolve;
+    });
+    await page.route("**/events", async (route) => {
+      await approvalRaised;
+      await route.continue();
+    });
 
     await page.goto(`${base}/`);
     expect(new URL(page.url()).pathname).toBe("/login");
@@ -100,6 +110,8 @@ describe.skipIf(!hasChromium)("the dashboard in chromium", () => {
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict" });
 
     const done = askOverSocket(hermes.socketPath, "write hello.txt");
+    await hermes.waitForLog((l) => l.msg === "run waiting for approval");
+    raised();
     // No reload by the test: the page's live updates (SSE) bring the new approval in.
     await page.waitForSelector(".approval", { timeout: 10_000 });
     expect(await page.locator(".approval").count()).toBe(1);
