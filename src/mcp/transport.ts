@@ -12,6 +12,8 @@ const CONNECT_TIMEOUT_MS = 10_000;
 const MAX_STDERR_LINE = 500;
 /** Protocol errors of one connection logged as warnings; the rest at debug, so a babbling server cannot flood the log. */
 const WARNED_ERRORS = 5;
+/** What one HTTP response, or one event of an SSE stream, may carry: the stdio transport's limit too. */
+export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
 export interface Opened {
   client: Client;
@@ -21,22 +23,24 @@ export interface Opened {
 /**
  * Starts (stdio) or reaches (HTTP) a server and completes the MCP handshake. Streamable HTTP comes first;
  * a server that refuses it with a 4xx (other than 401) gets the older HTTP+SSE transport. The SDK's stdio
- * transport closes a connection whose unread output passes 10 MB (a runaway line), so a restart follows.
+ * transport closes a connection whose unread output passes 10 MB (a runaway line), so a restart follows;
+ * over HTTP a response (or an SSE event) past the same size is cut off and that call fails.
  */
 export async function openClient(sdk: Sdk, cfg: McpServerConfig, log: Logger): Promise<Opened> {
   if (cfg.command) return { client: await handshake(sdk, stdioTransport(sdk, cfg, log), cfg, log), transport: "stdio" };
   const url = new URL(cfg.url as string);
   const requestInit = { headers: cfg.headers };
+  const fetch = cappedFetch();
   try {
     return {
-      client: await handshake(sdk, new sdk.StreamableHTTPClientTransport(url, { requestInit }), cfg, log),
+      client: await handshake(sdk, new sdk.StreamableHTTPClientTransport(url, { requestInit, fetch }), cfg, log),
       transport: "streamable-http",
     };
   } catch (err) {
     const code = (err as { code?: unknown }).code;
     if (!(err instanceof sdk.StreamableHTTPError) || typeof code !== "number" || code < 400 || code >= 500 || code === 401) throw err;
     log.info({ code }, "mcp server refused Streamable HTTP; trying HTTP+SSE");
-    const sse = new sdk.SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: withHeaders(cfg.headers) } });
+    const sse = new sdk.SSEClientTransport(url, { requestInit, fetch, eventSourceInit: { fetch: cappedFetch(cfg.headers) } });
     return { client: await handshake(sdk, sse, cfg, log), transport: "sse" };
   }
 }
@@ -75,8 +79,36 @@ function stdioTransport(sdk: Sdk, cfg: McpServerConfig, log: Logger): Transport 
   return transport;
 }
 
-/** The SSE stream's GET carries the configured headers too (the SDK sends `requestInit` only with POSTs). */
-function withHeaders(headers: Record<string, string>) {
-  return (url: string | URL, init?: RequestInit) =>
-    fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } });
+/**
+ * `fetch` whose response bodies stop with an error past MAX_MESSAGE_BYTES (per event for an SSE stream),
+ * so a server cannot fill the daemon's memory. `headers` are added to every request: the SSE stream's GET
+ * needs them too (the SDK sends `requestInit` only with POSTs).
+ */
+export function cappedFetch(headers?: Record<string, string>, max = MAX_MESSAGE_BYTES) {
+  return async (url: string | URL, init?: RequestInit): Promise<Response> => {
+    const res = await fetch(url, headers ? { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } } : init);
+    if (!res.body) return res;
+    const perEvent = (res.headers.get("content-type") ?? "").includes("text/event-stream");
+    const body = res.body.pipeThrough(capBytes(max, perEvent));
+    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+}
+
+/** Passes bytes on until more than `max` arrive in all, or (`perEvent`) between two blank lines. */
+function capBytes(max: number, perEvent: boolean): TransformStream<Uint8Array, Uint8Array> {
+  let run = 0;
+  let last = 0;
+  return new TransformStream({
+    transform(chunk, controller) {
+      if (!perEvent) run += chunk.length;
+      else
+        for (const byte of chunk) {
+          if (byte === 13) continue;
+          run = byte === 10 && last === 10 ? 0 : run + 1;
+          last = byte;
+        }
+      if (run > max) controller.error(new Error(`the server sent a message over ${Math.round(max / 1048576)} MB; it was cut off`));
+      else controller.enqueue(chunk);
+    },
+  });
 }

@@ -355,6 +355,21 @@ describe("MCP tool servers", () => {
     expect(h.process.exitCode).toBeNull();
   });
 
+  it("cuts off a remote server's answer over 10 MB: the call fails (by its timeout), the log says why, and the next call works", async () => {
+    const h = await start({
+      enabled: ["home__huge", "home__read_state"],
+      servers: { home: homeServer({ confirm: "never", timeout_s: 3 }) },
+    });
+    model.script(call("home__huge", { mb: 11 }));
+    const huge = (await h.ask("huge")).stdout;
+    expect(huge).toMatch(/Results: error: /);
+    expect(huge).not.toMatch(/x{1000}/);
+    expect(h.logs.some((l) => l.msg === "mcp protocol error" && /over 10 MB; it was cut off/.test(String(l.detail)))).toBe(true);
+    model.script(call("home__read_state", { entity: "light.porch" }));
+    expect((await h.ask("look")).stdout).toMatch(/light\.porch is on/);
+    expect(h.process.exitCode).toBeNull();
+  });
+
   it("does not hold READY for a server that never answers, and the daemon answers meanwhile", async () => {
     const silent = { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"], timeout_s: 30 };
     const before = Date.now();
