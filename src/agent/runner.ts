@@ -6,6 +6,7 @@ import type { SessionRow } from "../store/history.js";
 import { defaultSender, type Person, senderOf } from "../store/memory.js";
 import { Turns } from "../turns.js";
 import { compactNow } from "./compaction.js";
+import { closedDecision } from "./decisions.js";
 import { driveRun, type LoopDeps } from "./loop.js";
 import { sendOwedReplies, unshownApprovals } from "./restart.js";
 import type { AgentEvent, DecideResult, EventListener, RunOutcome, SubmitRequest } from "./types.js";
@@ -149,15 +150,8 @@ export class Runner {
   decide(approvalId: string, approve: boolean, by: string): DecideResult {
     const approval = this.deps.store.approvals.get(approvalId);
     if (!approval) return { ok: false, code: "unknown", message: `there is no approval ${approvalId}` };
-    if (approval.status !== "pending") {
-      const when = approval.decided_at ? new Date(approval.decided_at).toISOString() : "earlier";
-      const code = approval.status === "expired" ? "expired" : "already_decided";
-      const message =
-        approval.status === "expired"
-          ? `approval ${approvalId} expired at ${new Date(approval.expires_at).toISOString()}; the call did not run`
-          : `approval ${approvalId} was already ${approval.status} by ${approval.decided_by} at ${when}`;
-      return { ok: false, code, message, approval };
-    }
+    const closed = closedDecision(approval);
+    if (closed) return closed;
     if (approval.expires_at <= Date.now()) {
       this.settle(approval, "expired", "timeout");
       return { ok: false, code: "expired", message: `approval ${approvalId} expired; the call did not run`, approval };

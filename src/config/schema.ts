@@ -1,30 +1,12 @@
 import { Cron } from "croner";
 import { z } from "zod";
+import { DEFAULT_TOOLS, enabledEntry, MCP_SEPARATOR } from "./tool-names.js";
 
 // zod compiles each object schema to a function the first time it parses; the config is parsed once
 // per start and tool arguments are small, so that compiling only cost start-up time (~15 ms).
 z.config({ jitless: true });
 
-/** Every tool hermes knows. `tools.enabled` may only name these. */
-export const TOOL_NAMES = [
-  "clock",
-  "notes",
-  "memory",
-  "remind",
-  "read_file",
-  "list_files",
-  "write_file",
-  "shell",
-  "http_get",
-  "send_message",
-  "weather",
-  "calendar",
-  "feeds",
-  "web_search",
-] as const;
-export type ToolName = (typeof TOOL_NAMES)[number];
-
-export const DEFAULT_TOOLS: ToolName[] = ["clock", "notes", "remind", "read_file", "list_files", "write_file", "http_get", "weather"];
+export { DEFAULT_TOOLS, MCP_SEPARATOR, TOOL_NAMES, type ToolName } from "./tool-names.js";
 
 const DELIVERY_TARGET = /^(telegram:-?\d+|discord:(user:)?\d+|cli:[\w.-]+)$/;
 
@@ -120,25 +102,6 @@ const agent = z
     max_run_tokens: z.int().min(0).default(0),
   })
   .prefault({});
-
-/** Names the model sees for an MCP server's tools: `<server>__<tool>`. */
-export const MCP_SEPARATOR = "__";
-
-/** A built-in tool's exact name, or an MCP tool's `<server>__<tool>` name or `*` glob (`home__*`). */
-const enabledEntry = z.string().superRefine((entry, ctx) => {
-  if (entry.includes(MCP_SEPARATOR)) {
-    if (!/^[A-Za-z0-9_*-]+$/.test(entry))
-      ctx.addIssue({ code: "custom", message: `expected <server>__<tool> of letters, digits, '_', '-' or '*'` });
-    return;
-  }
-  if (!(TOOL_NAMES as readonly string[]).includes(entry)) {
-    const hint = entry.includes("*") ? "; globs match MCP tools only, as in <server>__*" : "";
-    ctx.addIssue({
-      code: "custom",
-      message: `unknown tool '${entry}'; expected one of ${TOOL_NAMES.join(", ")} or <server>__<tool>${hint}`,
-    });
-  }
-});
 
 const tools = z
   .strictObject({
