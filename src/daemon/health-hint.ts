@@ -1,5 +1,4 @@
-import { modelClient } from "../model/client.js";
-import type { ModelClient, PreparedChat } from "../model/types.js";
+import type { ChatOptions, ModelClient, ModelRequest, PreparedChat } from "../model/types.js";
 import type { ModelMonitor } from "./health.js";
 
 /**
@@ -8,7 +7,7 @@ import type { ModelMonitor } from "./health.js";
  * that the model is unreachable); when it was healthy, failures are retried as configured (Ollama may be
  * restarting). Every outcome is reported back, so the monitor learns of an outage or a recovery at once.
  */
-export function withHealthHint(client: ModelClient, monitor: ModelMonitor): ModelClient {
+function withHealthHint(client: ModelClient, monitor: ModelMonitor): ModelClient {
   const prepare = (request: Parameters<ModelClient["prepare"]>[0]): PreparedChat => {
     const send = client.prepare(request);
     return async (options = {}) => {
@@ -17,7 +16,12 @@ export function withHealthHint(client: ModelClient, monitor: ModelMonitor): Mode
       return result;
     };
   };
-  return modelClient({ ...client, prepare, probe: (signal) => client.probe(signal) });
+  // Delegates instead of copying: a chain's endpoint, model name and window are getters that change when
+  // it fails over, and a copy would keep budgeting prompts for the endpoint it started with.
+  return Object.create(client, {
+    prepare: { value: prepare },
+    chat: { value: (request: ModelRequest, options?: ChatOptions) => prepare(request)(options) },
+  }) as ModelClient;
 }
 
 /** The hinted form of whichever client is current, made once per client (the config may be reloaded). */

@@ -168,6 +168,11 @@ describe("failover between model endpoints", () => {
     expect(sent.at(-1)?.content).toMatch(/^short question/);
     expect(sent.filter((m) => m.role === "user").length).toBeLessThan(4);
     expect(chars / 3.6).toBeLessThan(2048 - 1024);
+    // The next call goes straight to the fallback (sticky) and is built for its window from the start.
+    await ask(hermes.daemon, `again: ${long}`);
+    const next = fallback.requests.at(-1)?.messages ?? [];
+    expect(next.at(-1)?.content).toMatch(/^again: /);
+    expect(next.reduce((n, m) => n + m.content.length, 0) / 3.6).toBeLessThan(2048 - 1024 + 400);
   });
 
   it("an endpoint past its daily_tokens is skipped and the owner told once", async () => {
