@@ -1,5 +1,5 @@
 import ICAL from "ical.js";
-import { zonedToUtc } from "../src/time.js";
+import { dateFormat, zonedToUtc } from "../src/time.js";
 import type { Component } from "./calendar-read.js";
 import { resolveZone } from "./calendar-zones.js";
 
@@ -183,7 +183,7 @@ export function addDays(day: string, n: number): string {
 }
 
 export function localDay(at: Date, zone: string): string {
-  return new Intl.DateTimeFormat("en-CA", { timeZone: zone, year: "numeric", month: "2-digit", day: "2-digit" }).format(at);
+  return dateFormat("en-CA", { timeZone: zone, year: "numeric", month: "2-digit", day: "2-digit" }).format(at);
 }
 
 export function dayStart(day: string, zone: string): Date {

@@ -3,6 +3,7 @@ import { basename } from "node:path";
 import { z } from "zod";
 import type { ToolName } from "../src/config/schema.js";
 import { ToolError } from "../src/errors.js";
+import { dateFormat } from "../src/time.js";
 import { defineTool } from "../src/tools/define.js";
 import type { ToolDeps } from "../src/tools/types.js";
 import { addDays, dayStart, expandCalendars, localDay, type Occurrence, type Range } from "./calendar-expand.js";
@@ -107,7 +108,7 @@ function sortKey(e: Occurrence, range: Range): number {
 }
 
 function fmtDay(d: Date, zone: string): string {
-  return new Intl.DateTimeFormat("en-GB", { timeZone: zone, weekday: "short", day: "numeric", month: "short" }).format(d).replace(",", "");
+  return dateFormat("en-GB", { timeZone: zone, weekday: "short", day: "numeric", month: "short" }).format(d).replace(",", "");
 }
 
 function fmtDate(day: string): string {
@@ -115,7 +116,7 @@ function fmtDate(day: string): string {
 }
 
 export function formatEvent(e: Occurrence, zone: string): string {
-  const time = (d: Date) => new Intl.DateTimeFormat("en-GB", { timeZone: zone, hour: "2-digit", minute: "2-digit" }).format(d);
+  const time = (d: Date) => dateFormat("en-GB", { timeZone: zone, hour: "2-digit", minute: "2-digit" }).format(d);
   let when: string;
   if (e.allDay)
     when = e.lastDay === e.firstDay ? `${fmtDate(e.firstDay)} (all day)` : `${fmtDate(e.firstDay)} – ${fmtDate(e.lastDay)} (all day)`;

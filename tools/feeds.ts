@@ -3,6 +3,7 @@ import type { ToolName } from "../src/config/schema.js";
 import { ToolError } from "../src/errors.js";
 import { defineTool } from "../src/tools/define.js";
 import type { ToolDeps } from "../src/tools/types.js";
+import { localDay } from "./calendar-expand.js";
 import { decodeFeed, type Headline, parseFeed } from "./feed-parse.js";
 import { fetchConfiguredBytes, needsPrivateConsent, safeGet } from "./net.js";
 
@@ -47,13 +48,11 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
 }
 
 /** Dated items newest first; undated ones after them, in the order the feeds gave. */
-export function newestFirst(items: Headline[]): Headline[] {
+function newestFirst(items: Headline[]): Headline[] {
   return [...items].sort((a, b) => (b.date?.getTime() ?? Number.NEGATIVE_INFINITY) - (a.date?.getTime() ?? Number.NEGATIVE_INFINITY) || 0);
 }
 
 function formatHeadline(h: Headline, zone: string): string {
-  const day = h.date
-    ? new Intl.DateTimeFormat("en-CA", { timeZone: zone, year: "numeric", month: "2-digit", day: "2-digit" }).format(h.date)
-    : "";
+  const day = h.date ? localDay(h.date, zone) : "";
   return `• ${h.title || "(no title)"} — ${h.source}${day ? ` (${day})` : ""}${h.link ? `\n  ${h.link}` : ""}`;
 }
