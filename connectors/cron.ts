@@ -3,10 +3,10 @@ import type { RunOutcome } from "../src/agent/types.js";
 import type { Config } from "../src/config/schema.js";
 import type { Connector, ConnectorHealth, Core, FireResult, ScheduleInfo, Scheduler } from "../src/connector.js";
 import { errorMessage } from "../src/errors.js";
-import { isEnabled } from "../src/mcp/names.js";
 import { sleep } from "../src/model/retry.js";
 import type { ReminderRow } from "../src/store/schedules.js";
 import { describeTime } from "../src/time.js";
+import { approvalsTo, subsetTools, tellOwnerOnce } from "./scheduled.js";
 
 type Job = Config["connectors"]["cron"]["jobs"][number];
 
@@ -40,8 +40,8 @@ export function createCronConnector(core: Core, config: Config): Connector {
         text: job.prompt,
         source: "cron",
         channel: job.deliver,
-        ...(job.tools ? { tools: jobTools(job.tools, core) } : {}),
-        listener: approvalsTo(job.deliver),
+        ...(job.tools ? { tools: subsetTools(job.tools, core) } : {}),
+        listener: approvalsTo(core, job.deliver),
       });
       schedules.setRun(firing, runId);
       outcome = await done;
@@ -56,7 +56,7 @@ export function createCronConnector(core: Core, config: Config): Connector {
     if (!outcome || outcome.stopReason === "model_error" || outcome.stopReason === "interrupted") {
       const error = outcome?.reply ?? "hermes stopped before the job ran";
       schedules.finish(firing, "error", { error });
-      await tellOwnerOnce(job, error);
+      await tellOwnerOnce(core, log, `cron:${job.name}:told`, job.deliver, `The scheduled job "${job.name}" could not run: ${error}`);
       return { status: "error", error };
     }
     try {
@@ -70,23 +70,6 @@ export function createCronConnector(core: Core, config: Config): Connector {
       log.error({ job: job.name, err }, "job ran but its reply could not be delivered");
       return { status: "delivery_failed", error: errorMessage(err), reply: outcome.reply };
     }
-  }
-
-  /** Tells the owner about a failing job once per failure streak, not at every slot. */
-  async function tellOwnerOnce(job: Job, error: string): Promise<void> {
-    const key = `cron:${job.name}:told`;
-    if (core.store.inbound.value(key)) return;
-    core.store.inbound.setValue(key, String(Date.now()));
-    await core
-      .deliver(job.deliver, `The scheduled job "${job.name}" could not run: ${error}`)
-      .catch((err: unknown) => log.error({ err }, "could not tell the owner"));
-  }
-
-  /** Approval requests of scheduled runs are asked in the delivery chat; the reply itself is delivered by the job. */
-  function approvalsTo(target: string) {
-    return (event: Parameters<NonNullable<ReturnType<Core["listenerFor"]>>>[0]) => {
-      if (event.type === "approval_requested" || event.type === "approval_decided") core.listenerFor(target)?.(event);
-    };
   }
 
   /** At start: the latest slot missed while hermes was down runs once if it is recent enough, else it is recorded as missed. */
@@ -227,13 +210,4 @@ export function createCronConnector(core: Core, config: Config): Connector {
       return { ok: true, detail: `${jobs.size} job(s), ${reminders.size} reminder(s)` };
     },
   };
-}
-
-/** A job's `tools` with its MCP entries (`home__*`) resolved to the tools the servers offer now. */
-function jobTools(entries: string[], core: Core): string[] {
-  const mcp = core
-    .tools()
-    .map((t) => t.name)
-    .filter((name) => isEnabled(name, entries));
-  return [...entries.filter((e) => !e.includes("__")), ...mcp];
 }

@@ -3,6 +3,7 @@ import type { RunOutcome } from "../../src/agent/types.js";
 import type { HttpHook } from "../../src/config/schema.js";
 import type { Core } from "../../src/connector.js";
 import { errorMessage } from "../../src/errors.js";
+import { approvalsTo, subsetTools, tellOwnerOnce } from "../scheduled.js";
 import { DATA_NOTE, renderHookPrompt } from "./template.js";
 
 interface Pending {
@@ -87,8 +88,8 @@ export function createHookRunner(core: Core) {
         source: "hook",
         channel: hook.deliver,
         runId,
-        ...(hook.tools ? { tools: hook.tools } : {}),
-        listener: approvalsTo(hook.deliver),
+        ...(hook.tools ? { tools: subsetTools(hook.tools, core) } : {}),
+        listener: approvalsTo(core, hook.deliver),
       });
       core.store.schedules.setRun(firing, runId);
       log.info({ hook: hook.name, runId }, "hook run started");
@@ -110,7 +111,7 @@ export function createHookRunner(core: Core) {
     if (outcome.stopReason === "model_error" || outcome.stopReason === "interrupted") {
       schedules.finish(firing, "error", { error: outcome.reply });
       log.warn({ hook: hook.name, stopReason: outcome.stopReason }, "hook run failed");
-      await tellOwnerOnce(hook, outcome.reply);
+      await tellOwnerOnce(core, log, `hook:${hook.name}:told`, hook.deliver, `The webhook "${hook.name}" could not run: ${outcome.reply}`);
       return;
     }
     try {
@@ -122,23 +123,6 @@ export function createHookRunner(core: Core) {
       schedules.finish(firing, "delivery_failed", { error: errorMessage(err) });
       log.error({ hook: hook.name, err }, "hook ran but its reply could not be delivered");
     }
-  }
-
-  /** A failing hook is reported once per failure streak, not at every call. */
-  async function tellOwnerOnce(hook: HttpHook, error: string): Promise<void> {
-    const key = `hook:${hook.name}:told`;
-    if (core.store.inbound.value(key)) return;
-    core.store.inbound.setValue(key, String(Date.now()));
-    await core
-      .deliver(hook.deliver, `The webhook "${hook.name}" could not run: ${error}`)
-      .catch((err: unknown) => log.error({ err }, "could not tell the owner"));
-  }
-
-  /** Approval requests go to the delivery chat; the reply itself is delivered when the run ends. */
-  function approvalsTo(target: string) {
-    return (event: Parameters<NonNullable<ReturnType<Core["listenerFor"]>>>[0]) => {
-      if (event.type === "approval_requested" || event.type === "approval_decided") core.listenerFor(target)?.(event);
-    };
   }
 
   return {

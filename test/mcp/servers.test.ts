@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FakeMcpHttp, startFakeMcpHttp } from "../fakes/mcp-http-server.js";
 import { type FakeModel, type RecordedRequest, startFakeModel, type Turn } from "../fakes/model-server.js";
 import { baseSettings, createTempDir, type Hermes, startHermes, writeConfig } from "../helpers/hermes.js";
+import { baseUrlOf, bearer, httpEnv, httpSettings } from "../helpers/http.js";
 
 const STDIO_SERVER = resolve(import.meta.dirname, "../fakes/mcp-stdio-server.mjs");
 const TOKEN = "ha-long-lived-token-for-tests";
@@ -302,6 +303,28 @@ describe("MCP tool servers", () => {
     expect(run.stdout).toMatch(/look: ok/);
     expect(toolNames(model.requests[0])).toEqual(["files__read_state"]);
     expect(model.requests[1]?.messages.at(-1)?.content).toBe('sensor.rain is on\n{"entity":"sensor.rain","state":"on"}');
+  });
+
+  it("lets a webhook use a subset of a server's tools by glob, like a job", async () => {
+    const hook = { name: "rain", prompt: "look", deliver: "cli:x", tools: ["files__read_*"] };
+    hermes = await startHermes(
+      {
+        ...baseSettings(model.url),
+        tools: { enabled: ["clock", "files__*"] },
+        mcp: { servers: { files: stdioServer({ confirm: "never" }) } },
+        connectors: { cron: { enabled: false }, http: httpSettings([hook]) },
+      },
+      { dir: dir.path, env: httpEnv },
+    );
+    model.script(call("files__read_state", { entity: "sensor.rain" }));
+    const res = await fetch(`${await baseUrlOf(hermes)}/v1/hooks/rain`, {
+      method: "POST",
+      headers: { ...bearer(), "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(res.status).toBe(202);
+    await hermes.waitForLog((l) => l.msg === "hook reply delivered" || l.msg === "hook ran but its reply could not be delivered");
+    expect(toolNames(model.requests[0])).toEqual(["files__read_state"]);
   });
 
   it("applies a reloaded config (SIGHUP): a wider enable list shows more tools; the old server process stops", async () => {
