@@ -1,7 +1,7 @@
 /** The CLI socket's ops on what hermes keeps: sessions and their summaries, memory facts, backups. */
 import { isAbsolute } from "node:path";
 import type { Core } from "../src/connector.js";
-import { backupDatabase, backupInto } from "../src/store/backup.js";
+import { backupDatabase, backupInto, backupSettings, describeBackup } from "../src/store/backup.js";
 
 type Json = Record<string, unknown>;
 type Result = (ok: boolean, message?: string, data?: unknown) => void;
@@ -38,11 +38,11 @@ export async function dispatchStorage(core: Core, req: Json, result: Result, bad
 
 async function backup(core: Core, req: Json, result: Result, bad: (message: string) => void): Promise<void> {
   if (req.path !== undefined && (typeof req.path !== "string" || !isAbsolute(req.path))) return bad('"path" must be an absolute path');
-  const settings = core.config().storage.backup ?? { keep: 7, dir: `${core.config().storage.path.replace(/[^/]*$/, "")}backups` };
   try {
+    const settings = backupSettings(core.config().storage);
     const done = typeof req.path === "string" ? await backupDatabase(core.store.db, req.path) : await backupInto(core.store.db, settings);
     core.log.info({ path: done.path, bytes: done.bytes, ms: done.ms }, "backup made");
-    return result(true, `backup written to ${done.path} (${done.bytes} bytes, integrity_check ok, ${done.ms} ms)`, done);
+    return result(true, describeBackup(done), done);
   } catch (err) {
     core.log.error({ err }, "backup failed");
     return result(false, `backup failed: ${(err as Error).message}`);

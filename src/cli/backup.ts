@@ -25,14 +25,13 @@ export async function backupCommand(configPath: string, path: string | undefined
     }
   }
   const { loadConfig } = await import("../config/load.js");
-  const { backupDatabase, backupInto } = await import("../store/backup.js");
+  const { backupDatabase, backupInto, backupSettings, describeBackup } = await import("../store/backup.js");
   const { default: Database } = await import("better-sqlite3");
   const { storage } = loadConfig(configPath).config;
   const db = new Database(storage.path, { readonly: true, fileMustExist: true });
   try {
-    const settings = storage.backup ?? { keep: 7, dir: resolve(storage.path, "..", "backups") };
-    const done = target ? await backupDatabase(db, target) : await backupInto(db, settings);
-    process.stdout.write(`backup written to ${done.path} (${done.bytes} bytes, integrity_check ok, ${done.ms} ms)\n`);
+    const done = target ? await backupDatabase(db, target) : await backupInto(db, backupSettings(storage));
+    process.stdout.write(`${describeBackup(done)}\n`);
     return 0;
   } finally {
     db.close();

@@ -18,6 +18,16 @@ export interface BackupSettings {
   dir: string;
 }
 
+/** `storage.backup`, or for a backup asked for without it: the newest 7 kept in `backups/` beside the database. */
+export function backupSettings(storage: { path: string; backup?: BackupSettings }): BackupSettings {
+  return storage.backup ?? { keep: 7, dir: join(dirname(storage.path), "backups") };
+}
+
+/** The one line that reports a backup that was made. */
+export function describeBackup(done: BackupResult): string {
+  return `backup written to ${done.path} (${done.bytes} bytes, integrity_check ok, ${done.ms} ms)`;
+}
+
 const NAME = /^hermes-\d{8}-\d{6}(-\d+)?\.db$/;
 
 /**
