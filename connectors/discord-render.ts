@@ -11,15 +11,11 @@ import type { AgentEvent, EventListener } from "../src/agent/types.js";
 import type { Logger } from "../src/log.js";
 import type { Store } from "../src/store/store.js";
 import { type Decision, decisionText, sendQueue, typingIndicator } from "./chat.js";
-import { createDiscordDraft } from "./discord-stream.js";
+import { createDiscordDraft, DISCORD_LIMIT, NO_MENTIONS } from "./discord-stream.js";
 import { splitMarkdown } from "./markdown.js";
 
-/** Discord's limit on a message's content. */
-export const DISCORD_LIMIT = 2000;
 /** A typing indicator lasts about 10 s; it is renewed before it fades. */
 const TYPING_EVERY_MS = 8000;
-/** Replies never ping anyone: the model cannot @everyone a server. */
-const NO_MENTIONS = { parse: [] };
 
 export interface DiscordDeps {
   rest: REST;

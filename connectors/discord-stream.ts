@@ -2,10 +2,11 @@ import { type APIMessage, type REST, Routes } from "discord.js";
 import { splitMarkdown } from "./markdown.js";
 
 /** Discord's limit on a message's content. */
-const LIMIT = 2000;
+export const DISCORD_LIMIT = 2000;
 /** Edits of a streamed message are at most this often: Discord rate-limits edits per channel. */
 const EDIT_EVERY_MS = 1000;
-const NO_MENTIONS = { parse: [] };
+/** Replies never ping anyone: the model cannot @everyone a server. */
+export const NO_MENTIONS = { parse: [] };
 
 /** How a draft reaches Discord: `queue` runs a task in the channel's send order with the channel id. */
 export type ChannelQueue = (what: string, task: (channelId: string) => Promise<unknown>) => void;
@@ -20,7 +21,7 @@ export function createDiscordDraft(rest: REST, queue: ChannelQueue) {
   const flush = () => {
     clearTimeout(draft.timer);
     draft.timer = undefined;
-    const content = draft.text.trim().slice(0, LIMIT);
+    const content = draft.text.trim().slice(0, DISCORD_LIMIT);
     if (!content || content === draft.shown) return;
     draft.shown = content;
     const current = draft;
@@ -48,7 +49,7 @@ export function createDiscordDraft(rest: REST, queue: ChannelQueue) {
       clearTimeout(draft.timer);
       const current = draft;
       return async (channelId) => {
-        const [first = "", ...others] = splitMarkdown(reply, LIMIT);
+        const [first = "", ...others] = splitMarkdown(reply, DISCORD_LIMIT);
         const body = { content: first, allowed_mentions: NO_MENTIONS };
         if (current.id === undefined) await rest.post(Routes.channelMessages(channelId), { body });
         else if (first !== current.shown) await rest.patch(Routes.channelMessage(channelId, current.id), { body });
