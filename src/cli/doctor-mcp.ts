@@ -2,13 +2,7 @@ import type { Config } from "../config/schema.js";
 import { createLogger } from "../log.js";
 import type { McpServerReport } from "../mcp/types.js";
 import { Client } from "./client.js";
-
-interface Check {
-  name: string;
-  outcome: "ok" | "fail" | "warn";
-  detail: string;
-  fix?: string;
-}
+import type { Check } from "./doctor.js";
 
 const PROBE_MS = 10_000;
 

@@ -1,13 +1,7 @@
 import type { Config, EndpointConfig } from "../config/schema.js";
 import { readServerWindow, windowWarning } from "../model/context-window.js";
 import { createModelClient } from "../model/create.js";
-
-interface Check {
-  name: string;
-  outcome: "ok" | "fail" | "warn" | "skip";
-  detail: string;
-  fix?: string;
-}
+import type { Check } from "./doctor.js";
 
 /** Each fallback: reachable and offering its model. A fallback that is down only warns: the primary may serve. */
 export async function checkFallbacks(config: Config): Promise<Check[]> {

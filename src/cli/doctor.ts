@@ -9,7 +9,8 @@ import { createModelClient } from "../model/create.js";
 import { Client } from "./client.js";
 
 type Outcome = "ok" | "fail" | "warn" | "skip";
-interface Check {
+/** One line of `hermes doctor`: what was checked, how it went, and the fix when it did not. */
+export interface Check {
   name: string;
   outcome: Outcome;
   detail: string;

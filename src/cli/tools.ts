@@ -1,17 +1,5 @@
+import type { McpServerReport } from "../mcp/types.js";
 import type { Client } from "./client.js";
-
-/** What the daemon says of one MCP server (see src/mcp/types.ts; repeated here so the CLI stays small). */
-export interface McpServerReport {
-  name: string;
-  transport: string;
-  connected: boolean;
-  state: string;
-  tools: number;
-  enabled: number;
-  prompt_tokens: number;
-  last_error: string | null;
-  fix: string | null;
-}
 
 interface ToolRow {
   name: string;
