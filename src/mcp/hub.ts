@@ -1,4 +1,4 @@
-import { estimateTokens } from "../agent/context.js";
+import { toolTokens } from "../agent/context.js";
 import type { Config, McpServerConfig } from "../config/schema.js";
 import type { Logger } from "../log.js";
 import { McpToolListStore } from "../store/mcp-tools.js";
@@ -34,6 +34,8 @@ interface Entry {
   session: McpSession;
   cfg: McpServerConfig;
   tools: AnyTool[];
+  /** What the enabled tools' signatures add to every request, counted when the list changes. */
+  promptTokens: number;
   collisions: string[];
 }
 
@@ -56,6 +58,7 @@ export function createMcpHub(config: Config, deps: McpHubDeps): McpHub {
     entry.tools = [...named]
       .filter(([modelName]) => isEnabled(modelName, config.tools.enabled))
       .map(([modelName, info]) => createMcpTool(modelName, info, entry.session, entry.cfg));
+    entry.promptTokens = toolTokens(entry.tools.map(toolSpec));
   };
 
   for (const [name, cfg] of Object.entries(config.mcp.servers)) {
@@ -71,7 +74,7 @@ export function createMcpHub(config: Config, deps: McpHubDeps): McpHub {
         for (const listener of listeners) listener();
       },
     });
-    entries.set(name, { session, cfg, tools: [], collisions: [] });
+    entries.set(name, { session, cfg, tools: [], promptTokens: 0, collisions: [] });
     build(name, cached);
     session.start();
   }
@@ -96,7 +99,6 @@ export function createMcpHub(config: Config, deps: McpHubDeps): McpHub {
 
 function reportOf(entry: Entry): McpServerReport {
   const status = entry.session.status();
-  const specs = entry.tools.map(toolSpec);
   const collision = entry.collisions.length ? `tools share a name after sanitising: ${entry.collisions.join(", ")}` : undefined;
   const lastError = status.lastError ?? collision ?? null;
   return {
@@ -106,7 +108,7 @@ function reportOf(entry: Entry): McpServerReport {
     state: status.phase,
     tools: status.toolCount,
     enabled: entry.tools.length,
-    prompt_tokens: specs.length ? estimateTokens(JSON.stringify(specs.map((t) => ({ type: "function", function: t })))) : 0,
+    prompt_tokens: entry.promptTokens,
     last_error: lastError,
     fix:
       status.phase === "connected"
