@@ -1,6 +1,5 @@
 import type { DaemonStatus } from "../connector.js";
-import type { Client } from "./client.js";
-import type { Reply } from "./protocol.js";
+import { type Client, resultData } from "./client.js";
 import { createStyle } from "./render.js";
 import { serverLine, tools } from "./tools.js";
 
@@ -119,11 +118,6 @@ interface ScheduleData {
   next_local: string;
   last_status: string | null;
   last_slot: string | null;
-}
-
-function resultData(reply: Reply): unknown {
-  if (reply.type === "result" && reply.ok) return reply.data;
-  throw new Error(reply.type === "error" ? reply.error.message : "unexpected reply from the daemon");
 }
 
 function out(text: string): number {

@@ -86,3 +86,9 @@ export class Client {
     }
   }
 }
+
+/** A successful result's data; an error reply (or a failed result) becomes an Error with the daemon's words. */
+export function resultData(reply: Reply): unknown {
+  if (reply.type === "result" && reply.ok) return reply.data;
+  throw new Error(reply.type === "error" ? reply.error.message : "unexpected reply from the daemon");
+}

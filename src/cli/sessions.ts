@@ -1,5 +1,4 @@
-import type { Client } from "./client.js";
-import type { Reply } from "./protocol.js";
+import { type Client, resultData } from "./client.js";
 
 type Values = { json?: boolean };
 
@@ -7,7 +6,7 @@ type Values = { json?: boolean };
 export async function sessionsCommand(client: Client, rest: string[], values: Values): Promise<number> {
   const [action = "list", key] = rest;
   if (action === "list") {
-    const rows = dataOf(await client.call({ op: "sessions" })) as SessionData[];
+    const rows = resultData(await client.call({ op: "sessions" })) as SessionData[];
     if (values.json) return out(JSON.stringify(rows, null, 2));
     if (rows.length === 0) return out("no sessions yet");
     return out(
@@ -23,7 +22,7 @@ export async function sessionsCommand(client: Client, rest: string[], values: Va
   if (action !== "show" || !key) return usage("usage: hermes sessions [list | show KEY]");
   const reply = await client.call({ op: "session_show", key });
   if (reply.type === "result" && !reply.ok) return fail(reply.message ?? "failed");
-  const data = dataOf(reply) as ShowData;
+  const data = resultData(reply) as ShowData;
   if (values.json) return out(JSON.stringify(data, null, 2));
   const latest = data.summaries.at(-1);
   const lines = [
@@ -40,7 +39,7 @@ export async function sessionsCommand(client: Client, rest: string[], values: Va
 export async function memoryCommand(client: Client, rest: string[], values: Values): Promise<number> {
   const [action = "list", id] = rest;
   if (action === "list") {
-    const rows = dataOf(await client.call({ op: "memories" })) as MemoryData[];
+    const rows = resultData(await client.call({ op: "memories" })) as MemoryData[];
     if (values.json) return out(JSON.stringify(rows, null, 2));
     if (rows.length === 0) return out("nothing remembered yet");
     return out(rows.map((m) => `#${m.id}  ${m.owner ? `${m.owner_name ?? m.owner} (${m.owner})` : "everyone"}: ${m.fact}`).join("\n"));
@@ -50,11 +49,6 @@ export async function memoryCommand(client: Client, rest: string[], values: Valu
   const reply = await client.call({ op: "forget", memory_id: memoryId });
   if (reply.type !== "result") throw new Error(reply.type === "error" ? reply.error.message : "unexpected reply");
   return reply.ok ? out(reply.message ?? "") : fail(reply.message ?? "failed");
-}
-
-function dataOf(reply: Reply): unknown {
-  if (reply.type === "result" && reply.ok) return reply.data;
-  throw new Error(reply.type === "error" ? reply.error.message : "unexpected reply from the daemon");
 }
 
 function time(ms: number): string {
