@@ -1,9 +1,13 @@
 import { errorMessage, ModelError } from "../errors.js";
 
-/** A ModelError for an HTTP answer that was not 2xx. 429 and 5xx are worth retrying. */
+/**
+ * A ModelError for an HTTP answer that was not 2xx. 429 and 5xx are worth retrying; a 400 that says the
+ * prompt did not fit the model's context is `context_exceeded` (one smaller request may succeed).
+ */
 export function httpError(status: number, body: string, where: string, retryAfterMs?: number): ModelError {
   const detail = extractErrorText(body);
-  return new ModelError("http", `the model endpoint ${where} answered HTTP ${status}${detail ? `: ${detail}` : ""}`, {
+  const kind = status === 400 && contextExceeded(body) ? "context_exceeded" : "http";
+  return new ModelError(kind, `the model endpoint ${where} answered HTTP ${status}${detail ? `: ${detail}` : ""}`, {
     status,
     retryable: status === 429 || status >= 500,
     retryAfterMs,
@@ -66,6 +70,6 @@ export function firstByteError(where: string, seconds: number): ModelError {
 }
 
 /** A 400 whose text says the prompt was longer than the model's context (Ollama, llama.cpp, vLLM, OpenAI wordings). */
-export function contextExceeded(body: string): boolean {
+function contextExceeded(body: string): boolean {
   return /context (length|window|size)|maximum context|exceeds? the (available )?context|too many tokens|n_ctx/i.test(body);
 }

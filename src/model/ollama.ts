@@ -5,7 +5,7 @@ import { ModelError } from "../errors.js";
 import { modelClient } from "./client.js";
 import { type RequestClock, requestClock } from "./first-byte.js";
 import { get, postJson, readText } from "./http.js";
-import { contextExceeded, firstByteError, httpError, networkError, parseRetryAfter } from "./http-errors.js";
+import { firstByteError, httpError, networkError, parseRetryAfter } from "./http-errors.js";
 import { withRetry } from "./retry.js";
 import type {
   ChatMessage,
@@ -65,8 +65,6 @@ export function createOllamaClient(cfg: EndpointConfig): ModelClient {
         status,
       });
     }
-    if (status === 400 && contextExceeded(body))
-      return new ModelError("context_exceeded", httpError(status, body, where).message, { status });
     return httpError(status, body, where, parseRetryAfter(retryAfter));
   }
 

@@ -4,7 +4,7 @@ import type { EndpointConfig } from "../config/schema.js";
 import { ModelError } from "../errors.js";
 import { modelClient } from "./client.js";
 import { type RequestClock, requestClock } from "./first-byte.js";
-import { contextExceeded, firstByteError, httpError, networkError } from "./http-errors.js";
+import { firstByteError, httpError, networkError } from "./http-errors.js";
 import { newCallId } from "./ollama.js";
 import { withRetry } from "./retry.js";
 import type {
@@ -98,8 +98,6 @@ function sdkError(err: unknown, where: string, signal: AbortSignal | undefined):
     const body = JSON.stringify(err.error ?? { error: err.message });
     if (err.status === 404 && /model/i.test(body))
       return new ModelError("model_missing", httpError(404, body, where).message, { status: 404 });
-    if (err.status === 400 && contextExceeded(body))
-      return new ModelError("context_exceeded", httpError(400, body, where).message, { status: 400 });
     return httpError(err.status, body, where, Number.isFinite(retryAfter) ? retryAfter * 1000 : undefined);
   }
   if (err instanceof OpenAI.APIConnectionError) return networkError(err.cause ?? err, where, signal, () => false);
