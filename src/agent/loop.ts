@@ -180,9 +180,10 @@ function overRunBudget(run: ActiveRun, deps: LoopDeps, request: ModelRequest): b
   return deps.store.usage.runTokens(run.runId) + (request.estimatedTokens ?? 0) > limit;
 }
 
+/** The event of a ledger row: the call's figures, without the ids the run already carries. */
 function usageEvent(step: number, r: UsageRecord) {
-  const { endpoint, model, promptTokens, outputTokens, cachedTokens, estimated, firstByteMs, totalMs, outcome } = r;
-  return { step, endpoint, model, promptTokens, outputTokens, cachedTokens, estimated, firstByteMs, totalMs, outcome };
+  const { runId, sessionId, step: _step, ...call } = r;
+  return { step, ...call };
 }
 
 function writeLedger(store: Store, ledger: UsageRecord[]): void {

@@ -6,6 +6,7 @@
 
 import type { ApprovalRow } from "../store/approvals.js";
 import type { Person } from "../store/memory.js";
+import type { UsageRecord } from "../store/usage.js";
 
 export type StopReason = "done" | "max_steps" | "max_run_tokens" | "repeat" | "aborted" | "model_error" | "suspended" | "interrupted";
 
@@ -36,20 +37,7 @@ export type AgentEvent =
   | { type: "tool_result"; runId: string; callId: string; tool: string; ok: boolean; summary: string; durationMs: number }
   | { type: "blocked"; runId: string; callId: string; tool: string; reason: string }
   /** One model call of a step, as the usage ledger recorded it (tokens are estimates when `estimated`). */
-  | {
-      type: "usage";
-      runId: string;
-      step: number;
-      endpoint: string;
-      model: string;
-      promptTokens: number;
-      outputTokens: number;
-      cachedTokens: number | null;
-      estimated: boolean;
-      firstByteMs: number | null;
-      totalMs: number;
-      outcome: string;
-    }
+  | ({ type: "usage"; runId: string; step: number } & Omit<UsageRecord, "runId" | "sessionId" | "step">)
   /** A one-line note for the owner: the model failed over, a budget was reached. */
   | { type: "notice"; runId: string; text: string }
   | { type: "run_end"; runId: string; reply: string; stopReason: StopReason }
