@@ -28,6 +28,9 @@ export async function hasVision(
 
 export type ImageTurn = { ok: true; model: ModelClient; messages: ChatMessage[] } | { ok: false; reply: string };
 
+/** The pictures of a run's image list, read and encoded once: every step of the run sends the same ones. */
+const loaded = new WeakMap<string[], Promise<string[]>>();
+
 /**
  * The request of a turn that brought images: the model that sees (`model.vision_model` when set), and the
  * prompt with the images on the turn's message. Later turns send only that message's placeholder text.
@@ -46,7 +49,12 @@ export async function prepareImageTurn(
       reply: `The model ${model.modelName} cannot see images, so I did not send it your photo. Set model.vision_model in hermes.yaml to a model that can (for example \`ollama pull qwen2.5vl:7b\`, then vision_model: qwen2.5vl:7b); it is used only for messages with images. If ${model.modelName} can see after all, set model.vision: true.`,
     };
   }
-  const images = await loadImages(o.config.storage.path, files);
+  let pending = loaded.get(files);
+  if (!pending) {
+    pending = loadImages(o.config.storage.path, files);
+    loaded.set(files, pending);
+  }
+  const images = await pending;
   const at = prompt.findLastIndex((m) => m.role === "user");
   const current = prompt[at];
   if (current?.role !== "user" || images.length === 0) return { ok: true, model, messages: prompt };
