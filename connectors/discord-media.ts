@@ -14,7 +14,7 @@ export interface AttachmentInfo {
 
 const IMAGE_TYPES = /^image\/(jpeg|png|webp|gif)\b/;
 
-export function kindOf(a: AttachmentInfo): Incoming["kind"] {
+function kindOf(a: AttachmentInfo): Incoming["kind"] {
   if (a.contentType.startsWith("audio/")) return "voice";
   if (IMAGE_TYPES.test(a.contentType)) return "image";
   return "file";

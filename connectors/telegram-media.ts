@@ -64,7 +64,7 @@ export async function takeMessage(d: MediaDeps, message: Message, me: { id: numb
 }
 
 /** The file a message carries, if hermes can use it: voice, audio, video notes, photos (the largest size that fits), documents. */
-export function wantedFile(m: Message, maxPx: number): Wanted | undefined {
+function wantedFile(m: Message, maxPx: number): Wanted | undefined {
   if (m.voice)
     return {
       kind: "voice",

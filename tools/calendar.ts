@@ -38,7 +38,7 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
   });
 }
 
-export function rangeOf(fromDay: string, days: number, zone: string): Range {
+function rangeOf(fromDay: string, days: number, zone: string): Range {
   const toDay = addDays(fromDay, days);
   return { fromDay, toDay, start: dayStart(fromDay, zone), end: dayStart(toDay, zone), zone };
 }
@@ -76,7 +76,7 @@ async function loadSource(source: string, signal: AbortSignal, timeoutMs: number
 }
 
 /** Every occurrence of every event in the range, with moved and cancelled occurrences applied; never throws for a bad event. */
-export function expandIcs(text: string, range: Range): { events: Occurrence[]; problems: string[]; unreadable?: true } {
+function expandIcs(text: string, range: Range): { events: Occurrence[]; problems: string[]; unreadable?: true } {
   let read: ReturnType<typeof readCalendar>;
   try {
     read = readCalendar(text);
@@ -115,7 +115,7 @@ function fmtDate(day: string): string {
   return fmtDay(new Date(`${day}T12:00:00Z`), "UTC");
 }
 
-export function formatEvent(e: Occurrence, zone: string): string {
+function formatEvent(e: Occurrence, zone: string): string {
   const time = (d: Date) => dateFormat("en-GB", { timeZone: zone, hour: "2-digit", minute: "2-digit" }).format(d);
   let when: string;
   if (e.allDay)

@@ -86,7 +86,7 @@ export async function compactNow(target: CompactionTarget, deps: CompactionDeps)
 }
 
 /** The summary as the model reads it, right after the system prompt. */
-export function withSummary(system: string, summary: SummaryRow | undefined): string {
+function withSummary(system: string, summary: SummaryRow | undefined): string {
   if (!summary) return system;
   return `${system}\n\nSummary of the earlier conversation (its messages are no longer shown):\n${summary.summary}`;
 }
@@ -243,7 +243,7 @@ function compactionBody(summary: string | undefined, chunk: string): string {
 }
 
 /** One line per message, as a reader would want it: who said what, which tool ran and what it gave (shortened). */
-export function transcriptLines(messages: ChatMessage[], maxChars: number): string[] {
+function transcriptLines(messages: ChatMessage[], maxChars: number): string[] {
   const lines: string[] = [];
   for (const m of messages) {
     if (m.role === "user") lines.push(truncateResult(`User: ${m.content}`, maxChars));

@@ -11,7 +11,7 @@ type Totals = UsageTotals;
 export class UsageArgError extends Error {}
 
 /** `--since 7d` (m, h, d, w) or a date (2026-11-01) into ms since the epoch. */
-export function parseSince(value: string | undefined, now = Date.now()): number {
+function parseSince(value: string | undefined, now = Date.now()): number {
   if (value === undefined) return now - 7 * UNIT_MS.d;
   const span = /^(\d+)([mhdw])$/.exec(value);
   if (span) return now - Number(span[1]) * UNIT_MS[span[2] as keyof typeof UNIT_MS];

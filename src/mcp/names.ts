@@ -1,6 +1,6 @@
 import { MCP_SEPARATOR } from "../config/schema.js";
 
-export const MAX_TOOL_NAME = 64;
+const MAX_TOOL_NAME = 64;
 
 /** `<server>__<tool>` as the model sees it: only [A-Za-z0-9_-], at most 64 characters. */
 export function modelToolName(server: string, tool: string): string {

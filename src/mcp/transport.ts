@@ -13,7 +13,7 @@ const MAX_STDERR_LINE = 500;
 /** Protocol errors of one connection logged as warnings; the rest at debug, so a babbling server cannot flood the log. */
 const WARNED_ERRORS = 5;
 /** What one HTTP response, or one event of an SSE stream, may carry: the stdio transport's limit too. */
-export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
 export interface Opened {
   client: Client;
@@ -84,7 +84,7 @@ function stdioTransport(sdk: Sdk, cfg: McpServerConfig, log: Logger): Transport 
  * so a server cannot fill the daemon's memory. `headers` are added to every request: the SSE stream's GET
  * needs them too (the SDK sends `requestInit` only with POSTs).
  */
-export function cappedFetch(headers?: Record<string, string>, max = MAX_MESSAGE_BYTES) {
+function cappedFetch(headers?: Record<string, string>, max = MAX_MESSAGE_BYTES) {
   return async (url: string | URL, init?: RequestInit): Promise<Response> => {
     const res = await fetch(url, headers ? { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } } : init);
     if (!res.body) return res;

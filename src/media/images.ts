@@ -3,11 +3,6 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { ImageInfo } from "./types.js";
 
-/** Images live here, beside the database (not under the files root the tools can read and write). */
-export function mediaDir(storagePath: string): string {
-  return join(dirname(storagePath), "media");
-}
-
 /** The type and pixel size of a JPEG, PNG, GIF or WebP image from its header; undefined for anything else. */
 export function sniffImage(b: Buffer): ImageInfo | undefined {
   if (b.length >= 24 && b.readUInt32BE(0) === 0x89504e47)
@@ -44,7 +39,10 @@ function jpegInfo(b: Buffer): ImageInfo | undefined {
   return undefined;
 }
 
-/** Stores an image under the media folder; returns its reference (relative to the data directory). */
+/**
+ * Stores an image in `media/` beside the database (not under the files root the tools can read and
+ * write); returns its reference, relative to the data directory.
+ */
 export async function saveImage(storagePath: string, bytes: Buffer, info: ImageInfo): Promise<string> {
   const day = new Date().toISOString().slice(0, 10);
   const ref = `media/${day}/${randomBytes(8).toString("hex")}.${info.ext}`;

@@ -4,7 +4,7 @@ import { formatSize, isReadableText, saveToInbox } from "./inbox.js";
 import { createTranscriber, isEmptyTranscript, type Transcriber } from "./speech.js";
 import { type Incoming, type Intake, MAX_DOWNLOAD_BYTES } from "./types.js";
 
-export const SPEECH_NOT_CONFIGURED = [
+const SPEECH_NOT_CONFIGURED = [
   "I cannot listen to voice notes yet: speech-to-text is not set up. Add to hermes.yaml, for example:",
   "speech:\n  base_url: http://127.0.0.1:8000/v1\n  model: Systran/faster-whisper-small",
   'and run a speech server there (the README\'s "Voice notes and photos" lists some), then reload hermes. Or write your message as text.',

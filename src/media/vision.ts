@@ -7,7 +7,7 @@ import { loadImages } from "./images.js";
  * Whether an Ollama model can see, from `/api/show` `capabilities` (older servers: a vision projector or a
  * `clip`/`mllama` family). Undefined when the server cannot be asked; never throws.
  */
-export async function ollamaHasVision(baseUrl: string, name: string, signal?: AbortSignal): Promise<boolean | undefined> {
+async function ollamaHasVision(baseUrl: string, name: string, signal?: AbortSignal): Promise<boolean | undefined> {
   const body = await ollamaShow(baseUrl, name, signal ?? AbortSignal.timeout(5000));
   if (!body) return undefined;
   return body.capabilities

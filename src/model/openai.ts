@@ -105,7 +105,7 @@ function sdkError(err: unknown, where: string, signal: AbortSignal | undefined):
 }
 
 /** The type of base64 image data, from its first bytes (the `data:` URL needs it). */
-export function imageMime(base64: string): string {
+function imageMime(base64: string): string {
   if (base64.startsWith("iVBOR")) return "image/png";
   if (base64.startsWith("R0lG")) return "image/gif";
   if (base64.startsWith("UklGR")) return "image/webp";

@@ -46,7 +46,7 @@ const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === "ob
  * needs. A third of the bytes, and small models fill one flat object more reliably than they pick a
  * variant. Left as it is when the variants disagree about a property.
  */
-export function flatten(schema: JsonObject): JsonObject {
+function flatten(schema: JsonObject): JsonObject {
   const variants = schema.oneOf ?? schema.anyOf;
   if (!Array.isArray(variants) || variants.length < 2 || !variants.every((v) => isObject(v) && isObject(v.properties))) return schema;
   const objects = variants as { properties: Record<string, JsonObject>; required?: string[] }[];
