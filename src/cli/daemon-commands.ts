@@ -1,5 +1,6 @@
 import { stringify } from "yaml";
 import { loadConfig, maskSecrets } from "../config/load.js";
+import { startIdleTrim } from "../daemon/idle-trim.js";
 import { ConfigError } from "../errors.js";
 
 /** `hermes start`: the daemon in the foreground until SIGTERM/SIGINT; SIGHUP reloads the config. */
@@ -28,6 +29,7 @@ export async function start(configPath: string): Promise<number> {
     return 1;
   }
   const log = daemon.core.log;
+  const idleTrim = startIdleTrim({ log });
   process.on("unhandledRejection", (err) => log.error({ err }, "unhandled rejection (kept running)"));
   process.on("uncaughtException", (err) => {
     log.fatal({ err }, "uncaught exception; exiting so systemd restarts a clean process");
@@ -46,6 +48,7 @@ export async function start(configPath: string): Promise<number> {
     const shutdown = (signal: string) => {
       if (stopping) return;
       stopping = true;
+      idleTrim.stop();
       log.info({ signal }, "shutdown requested");
       daemon.stop().then(
         () => exitSoon(0),

@@ -1,0 +1,70 @@
+import { performance } from "node:perf_hooks";
+import type { Logger } from "../log.js";
+
+/**
+ * Gives memory back once the daemon has gone quiet. During a burst of work V8 grows its young generation
+ * and keeps it: it shrinks it only at a collection that finds the allocation rate low over the last 5 s,
+ * or when its memory reducer runs, ~8 s after a full collection and only if nothing allocated meanwhile.
+ * A daemon that is idle most of the day would hold ~9 MB it does not use until then. So once the event
+ * loop has been idle for `quietLooks` looks and the process has grown by `growthBytes` since the last
+ * trim, it asks V8 for the collection that gives memory back (`HeapProfiler.collectGarbage`, which is
+ * `isolate.LowMemoryNotification()`: ~25 ms at this size) through an in-process inspector session, once;
+ * the next trim waits for new growth.
+ */
+export interface IdleTrimOptions {
+  log: Logger;
+  lookMs?: number;
+  quietLooks?: number;
+  growthBytes?: number;
+  /** Called after each trim with the resident size before it and the time the collection took. */
+  onTrim?: (trim: { rssBefore: number; ms: number }) => void;
+}
+
+/** An event-loop utilization below this over a look counts as idle (a poll answered, a timer: ~0.1 %). */
+const QUIET_UTILIZATION = 0.01;
+
+export function startIdleTrim(options: IdleTrimOptions): { stop(): void } {
+  const { log, lookMs = 1000, quietLooks = 2, growthBytes = 2 * 1024 * 1024 } = options;
+  let last = performance.eventLoopUtilization();
+  let quiet = 0;
+  let floor = process.memoryUsage.rss();
+  let trimming = false;
+  const look = async () => {
+    const now = performance.eventLoopUtilization();
+    quiet = performance.eventLoopUtilization(now, last).utilization < QUIET_UTILIZATION ? quiet + 1 : 0;
+    last = now;
+    const rss = process.memoryUsage.rss();
+    floor = Math.min(floor, rss);
+    if (trimming || quiet < quietLooks || rss - floor < growthBytes) return;
+    trimming = true;
+    const started = performance.now();
+    const done = await collectGarbage();
+    const ms = performance.now() - started;
+    trimming = false;
+    if (!done) return clearInterval(timer);
+    // Pages are unmapped in the background: the new floor is what the next look finds.
+    floor = Number.POSITIVE_INFINITY;
+    last = performance.eventLoopUtilization();
+    log.debug({ rssMb: Math.round(rss / 104857.6) / 10, ms: Math.round(ms) }, "idle: memory given back");
+    options.onTrim?.({ rssBefore: rss, ms });
+  };
+  const timer = setInterval(() => void look(), lookMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
+/** False when this Node has no inspector (built without it) or refuses the call: no trims then. */
+async function collectGarbage(): Promise<boolean> {
+  try {
+    const { Session } = await import("node:inspector");
+    const session = new Session();
+    session.connect();
+    try {
+      return await new Promise<boolean>((resolve) => session.post("HeapProfiler.collectGarbage", (err) => resolve(!err)));
+    } finally {
+      session.disconnect();
+    }
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,87 @@
+import v8 from "node:v8";
+import { afterEach, describe, expect, it } from "vitest";
+import { startIdleTrim } from "../../src/daemon/idle-trim.js";
+import { createLogger } from "../../src/log.js";
+import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
+import { baseSettings, type Hermes, startHermes } from "../helpers/hermes.js";
+
+const log = createLogger("silent");
+const newSpaceBytes = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === "new_space")?.physical_space_size ?? 0;
+
+/** Short-lived garbage, the way a burst of runs makes it: V8 grows its young generation to keep up. */
+function burst(): void {
+  let keep: object[] = [];
+  for (let i = 0; i < 2_000_000; i++) {
+    keep.push({ i, text: `message ${i}` });
+    if (keep.length > 50_000) keep = [];
+  }
+}
+
+describe("giving memory back when quiet", () => {
+  let trim: { stop(): void } | undefined;
+  afterEach(() => trim?.stop());
+
+  it("shrinks the young generation once the loop is quiet, then waits for new growth", async () => {
+    const trims: number[] = [];
+    let first!: () => void;
+    const trimmed = new Promise<void>((resolve) => {
+      first = resolve;
+    });
+    trim = startIdleTrim({
+      log,
+      lookMs: 50,
+      growthBytes: 1024 * 1024,
+      onTrim: ({ ms }) => {
+        trims.push(ms);
+        first();
+      },
+    });
+    burst();
+    const grown = newSpaceBytes();
+    await trimmed;
+    expect(newSpaceBytes()).toBeLessThan(grown / 2);
+    // Ten more quiet looks with nothing grown: no second collection.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(trims).toHaveLength(1);
+  });
+
+  it("does not collect while the loop is busy", async () => {
+    burst();
+    const trims: number[] = [];
+    trim = startIdleTrim({ log, lookMs: 50, growthBytes: 0, onTrim: ({ ms }) => trims.push(ms) });
+    const until = performance.now() + 600;
+    // Busy 20 ms of every 25: far above the quiet threshold of 1 %.
+    while (performance.now() < until) {
+      const end = performance.now() + 20;
+      while (performance.now() < end) Math.sqrt(end);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(trims).toHaveLength(0);
+    await new Promise<void>((resolve) => {
+      const check = setInterval(() => {
+        if (!trims.length) return;
+        clearInterval(check);
+        resolve();
+      }, 20);
+    });
+    expect(trims).toHaveLength(1);
+  });
+});
+
+describe("the daemon when quiet after runs", () => {
+  let hermes: Hermes | undefined;
+  let model: FakeModel | undefined;
+  afterEach(async () => {
+    await hermes?.stop();
+    await model?.close();
+  });
+
+  it("gives memory back a few seconds after its last reply, and says so at debug level", async () => {
+    model = await startFakeModel();
+    model.respond(() => ({ text: "ok" }));
+    hermes = await startHermes({ ...baseSettings(model.url), log: { level: "debug" } });
+    for (let i = 0; i < 30; i++) expect((await hermes.ask(`hello ${i}`)).stdout.trim()).toBe("ok");
+    const line = await hermes.waitForLog((l) => l.msg === "idle: memory given back");
+    expect(line.rssMb).toBeGreaterThan(0);
+  });
+});
