@@ -6,10 +6,12 @@ import { join } from "node:path";
 
 const dir = mkdtempSync(join(tmpdir(), "hermes-test-report-"));
 const report = join(dir, "report.json");
+// The daemons the tests start keep their compile cache here, not in the home directory.
+const env = { ...process.env, XDG_CACHE_HOME: join(dir, "cache"), CACHE_DIRECTORY: "" };
 const run = spawnSync(
   "npx",
   ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...process.argv.slice(2)],
-  { stdio: "inherit" },
+  { stdio: "inherit", env },
 );
 let passed = 0;
 let failed = 0;

@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 // The `hermes` command. Client commands import only the socket client so they start fast; `start`,
 // `config check` and `doctor` load the daemon's modules on demand.
 import { parseArgs } from "node:util";

@@ -36,7 +36,7 @@ describe("the systemd units", () => {
     expect(user.status).toBe(0);
   });
 
-  it("declare readiness, the watchdog, the state/runtime/config directories and hardening", () => {
+  it("declare readiness, the watchdog, the state/runtime/config/cache directories and hardening", () => {
     const unit = readFileSync(join(REPO, "deploy/hermes.service"), "utf8");
     for (const line of [
       "Type=notify",
@@ -48,6 +48,7 @@ describe("the systemd units", () => {
       "StateDirectory=hermes",
       "RuntimeDirectory=hermes",
       "ConfigurationDirectory=hermes",
+      "CacheDirectory=hermes",
       "EnvironmentFile=-/etc/hermes/hermes.env",
       "NoNewPrivileges=yes",
       "ProtectSystem=strict",

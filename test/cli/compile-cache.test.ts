@@ -1,0 +1,91 @@
+import { chmodSync, existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
+import { baseSettings, createTempDir, type Hermes, startHermes } from "../helpers/hermes.js";
+
+/** Node 22+ keeps the cache itself (`module.enableCompileCache`); Node 20 goes through hermes' own loader. */
+const builtIn = Number(process.versions.node.split(".")[0]) >= 22;
+
+interface Report {
+  dir?: string;
+  mode?: string;
+  hits?: number;
+  misses?: number;
+}
+
+function cacheFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
+}
+
+describe("the compile cache of the hermes command", () => {
+  let hermes: Hermes | undefined;
+  let model: FakeModel | undefined;
+  afterEach(async () => {
+    await hermes?.stop();
+    hermes = undefined;
+    await model?.close();
+    model = undefined;
+  });
+
+  async function start(cacheHome: string, env: NodeJS.ProcessEnv = {}): Promise<Report> {
+    model ??= await startFakeModel();
+    model.respond(() => ({ text: "ok" }));
+    hermes = await startHermes(
+      { ...baseSettings(model.url), log: { level: "debug" } },
+      { env: { XDG_CACHE_HOME: cacheHome, CACHE_DIRECTORY: "", ...env } },
+    );
+    const line = (await hermes.waitForLog((l) => l.msg === "compile cache")) as Report;
+    expect((await hermes.ask("hello")).stdout.trim()).toBe("ok");
+    await hermes.stop();
+    hermes = undefined;
+    return line;
+  }
+
+  it("is written by the first start and read by the next", async () => {
+    const home = createTempDir().path;
+    const dir = join(home, "hermes", "compile-cache");
+    const first = await start(home);
+    expect(first.dir).toBe(dir);
+    expect(cacheFiles(dir).length).toBeGreaterThan(0);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    const second = await start(home);
+    if (builtIn) return expect(second.mode).toBe("node");
+    expect(first).toMatchObject({ mode: "vm", hits: 0 });
+    expect(first.misses).toBeGreaterThan(3);
+    expect(second).toMatchObject({ mode: "vm", misses: 0, hits: first.misses });
+  });
+
+  it("throws away entries V8 cannot use and writes them again", async () => {
+    const home = createTempDir().path;
+    const dir = join(home, "hermes", "compile-cache");
+    await start(home);
+    const files = cacheFiles(dir);
+    for (const file of files) writeFileSync(file, "not a code cache");
+    const garbled = await start(home);
+    const again = await start(home);
+    for (const file of cacheFiles(dir)) expect(statSync(file).size).toBeGreaterThan(100);
+    if (builtIn) return;
+    expect(garbled.hits).toBe(0);
+    expect(garbled.misses).toBe(files.length);
+    expect(again).toMatchObject({ misses: 0, hits: files.length });
+  });
+
+  it("is not used from a directory that others can write, nor when turned off", async () => {
+    const home = createTempDir().path;
+    const dir = join(home, "hermes", "compile-cache");
+    await start(home, { HERMES_COMPILE_CACHE: "off" });
+    expect(existsSync(dir)).toBe(false);
+    const shared = createTempDir().path;
+    const sharedDir = join(shared, "hermes", "compile-cache");
+    await start(shared); // makes the directory, then it is opened to everyone
+    chmodSync(sharedDir, 0o777);
+    for (const file of cacheFiles(sharedDir)) writeFileSync(file, "planted by another user");
+    const report = await start(shared);
+    expect(report.dir).toBeUndefined();
+    for (const file of cacheFiles(sharedDir)) expect(statSync(file).size).toBe("planted by another user".length);
+  });
+});
