@@ -1,4 +1,9 @@
-/** Local times in a configured IANA zone, without a timezone library: Intl does the zone rules. */
+/**
+ * Local times in a configured IANA zone, without a timezone library: Intl does the zone rules, or, when
+ * the process itself runs in the zone (`hermes start` sets TZ to the configured one), Date's own local
+ * fields do. The first Intl date formatter pages in ~7 MB of ICU data that then stay resident, so the
+ * paths taken at every turn (the time note, the cron schedules) avoid it in the configured zone.
+ */
 
 interface Fields {
   year: number;
@@ -22,7 +27,27 @@ export function dateFormat(locale: string, options: Intl.DateTimeFormatOptions):
   return f;
 }
 
+/** True when the process clock runs in `zone`: Date's local fields are then that zone's. */
+export function isProcessZone(zone: string): boolean {
+  return process.env.TZ === zone;
+}
+
+/** The zone to give croner: none when the process runs in it (croner then counts in local time, without Intl). */
+export function cronZone(zone: string): string | undefined {
+  return isProcessZone(zone) ? undefined : zone;
+}
+
 function fieldsIn(date: Date, timeZone: string): Fields {
+  if (isProcessZone(timeZone)) {
+    return {
+      year: date.getFullYear(),
+      month: date.getMonth() + 1,
+      day: date.getDate(),
+      hour: date.getHours(),
+      minute: date.getMinutes(),
+      second: date.getSeconds(),
+    };
+  }
   const f = dateFormat("en-US", {
     timeZone,
     hourCycle: "h23",
@@ -101,4 +126,19 @@ export function describeTime(date: Date, timeZone: string, now: Date): string {
   const relative = days === 0 ? "today, " : days === 1 ? "tomorrow, " : "";
   const year = a.year !== b.year ? ` ${a.year}` : "";
   return `${relative}${day}${year}, ${time}`;
+}
+
+const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
+const two = (n: number) => String(n).padStart(2, "0");
+
+/** "Tuesday 1 December 2026, 13:51 UTC+01:00": the time note of every turn, for the model. */
+export function longDateTime(date: Date, timeZone: string): string {
+  const f = fieldsIn(date, timeZone);
+  const wall = asUtc(f);
+  const offset = Math.round((wall - Math.floor(date.getTime() / 1000) * 1000) / 60_000);
+  const sign = offset < 0 ? "-" : "+";
+  const zone = offset === 0 ? "UTC" : `UTC${sign}${two(Math.floor(Math.abs(offset) / 60))}:${two(Math.abs(offset) % 60)}`;
+  const weekday = WEEKDAYS[new Date(wall).getUTCDay()];
+  return `${weekday} ${f.day} ${MONTHS[f.month - 1]} ${f.year}, ${two(f.hour)}:${two(f.minute)} ${zone}`;
 }

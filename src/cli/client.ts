@@ -67,8 +67,10 @@ export class Client {
     return last as Reply;
   }
 
+  /** Ends the conversation; the process need not wait for the daemon to close its side. */
   close(): void {
     this.socket.end();
+    this.socket.unref();
   }
 
   private receive(chunk: string): void {

@@ -16,7 +16,7 @@ export async function start(configPath: string): Promise<number> {
   }
   let daemon: Awaited<ReturnType<typeof startDaemon>>;
   try {
-    daemon = await startDaemon(configPath);
+    daemon = await startDaemon(configPath, { ownsProcess: true });
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`hermes: invalid config\n${err.message}\n`);

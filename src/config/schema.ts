@@ -1,3 +1,4 @@
+import { readFileSync, readlinkSync } from "node:fs";
 import { Cron } from "croner";
 import { z } from "zod";
 import { DEFAULT_TOOLS, enabledEntry, MCP_SEPARATOR } from "./tool-names.js";
@@ -13,7 +14,7 @@ const DELIVERY_TARGET = /^(telegram:-?\d+|discord:(user:)?\d+|cli:[\w.-]+)$/;
 let zones: Set<string> | undefined;
 /** Known names are looked up (2 ms); only others (aliases such as UTC) build a formatter, whose first use costs ~30 ms. */
 function isTimeZone(zone: string): boolean {
-  zones ??= new Set(Intl.supportedValuesOf("timeZone"));
+  zones ??= new Set([...Intl.supportedValuesOf("timeZone"), "UTC", "Etc/UTC", "GMT", "Etc/GMT"]);
   if (zones.has(zone)) return true;
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: zone });
@@ -23,16 +24,35 @@ function isTimeZone(zone: string): boolean {
   }
 }
 
-function cronProblem(expression: string, timezone: string): string | undefined {
+/** The expression alone: the zone is checked on its own, and a zone here would load Intl at every start. */
+function cronProblem(expression: string): string | undefined {
   try {
-    new Cron(expression, { timezone, paused: true });
+    new Cron(expression, { paused: true });
     return undefined;
   } catch (err) {
     return `invalid cron expression "${expression}": ${(err as Error).message}`;
   }
 }
 
-const systemZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+/** The system's zone, read where the system keeps it: asking Intl would page in its data (see src/time.ts). */
+function systemZone(): string {
+  const named = (zone: string | undefined) => (zone && isTimeZone(zone) ? zone : undefined);
+  const fromEnv = named(process.env.TZ?.replace(/^:/, ""));
+  if (fromEnv) return fromEnv;
+  try {
+    const link = named(readlinkSync("/etc/localtime").match(/zoneinfo\/(.+)$/)?.[1]);
+    if (link) return link;
+  } catch {
+    // not a link (or absent): next place
+  }
+  try {
+    const file = named(readFileSync("/etc/timezone", "utf8").trim());
+    if (file) return file;
+  } catch {
+    // absent: Intl decides
+  }
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+}
 const positiveInt = () => z.int().min(1);
 
 /** Settings every tool accepts under `tools.<name>`. */
@@ -303,7 +323,7 @@ export const configSchema = z
     }
     checkHttp(cfg.connectors, ctx);
     const backupSchedule = cfg.storage.backup?.schedule;
-    const backupProblem = backupSchedule ? cronProblem(backupSchedule, cfg.timezone) : undefined;
+    const backupProblem = backupSchedule ? cronProblem(backupSchedule) : undefined;
     if (backupProblem) ctx.addIssue({ code: "custom", path: ["storage", "backup", "schedule"], message: backupProblem });
     const checkServers = (entries: string[], path: (string | number)[]): void => {
       entries.forEach((entry, i) => {
@@ -329,7 +349,7 @@ export const configSchema = z
       const at = (key: string) => ["connectors", "cron", "jobs", i, key];
       if (seen.has(job.name)) ctx.addIssue({ code: "custom", path: at("name"), message: `duplicate job name '${job.name}'` });
       seen.add(job.name);
-      const problem = cronProblem(job.schedule, job.timezone ?? cfg.timezone);
+      const problem = cronProblem(job.schedule);
       if (problem) ctx.addIssue({ code: "custom", path: at("schedule"), message: problem });
       const target = job.deliver.split(":")[0] as "telegram" | "discord" | "cli";
       if (!cfg.connectors[target].enabled) {

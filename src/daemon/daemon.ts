@@ -16,7 +16,7 @@ import { scheduleBackups } from "../store/backup.js";
 import { memoryBlock, type Person } from "../store/memory.js";
 import { openStore, type Store } from "../store/store.js";
 import { startOfToday } from "../store/usage.js";
-import { dateFormat } from "../time.js";
+import { longDateTime } from "../time.js";
 import { toolSpec } from "../tools/define.js";
 import { loadMcpHub, loadTools } from "../tools/registry.js";
 import type { AnyTool, ToolDeps } from "../tools/types.js";
@@ -58,10 +58,16 @@ export interface DaemonOptions {
   extraTools?: AnyTool[];
   /** A model client to use instead of the configured endpoint (embedding; the benchmark's instant model). */
   model?: ModelClient;
+  /**
+   * Run the whole process in the configured zone (TZ), so that local times need no Intl (see time.ts).
+   * For the `hermes start` process; not for a daemon that shares its process with other code.
+   */
+  ownsProcess?: boolean;
 }
 
 export async function startDaemon(configPath: string, options: DaemonOptions = {}): Promise<Daemon> {
   const initial = loadConfig(configPath);
+  if (options.ownsProcess) process.env.TZ = initial.config.timezone;
   const log = createLogger(initial.config.log.level, initial.secrets);
   const notifier = options.notifier ?? createNotifier();
   const now = options.now ?? (() => new Date());
@@ -173,6 +179,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
         const previous = state.mcp;
         const mcp = await loadMcpHub(next.config, { store, log, locate: next.locate });
         Object.assign(state, { loaded: next, ...parts, mcp });
+        if (options.ownsProcess) process.env.TZ = next.config.timezone;
         withMcpTools(state);
         mcp?.onChange(() => state.mcp === mcp && withMcpTools(state));
         void previous?.close();
@@ -321,15 +328,5 @@ function mb(bytes: number): number {
 }
 
 export function timeNote(now: Date, timeZone: string): string {
-  const text = dateFormat("en-GB", {
-    timeZone,
-    weekday: "long",
-    day: "numeric",
-    month: "long",
-    year: "numeric",
-    hour: "2-digit",
-    minute: "2-digit",
-    timeZoneName: "short",
-  }).format(now);
-  return `Current time: ${text} (${timeZone})`;
+  return `Current time: ${longDateTime(now, timeZone)} (${timeZone})`;
 }

@@ -36,7 +36,9 @@ describe.each(["ollama", "openai"] as const)("the daemon with provider %s", (pro
     expect(result.code).toBe(0);
     const body = model.requests[0]?.body as Record<string, any>;
     if (provider === "ollama") expect(body.options.num_ctx).toBe(16384);
-    expect(model.requests[0]?.messages.at(-1)?.content).toMatch(/^hi\n\n\(Current time: .*\(Europe\/Berlin\)\)$/);
+    expect(model.requests[0]?.messages.at(-1)?.content).toMatch(
+      /^hi\n\n\(Current time: \w+day \d+ \w+ \d{4}, \d\d:\d\d UTC\+0[12]:00 \(Europe\/Berlin\)\)$/,
+    );
   });
 
   it("runs a clock round trip and feeds the result back to the model", async () => {
