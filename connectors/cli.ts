@@ -192,8 +192,10 @@ async function dispatch(core: Core, id: string, req: Json, send: (reply: Reply) 
     }
     case "schedules":
       return result(true, undefined, core.scheduler()?.list() ?? []);
-    case "tools":
-      return result(true, undefined, { tools: core.tools(), servers: (await core.status()).mcp ?? [] });
+    case "tools": {
+      const servers = (await core.status()).mcp ?? [];
+      return result(true, undefined, { tools: core.tools(), servers });
+    }
     case "schedule_run": {
       const scheduler = core.scheduler();
       if (!scheduler) return result(false, "the cron connector is off (connectors.cron.enabled)");

@@ -35,6 +35,7 @@ export function createCronConnector(core: Core, config: Config): Connector {
     for (let attempt = 0; attempt <= cfg.retries; attempt++) {
       if (attempt > 0) await sleep(cfg.retry_delay_s * 1000 * 2 ** (attempt - 1), stopping.signal);
       if (stopping.signal.aborted) break;
+      if (job.tools) await core.toolsKnown(); // its globs name MCP tools
       const { runId, done } = core.submit({
         sessionKey: `cron:${job.name}`,
         text: job.prompt,

@@ -96,6 +96,8 @@ export interface Core {
   status(): Promise<DaemonStatus>;
   /** Every tool the model can see: where it comes from, whether it asks first, what it costs in the prompt. */
   tools(): ToolReport[];
+  /** Resolves once the MCP servers have listed their tools (or ~3 s after the start passed): `tools()` is whole then. */
+  toolsKnown(): Promise<void>;
   /** Sends text to a delivery target (`telegram:…`, `discord:…`, `cli:<name>`); resolves the message id. */
   deliver(target: string, text: string): Promise<{ messageId: string }>;
   /** The renderer of the connector that owns `channel`, for runs nobody is attached to. */

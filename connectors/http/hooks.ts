@@ -82,6 +82,7 @@ export function createHookRunner(core: Core) {
       lastSlot = Math.max(Date.now(), lastSlot + 1, (core.store.schedules.lastSlot(job) ?? 0) + 1);
       firing = core.store.schedules.claim(job, lastSlot);
       if (firing === undefined) return;
+      if (hook.tools) await core.toolsKnown(); // its globs name MCP tools
       const submitted = core.submit({
         sessionKey: hook.session ?? job,
         text,

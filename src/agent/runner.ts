@@ -46,6 +46,8 @@ export interface RunnerDeps extends LoopDeps {
   /** Listener for runs nobody is attached to (resumed after a restart): usually the chat connector. */
   fallbackListener: (channel: string) => EventListener | undefined;
   timeNote: () => string;
+  /** Resolves once the tools a run may see are known (MCP servers listed theirs, or gave up): runs wait for it. */
+  toolsKnown?: () => Promise<void>;
   /** The system prompt for a run starting now, talking to `sender`. */
   systemPrompt: (sender?: Person) => string;
 }
@@ -306,6 +308,7 @@ export class Runner {
   }
 
   private async drive(live: Live, sessionId: number): Promise<RunOutcome> {
+    await this.deps.toolsKnown?.();
     for (;;) {
       const outcome = await driveRun(
         {

@@ -82,6 +82,9 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
   };
   withMcpTools(state);
   state.mcp?.onChange(() => withMcpTools(state));
+  // Servers connect in the background, not on the way to READY; a run waits for their tool lists (~3 s
+  // from the start at most), so that the first request has their tools.
+  const mcpTools = state.mcp?.settled(Math.max(0, 3000 - (Date.now() - mcpStarted))) ?? Promise.resolve();
   const config = () => state.loaded.config;
   const limiter = new Limiter(initial.config.model.concurrency);
   const gate = new Gate({ store, tools: () => state.tools, config });
@@ -98,6 +101,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     visionModel: () => state.visionModel,
     systemPrompt: (sender) => systemPrompt(config(), store, state.tools.has("memory"), sender),
     toolSpecs: () => state.specs(),
+    toolsKnown: () => mcpTools,
     calibration: new TokenCalibration({ load: (m) => store.memory.loadRatio(m), save: (m, r) => store.memory.saveRatio(m, r) }),
     timeNote: () => timeNote(now(), config().timezone),
     fallbackListener: (channel) => listenerFor(connectors, channel),
@@ -109,8 +113,12 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     newSession: (key) => runner.newSession(key),
     compact: (key) => runner.compact(key),
     decide: (id, approve, by) => runner.decide(id, approve, by),
-    status: async () => ({ ...statusOf(state, runner, connectors, startedAt, await modelMonitor.get(), store), ...(await media()) }),
+    status: async () => {
+      await mcpTools;
+      return { ...statusOf(state, runner, connectors, startedAt, await modelMonitor.get(), store), ...(await media()) };
+    },
     tools: () => reportTools(state.tools.values(), config()),
+    toolsKnown: () => mcpTools,
     deliver,
     listenerFor: (channel) => listenerFor(connectors, channel),
     scheduler: () => connectors.find((c) => c.scheduler)?.scheduler,
@@ -123,8 +131,6 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
   try {
     connectors = await loadConnectors(core, initial.config);
     for (const c of connectors) await c.start();
-    // Servers connect in the background; READY waits for them ~3 s at most, so their tools are in the first request.
-    await state.mcp?.settled(Math.max(0, 3000 - (Date.now() - mcpStarted)));
     runner.connectorsReady();
   } catch (err) {
     await Promise.allSettled(connectors.map((c) => c.stop()));
@@ -135,14 +141,15 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
   modelMonitor.start();
   void state.readWindows();
   await notifier.ready(statusLine(connectors, modelMonitor));
-  setImmediate(() => {
+  const makeSpecs = () => {
     try {
       state.specs(); // made now, before the first message needs them
       if (state.mcp) warnOfToolCost(state.specs(), state.mcp.reports(), config().model.context_tokens, log);
     } catch {
       // A tool whose schema cannot be made fails the first run that needs it, which logs why.
     }
-  });
+  };
+  setImmediate(() => (state.mcp ? void mcpTools.then(makeSpecs) : makeSpecs()));
   const health = startHealthLoop({ connectors: () => connectors, notifier, model: modelMonitor, log });
   let backups = startBackups(store, config(), log);
   log.info(

@@ -38,7 +38,11 @@ describe("MCP tool servers", () => {
     timeout_s: 5,
     ...extra,
   });
-  const start = async (settings: { enabled: string[]; servers: Record<string, unknown>; agent?: Record<string, unknown> }) => {
+  /** Starts hermes and, unless `settle` is false, waits as `hermes tools` does for the servers' first attempts. */
+  const start = async (
+    settings: { enabled: string[]; servers: Record<string, unknown>; agent?: Record<string, unknown> },
+    settle = true,
+  ) => {
     hermes = await startHermes(
       {
         ...baseSettings(model.url),
@@ -48,6 +52,7 @@ describe("MCP tool servers", () => {
       },
       { dir: dir.path, env: { HA_TOKEN: TOKEN } },
     );
+    if (settle) await hermes.cli(["tools"]);
     return hermes;
   };
   const homeServer = (extra: Record<string, unknown> = {}) => ({
@@ -393,11 +398,22 @@ describe("MCP tool servers", () => {
     expect(h.process.exitCode).toBeNull();
   });
 
+  it("is READY before a slow server has started, and the first message still has its tools", async () => {
+    const slow = stdioServer({ env: { ...stdioServer().env, MCP_START_DELAY_MS: "2500" } });
+    const h = await start({ enabled: ["clock", "home__read_state"], servers: { home: slow } }, false);
+    expect(h.logs.some((l) => l.msg === "mcp server connected")).toBe(false);
+    model.script(call("home__read_state", { entity: "light.porch" }));
+    expect((await h.ask("is the porch light on?")).stdout).toMatch(/light\.porch is on/);
+    expect(toolNames(model.requests[0])).toContain("home__read_state");
+    const order = h.logs.map((l) => l.msg);
+    expect(order.indexOf("hermes is ready")).toBeLessThan(order.indexOf("mcp server connected"));
+  });
+
   it("does not hold READY for a server that never answers, and the daemon answers meanwhile", async () => {
     const silent = { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"], timeout_s: 30 };
     const before = Date.now();
-    const h = await start({ enabled: ["clock", "mute__*"], servers: { mute: silent } });
-    // READY waits ~3 s at most for servers; the rest is the daemon's own start on a busy machine.
+    const h = await start({ enabled: ["clock", "mute__*"], servers: { mute: silent } }, false);
+    // READY does not wait for servers, and the first run waits ~3 s at most; the rest is a busy machine.
     expect(Date.now() - before).toBeLessThan(7000);
     const status = JSON.parse((await h.cli(["status", "--json"])).stdout) as { mcp: { name: string; connected: boolean }[] };
     expect(status.mcp).toEqual([expect.objectContaining({ name: "mute", connected: false })]);
