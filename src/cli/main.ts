@@ -1,7 +1,9 @@
-// The `hermes` command. Client commands import only the socket client so they start fast; `start`,
-// `config check` and `doctor` load the daemon's modules on demand.
+// The `hermes` command. Client commands import only the socket client (and `ask`'s few kB of rendering)
+// so they start fast; `start`, `config check` and `doctor` load the daemon's modules on demand.
 import { parseArgs } from "node:util";
 import { Client, DaemonUnreachable } from "./client.js";
+import { confirmFor } from "./confirm.js";
+import { runMessage } from "./run-view.js";
 import { findConfigPath, socketPathOf } from "./socket-path.js";
 
 export const EXIT = { ok: 0, failure: 1, usage: 2, unreachable: 3 } as const;
@@ -114,7 +116,6 @@ async function ask(configPath: string, rest: string[], values: CliValues): Promi
     throw new UsageError("usage: hermes ask TEXT [--session NAME] [--yes|--no] [--json] [--audio FILE | --image FILE]");
   if (values.yes && values.no) throw new UsageError("--yes and --no exclude each other");
   if (values.audio && values.image) throw new UsageError("--audio and --image exclude each other");
-  const [{ runMessage }, { confirmFor }] = await Promise.all([import("./run-view.js"), import("./confirm.js")]);
   const bytes = filePath ? await (await import("./upload.js")).readFileToSend(filePath) : undefined;
   return withClient(configPath, async (client) => {
     const file =
