@@ -16,6 +16,7 @@ import { startNotifySocket } from "../test/fakes/notify-socket.js";
 import { startFakeTelegram, TOKEN } from "../test/fakes/telegram-server.js";
 import { baseSettings, CLI, createTempDir, type Hermes, runCli, startHermes, writeConfig } from "../test/helpers/hermes.js";
 import { httpEnv, httpSettings } from "../test/helpers/http.js";
+import { bareNodeMs, cleanEnv, Floor, setHere, timesAbove } from "./floors.js";
 import { median, openFds, percentile, round, rssMb, timesOf } from "./stats.js";
 
 interface Figure {
@@ -39,22 +40,6 @@ const record = (f: Figure) => {
 const meets = (f: Figure) => !f.target || (f.target.op === "<=" ? f.value <= f.target.value : f.value >= f.target.value);
 const quiet = { log: { level: "silent" } };
 const WARM_UP_TURNS = 5000;
-
-/**
- * Variables that change what Node does at every start, dropped for the processes whose start is timed.
- * NODE_EXTRA_CA_CERTS makes Node parse a certificate bundle before any code runs (~70 ms on a machine
- * that sets it for the whole system); neither systemd nor a usual login shell sets them.
- */
-const NODE_START_VARS = ["NODE_EXTRA_CA_CERTS", "NODE_OPTIONS"] as const;
-const setHere = NODE_START_VARS.filter((v) => process.env[v] !== undefined);
-const cleanEnv: NodeJS.ProcessEnv = Object.fromEntries(NODE_START_VARS.map((v) => [v, undefined]));
-
-/** Milliseconds of a bare `node -e 0`, spawned as the timed processes are: the floor of start and `ask`. */
-async function bareNodeMs(env: NodeJS.ProcessEnv = cleanEnv, n = 20): Promise<number> {
-  const spawnOnce = () =>
-    new Promise((done) => spawn(process.execPath, ["-e", "0"], { stdio: "ignore", env: { ...process.env, ...env } }).on("close", done));
-  return round(median(await timesOf(n, spawnOnce)), 1);
-}
 
 /** Records `value` as a multiple of `floor`, with its target ratio, the absolute figure and the floor beside it. */
 function recordRatio(name: string, value: number, floor: number, target: number, floorName = "bare `node -e 0`"): void {
@@ -148,11 +133,11 @@ async function stepOverhead(): Promise<void> {
 }
 
 /** `hermes ask` p50 and idle RSS of one daemon; with `door`, of the daemon with every new door open. */
-async function askAndIdle(model: FakeModel, door: boolean): Promise<{ askMs: number; rss: number; hermes: Hermes }> {
+async function askAndIdle(model: FakeModel, door: boolean, floor: Floor): Promise<{ askMs: number; rss: number; hermes: Hermes }> {
   const settings = { ...baseSettings(model.url), log: { level: "info" } };
   const hermes = await startHermes(door ? everyDoor(settings, model.url) : settings, { env: door ? httpEnv : {} });
   const env = { ...cleanEnv, ...(door ? httpEnv : {}) };
-  const times = await timesOf(50, () => runCli(["ask", "hello", "--config", hermes.configPath], { env }));
+  const times = await timesAbove(floor, 50, () => runCli(["ask", "hello", "--config", hermes.configPath], { env }));
   await new Promise((r) => setTimeout(r, 5000));
   return { askMs: median(times), rss: rssMb(hermes.process.pid as number), hermes };
 }
@@ -160,14 +145,15 @@ async function askAndIdle(model: FakeModel, door: boolean): Promise<{ askMs: num
 async function askRoundTripAndMemory(): Promise<void> {
   const model = await startFakeModel();
   model.respond(() => ({ text: "ok" }));
-  const floor = await bareNodeMs();
-  const base = await askAndIdle(model, false);
-  const door = await askAndIdle(model, true);
+  const floor = new Floor();
+  const doorFloor = new Floor();
+  const base = await askAndIdle(model, false, floor);
+  const door = await askAndIdle(model, true, doorFloor);
   await door.hermes.stop();
   const hermes = base.hermes;
   const pid = hermes.process.pid as number;
-  recordRatio("`hermes ask` round trip p50, × bare node", base.askMs, floor, 1.6);
-  recordRatio("  … with MCP, speech and HTTP configured", door.askMs, floor, 1.6);
+  recordRatio("`hermes ask` round trip p50, × bare node", base.askMs, floor.ms, 1.6);
+  recordRatio("  … with MCP, speech and HTTP configured", door.askMs, doorFloor.ms, 1.6);
   if (setHere.length) {
     const times = await timesOf(50, () => runCli(["ask", "hello", "--config", hermes.configPath], { env: {} }));
     record({
@@ -223,9 +209,10 @@ async function askRoundTripAndMemory(): Promise<void> {
 }
 
 /** Median milliseconds from spawn to READY=1 over `n` starts of a daemon with `settings`. */
-async function readyMs(settings: Record<string, unknown>, env: NodeJS.ProcessEnv, n = 5): Promise<number> {
+async function readyMs(settings: Record<string, unknown>, env: NodeJS.ProcessEnv, floor?: Floor, n = 9): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < n; i++) {
+    await floor?.sample();
     const dir = createTempDir();
     const notify = await startNotifySocket(dir.path);
     const config = writeConfig(dir.path, settings);
@@ -253,20 +240,17 @@ async function startToReady(): Promise<void> {
     log: { level: "info" },
     connectors: { cron: { enabled: true }, telegram: { enabled: true, token: TOKEN, allowed_users: [1], api_root: telegram.apiRoot } },
   };
-  const floor = await bareNodeMs();
-  const base = await readyMs(settings, {});
-  const uncached = await readyMs(settings, { HERMES_COMPILE_CACHE: "off" });
+  const floor = new Floor();
+  const uncachedFloor = new Floor();
+  const base = await readyMs(settings, {}, floor);
+  const uncached = await readyMs(settings, { HERMES_COMPILE_CACHE: "off" }, uncachedFloor);
   const door = await readyMs(everyDoor(settings, model.url), httpEnv);
   const mcpStart = await mcpServerStartMs();
   await telegram.close();
   await model.close();
-  recordRatio("start to READY=1 (CLI, Telegram, cron), × bare node", base, floor, 6);
-  record({
-    name: "  … without the compile cache (the first start after an update)",
-    value: round(uncached / floor, 2),
-    unit: "×",
-    floor: `${round(uncached, 1)} ms`,
-  });
+  recordRatio("start to READY=1 (CLI, Telegram, cron), × bare node", base, floor.ms, 6);
+  const uncachedName = "  … without the compile cache (the first start after an update)";
+  record({ name: uncachedName, value: round(uncached / uncachedFloor.ms, 2), unit: "×", floor: `${round(uncached, 1)} ms` });
   record({
     name: "  … with MCP, speech and HTTP: growth",
     value: round(door - base, 0),
