@@ -1,8 +1,9 @@
 import { chmodSync, existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { baseSettings, createTempDir, type Hermes, startHermes } from "../helpers/hermes.js";
+import { describe, expect, it } from "vitest";
+import { startFakeModel } from "../fakes/model-server.js";
+import { baseSettings, createTempDir, startHermes } from "../helpers/hermes.js";
+import { stoppedAfterEach } from "../helpers/per-test.js";
 
 /** Node 22+ keeps the cache itself (`module.enableCompileCache`); Node 20 goes through hermes' own loader. */
 const builtIn = Number(process.versions.node.split(".")[0]) >= 22;
@@ -22,26 +23,20 @@ function cacheFiles(dir: string): string[] {
 }
 
 describe("the compile cache of the hermes command", () => {
-  let hermes: Hermes | undefined;
-  let model: FakeModel | undefined;
-  afterEach(async () => {
-    await hermes?.stop();
-    hermes = undefined;
-    await model?.close();
-    model = undefined;
-  });
+  const t = stoppedAfterEach();
 
   async function start(cacheHome: string, env: NodeJS.ProcessEnv = {}): Promise<Report> {
-    model ??= await startFakeModel();
-    model.respond(() => ({ text: "ok" }));
-    hermes = await startHermes(
-      { ...baseSettings(model.url), log: { level: "debug" } },
+    t.model ??= await startFakeModel();
+    t.model.respond(() => ({ text: "ok" }));
+    const hermes = await startHermes(
+      { ...baseSettings(t.model.url), log: { level: "debug" } },
       { env: { XDG_CACHE_HOME: cacheHome, CACHE_DIRECTORY: "", ...env } },
     );
+    t.hermes = hermes;
     const line = (await hermes.waitForLog((l) => l.msg === "compile cache")) as Report;
     expect((await hermes.ask("hello")).stdout.trim()).toBe("ok");
     await hermes.stop();
-    hermes = undefined;
+    t.hermes = undefined;
     return line;
   }
 

@@ -2,8 +2,9 @@ import v8 from "node:v8";
 import { afterEach, describe, expect, it } from "vitest";
 import { startIdleTrim } from "../../src/daemon/idle-trim.js";
 import { createLogger } from "../../src/log.js";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { baseSettings, type Hermes, startHermes } from "../helpers/hermes.js";
+import { startFakeModel } from "../fakes/model-server.js";
+import { baseSettings, startHermes } from "../helpers/hermes.js";
+import { stoppedAfterEach } from "../helpers/per-test.js";
 
 const log = createLogger("silent");
 const newSpaceBytes = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === "new_space")?.physical_space_size ?? 0;
@@ -69,17 +70,14 @@ describe("giving memory back when quiet", () => {
 });
 
 describe("the daemon when quiet after runs", () => {
-  let hermes: Hermes | undefined;
-  let model: FakeModel | undefined;
-  afterEach(async () => {
-    await hermes?.stop();
-    await model?.close();
-  });
+  const t = stoppedAfterEach();
 
   it("gives memory back a few seconds after its last reply, and says so at debug level", async () => {
-    model = await startFakeModel();
+    const model = await startFakeModel();
+    t.model = model;
     model.respond(() => ({ text: "ok" }));
-    hermes = await startHermes({ ...baseSettings(model.url), log: { level: "debug" } });
+    const hermes = await startHermes({ ...baseSettings(model.url), log: { level: "debug" } });
+    t.hermes = hermes;
     for (let i = 0; i < 30; i++) expect((await hermes.ask(`hello ${i}`)).stdout.trim()).toBe("ok");
     const line = await hermes.waitForLog((l) => l.msg === "idle: memory given back");
     expect(line.rssMb).toBeGreaterThan(0);
