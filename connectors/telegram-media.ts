@@ -124,8 +124,9 @@ export function bestPhoto(sizes: PhotoSize[], maxPx: number): PhotoSize {
 function addressedCaption(m: Message, me: { id: number; username: string }): string | undefined {
   const caption = m.caption ?? "";
   if (m.chat.type === "private") return caption;
-  const mention = `@${me.username}`;
-  if (caption.toLowerCase().includes(mention.toLowerCase())) return caption.replace(new RegExp(mention, "ig"), "").trim();
+  // The whole username: "@hermes_bot2" does not address "@hermes_bot".
+  const mention = new RegExp(`@${me.username}(?![A-Za-z0-9_])`, "ig");
+  if (mention.test(caption)) return caption.replace(mention, "").trim();
   if (m.reply_to_message?.from?.id === me.id) return caption;
   return undefined;
 }

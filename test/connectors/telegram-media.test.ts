@@ -103,6 +103,7 @@ describe("media from the phone, over Telegram", () => {
     model.script({ text: "A dog." });
     await start();
     telegram.sendMessage(OWNER, photo("just sharing"), { chatId: -100, chatType: "group" });
+    telegram.sendMessage(OWNER, photo("@hermes_test_bot2 is that yours?"), { chatId: -100, chatType: "group" });
     telegram.sendMessage(OWNER, photo("@hermes_test_bot what breed?"), { chatId: -100, chatType: "group" });
     await sentTo(-100, (c) => c.params.text === "A dog.");
     expect(model.requests).toHaveLength(1);
