@@ -54,15 +54,17 @@ function publish(report: CompileCacheReport): CompileCacheReport {
 }
 
 function cacheDir(env: NodeJS.ProcessEnv): string | undefined {
-  const base = env.CACHE_DIRECTORY?.split(":")[0] || env.XDG_CACHE_HOME || (homedir() && join(homedir(), ".cache"));
-  if (!base) return undefined;
-  const dir = env.CACHE_DIRECTORY ? join(base, "compile-cache") : join(base, "hermes", "compile-cache");
   try {
+    const home = homedir();
+    const base = env.CACHE_DIRECTORY?.split(":")[0] || env.XDG_CACHE_HOME || (home && join(home, ".cache"));
+    if (!base) return undefined;
+    const dir = env.CACHE_DIRECTORY ? join(base, "compile-cache") : join(base, "hermes", "compile-cache");
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const st = statSync(dir);
     const mine = typeof process.getuid !== "function" || st.uid === process.getuid();
     return mine && (st.mode & 0o022) === 0 ? dir : undefined;
   } catch {
+    // No home directory, or one that cannot be written: the command runs uncached.
     return undefined;
   }
 }
