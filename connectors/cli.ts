@@ -169,6 +169,7 @@ async function dispatch(core: Core, id: string, req: Json, send: (reply: Reply) 
       return result(compacted.ok, compacted.message);
     }
     case "status":
+      await core.toolsKnown(); // so that right after a start it reports the MCP servers' first attempt
       return result(true, undefined, await core.status());
     case "sessions":
     case "session_show":
@@ -193,6 +194,7 @@ async function dispatch(core: Core, id: string, req: Json, send: (reply: Reply) 
     case "schedules":
       return result(true, undefined, core.scheduler()?.list() ?? []);
     case "tools": {
+      await core.toolsKnown();
       const servers = (await core.status()).mcp ?? [];
       return result(true, undefined, { tools: core.tools(), servers });
     }

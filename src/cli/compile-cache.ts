@@ -1,7 +1,8 @@
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import Module from "node:module";
 import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
+import { cachedDataVersionTag } from "node:v8";
 import { constants, Script } from "node:vm";
 
 /**
@@ -33,10 +34,14 @@ export function useCompileCache(chunks: string, env: NodeJS.ProcessEnv = process
   if (env.HERMES_COMPILE_CACHE === "off") return;
   const dir = cacheDir(env);
   if (!dir) return;
-  const enable = (Module as { enableCompileCache?: (dir: string) => { status: number } }).enableCompileCache;
-  if (enable) {
-    enable(dir);
-    publish({ dir, mode: "node", hits: 0, misses: 0 });
+  const node = Module as {
+    enableCompileCache?: (dir: string) => { status: number };
+    constants?: { compileCacheStatus?: { ENABLED: number; ALREADY_ENABLED: number } };
+  };
+  if (node.enableCompileCache) {
+    const { status } = node.enableCompileCache(dir);
+    const known = node.constants?.compileCacheStatus;
+    if (!known || status === known.ENABLED || status === known.ALREADY_ENABLED) publish({ dir, mode: "node", hits: 0, misses: 0 });
     return;
   }
   if (!constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER) return; // Node 20 before 20.12: no cache
@@ -75,9 +80,11 @@ function hookCompile(dir: string, root: string): void {
   const proto = Module.prototype as unknown as { _compile: Compile };
   const original = proto._compile;
   const fresh: { script: Script; file: string }[] = [];
+  // V8's version, flags and CPU features: a daemon started with other flags than the CLI keeps its own entries.
+  const tag = `${process.version}-${process.arch}-${cachedDataVersionTag()}`;
   proto._compile = function (this: Module, content: string, filename: string) {
     if (dirname(filename) !== root) return original.call(this, content, filename);
-    const file = join(dir, `${basename(filename, ".js")}-${process.version}-${process.arch}.cache`);
+    const file = join(dir, `${basename(filename, ".js")}-${tag}.cache`);
     const cachedData = readCache(file);
     const source = Module.wrap(content.startsWith("#!") ? `//${content}` : content);
     const script = new Script(source, {
@@ -127,5 +134,6 @@ function writeCache(file: string, data: Buffer): void {
     renameSync(aside, file);
   } catch {
     // A full disk or a read-only cache: the next start compiles afresh.
+    rmSync(aside, { force: true });
   }
 }

@@ -34,10 +34,13 @@ function cronProblem(expression: string): string | undefined {
   }
 }
 
+/** TZ as the process was started with: `hermes start` then sets it to the configured zone. */
+const startTz = process.env.TZ;
+
 /** The system's zone, read where the system keeps it: asking Intl would page in its data (see src/time.ts). */
 function systemZone(): string {
   const named = (zone: string | undefined) => (zone && isTimeZone(zone) ? zone : undefined);
-  const fromEnv = named(process.env.TZ?.replace(/^:/, ""));
+  const fromEnv = named(startTz?.replace(/^:/, ""));
   if (fromEnv) return fromEnv;
   try {
     const link = named(readlinkSync("/etc/localtime").match(/zoneinfo\/(.+)$/)?.[1]);

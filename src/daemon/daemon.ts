@@ -60,7 +60,8 @@ export interface DaemonOptions {
   model?: ModelClient;
   /**
    * Run the whole process in the configured zone (TZ), so that local times need no Intl (see time.ts).
-   * For the `hermes start` process; not for a daemon that shares its process with other code.
+   * For the `hermes start` process; not for a daemon that shares its process with other code. Set once:
+   * the schedules made in it count in local time, so a zone changed by a reload goes through Intl.
    */
   ownsProcess?: boolean;
 }
@@ -113,10 +114,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     newSession: (key) => runner.newSession(key),
     compact: (key) => runner.compact(key),
     decide: (id, approve, by) => runner.decide(id, approve, by),
-    status: async () => {
-      await mcpTools;
-      return { ...statusOf(state, runner, connectors, startedAt, await modelMonitor.get(), store), ...(await media()) };
-    },
+    status: async () => ({ ...statusOf(state, runner, connectors, startedAt, await modelMonitor.get(), store), ...(await media()) }),
     tools: () => reportTools(state.tools.values(), config()),
     toolsKnown: () => mcpTools,
     deliver,
@@ -186,7 +184,6 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
         const previous = state.mcp;
         const mcp = await loadMcpHub(next.config, { store, log, locate: next.locate });
         Object.assign(state, { loaded: next, ...parts, mcp });
-        if (options.ownsProcess) process.env.TZ = next.config.timezone;
         withMcpTools(state);
         mcp?.onChange(() => state.mcp === mcp && withMcpTools(state));
         void previous?.close();

@@ -9,13 +9,15 @@ import type { Logger } from "../log.js";
  * loop has been idle for `quietLooks` looks and the process has grown by `growthBytes` since the last
  * trim, it asks V8 for the collection that gives memory back (`HeapProfiler.collectGarbage`, which is
  * `isolate.LowMemoryNotification()`: ~25 ms at this size) through an in-process inspector session, once;
- * the next trim waits for new growth.
+ * the next trim waits for new growth and at least `minIntervalMs`. A run waiting on a slow model looks
+ * idle too: it may get one such pause, never a series.
  */
 export interface IdleTrimOptions {
   log: Logger;
   lookMs?: number;
   quietLooks?: number;
   growthBytes?: number;
+  minIntervalMs?: number;
   /** Called after each trim with the resident size before it and the time the collection took. */
   onTrim?: (trim: { rssBefore: number; ms: number }) => void;
 }
@@ -24,7 +26,8 @@ export interface IdleTrimOptions {
 const QUIET_UTILIZATION = 0.01;
 
 export function startIdleTrim(options: IdleTrimOptions): { stop(): void } {
-  const { log, lookMs = 1000, quietLooks = 2, growthBytes = 2 * 1024 * 1024 } = options;
+  const { log, lookMs = 1000, quietLooks = 2, growthBytes = 2 * 1024 * 1024, minIntervalMs = 30_000 } = options;
+  let lastTrim = Number.NEGATIVE_INFINITY;
   let last = performance.eventLoopUtilization();
   let quiet = 0;
   let floor = process.memoryUsage.rss();
@@ -35,11 +38,12 @@ export function startIdleTrim(options: IdleTrimOptions): { stop(): void } {
     last = now;
     const rss = process.memoryUsage.rss();
     floor = Math.min(floor, rss);
-    if (trimming || quiet < quietLooks || rss - floor < growthBytes) return;
+    if (trimming || quiet < quietLooks || rss - floor < growthBytes || performance.now() - lastTrim < minIntervalMs) return;
     trimming = true;
     const started = performance.now();
     const done = await collectGarbage();
     const ms = performance.now() - started;
+    lastTrim = performance.now();
     trimming = false;
     if (!done) return clearInterval(timer);
     // Pages are unmapped in the background: the new floor is what the next look finds.

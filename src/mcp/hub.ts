@@ -86,6 +86,7 @@ export function createMcpHub(config: Config, deps: McpHubDeps): McpHub {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, maxMs);
+        timer.unref();
       });
       await Promise.race([Promise.all([...entries.values()].map((e) => e.session.firstAttempt())), timeout]);
       clearTimeout(timer);

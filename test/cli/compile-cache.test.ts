@@ -54,6 +54,18 @@ describe("the compile cache of the hermes command", () => {
     expect(second).toMatchObject({ mode: "vm", misses: 0, hits: first.misses });
   });
 
+  it("keeps apart the entries of processes started with other V8 flags", async () => {
+    const home = createTempDir().path;
+    const plain = await start(home);
+    const flagged = await start(home, { NODE_OPTIONS: "--max-old-space-size=200" });
+    const again = await start(home);
+    const flaggedAgain = await start(home, { NODE_OPTIONS: "--max-old-space-size=200" });
+    if (builtIn) return;
+    expect(flagged).toMatchObject({ hits: 0, misses: plain.misses });
+    expect(again).toMatchObject({ misses: 0 });
+    expect(flaggedAgain).toMatchObject({ misses: 0 });
+  });
+
   it("throws away entries V8 cannot use and writes them again", async () => {
     const home = createTempDir().path;
     const dir = join(home, "hermes", "compile-cache");

@@ -46,6 +46,22 @@ describe("giving memory back when quiet", () => {
     expect(trims).toHaveLength(1);
   });
 
+  it("waits at least minIntervalMs before the next trim, however much grows meanwhile", async () => {
+    const trims: number[] = [];
+    trim = startIdleTrim({ log, lookMs: 50, growthBytes: 0, minIntervalMs: 60_000, onTrim: ({ ms }) => trims.push(ms) });
+    burst();
+    await new Promise<void>((resolve) => {
+      const check = setInterval(() => {
+        if (!trims.length) return;
+        clearInterval(check);
+        resolve();
+      }, 20);
+    });
+    burst();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(trims).toHaveLength(1);
+  });
+
   it("does not collect while the loop is busy", async () => {
     burst();
     const trims: number[] = [];
