@@ -18,6 +18,17 @@ function burst(): void {
   }
 }
 
+/** Resolves once `trims` has its first entry. */
+function firstTrim(trims: number[]): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const check = setInterval(() => {
+      if (!trims.length) return;
+      clearInterval(check);
+      resolve();
+    }, 20);
+  });
+}
+
 describe("giving memory back when quiet", () => {
   let trim: { stop(): void } | undefined;
   afterEach(() => trim?.stop());
@@ -50,13 +61,7 @@ describe("giving memory back when quiet", () => {
     const trims: number[] = [];
     trim = startIdleTrim({ log, lookMs: 50, growthBytes: 0, minIntervalMs: 60_000, onTrim: ({ ms }) => trims.push(ms) });
     burst();
-    await new Promise<void>((resolve) => {
-      const check = setInterval(() => {
-        if (!trims.length) return;
-        clearInterval(check);
-        resolve();
-      }, 20);
-    });
+    await firstTrim(trims);
     burst();
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(trims).toHaveLength(1);
@@ -74,13 +79,7 @@ describe("giving memory back when quiet", () => {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     expect(trims).toHaveLength(0);
-    await new Promise<void>((resolve) => {
-      const check = setInterval(() => {
-        if (!trims.length) return;
-        clearInterval(check);
-        resolve();
-      }, 20);
-    });
+    await firstTrim(trims);
     expect(trims).toHaveLength(1);
   });
 });
