@@ -11,7 +11,9 @@ import { constants, Script } from "node:vm";
  * On Node 20 the bundle's CommonJS chunks are compiled through `vm.Script` with the cached data of an
  * earlier run: the chunks' file names carry a hash of their content, so an entry can only belong to the
  * code it was made from, and V8 rejects data from another V8 version or other flags. A missing or
- * rejected entry is written when the process exits, with every function compiled until then.
+ * rejected entry, or one that holds much less than this process compiled (an entry made by another
+ * command or config), is written with every function compiled until then: by the daemon a second after
+ * READY (`flushCompileCache`), so that it holds what a start runs, by other commands when they exit.
  *
  * The cache holds code, so it lives only in a directory of this user that nobody else can write:
  * systemd's `CacheDirectory=` ($CACHE_DIRECTORY), else `$XDG_CACHE_HOME/hermes` or `~/.cache/hermes`.
@@ -48,6 +50,14 @@ export function useCompileCache(chunks: string, env: NodeJS.ProcessEnv = process
   hookCompile(dir, chunks);
 }
 
+let flushVm: (() => void) | undefined;
+
+/** Writes the entries of what was compiled so far now, instead of at exit. */
+export function flushCompileCache(): void {
+  if (compileCacheReport()?.mode === "node") (Module as { flushCompileCache?: () => void }).flushCompileCache?.();
+  else flushVm?.();
+}
+
 /** What the cache did in this process, for the daemon's start-up log; undefined when it is off. */
 export function compileCacheReport(): CompileCacheReport | undefined {
   return (globalThis as Record<symbol, CompileCacheReport | undefined>)[REPORT];
@@ -79,7 +89,8 @@ function hookCompile(dir: string, root: string): void {
   const report = publish({ dir, mode: "vm", hits: 0, misses: 0 });
   const proto = Module.prototype as unknown as { _compile: Compile };
   const original = proto._compile;
-  const fresh: { script: Script; file: string }[] = [];
+  /** Every chunk compiled here, with the size of the entry it was given (0: none, or rejected). */
+  const compiled: { script: Script; file: string; had: number }[] = [];
   // V8's version, flags and CPU features: a daemon started with other flags than the CLI keeps its own entries.
   const tag = `${process.version}-${process.arch}-${cachedDataVersionTag()}`;
   proto._compile = function (this: Module, content: string, filename: string) {
@@ -92,17 +103,22 @@ function hookCompile(dir: string, root: string): void {
       cachedData,
       importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
     });
-    if (cachedData && !script.cachedDataRejected) report.hits++;
-    else {
-      report.misses++;
-      fresh.push({ script, file });
-    }
+    const hit = cachedData !== undefined && !script.cachedDataRejected;
+    if (hit) report.hits++;
+    else report.misses++;
+    compiled.push({ script, file, had: hit ? cachedData.length : 0 });
     const wrapper = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
     return wrapper.call(this.exports, this.exports, requireFor(this), this, filename, dirname(filename));
   };
-  process.once("exit", () => {
-    for (const { script, file } of fresh) writeCache(file, script.createCachedData());
-  });
+  // An entry made by another command (or another config) may lack much of what this one runs: it is
+  // written again when this process compiled a quarter more.
+  flushVm = () => {
+    for (const { script, file, had } of compiled.splice(0)) {
+      const data = script.createCachedData();
+      if (data.length > had * 1.25) writeCache(file, data);
+    }
+  };
+  process.once("exit", flushVm);
 }
 
 function requireFor(module: Module): NodeJS.Require {

@@ -2,7 +2,7 @@ import { stringify } from "yaml";
 import { loadConfig, maskSecrets } from "../config/load.js";
 import { startIdleTrim } from "../daemon/idle-trim.js";
 import { ConfigError } from "../errors.js";
-import { compileCacheReport } from "./compile-cache.js";
+import { compileCacheReport, flushCompileCache } from "./compile-cache.js";
 
 /** `hermes start`: the daemon in the foreground until SIGTERM/SIGINT; SIGHUP reloads the config. */
 export async function start(configPath: string): Promise<number> {
@@ -31,6 +31,7 @@ export async function start(configPath: string): Promise<number> {
   }
   const log = daemon.core.log;
   log.debug({ ...compileCacheReport() }, "compile cache");
+  setTimeout(flushCompileCache, 1000).unref();
   const idleTrim = startIdleTrim({ log });
   process.on("unhandledRejection", (err) => log.error({ err }, "unhandled rejection (kept running)"));
   process.on("uncaughtException", (err) => {
