@@ -1,6 +1,6 @@
 import { chmodSync, existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { startFakeModel } from "../fakes/model-server.js";
 import { baseSettings, createTempDir, startHermes } from "../helpers/hermes.js";
 import { stoppedAfterEach } from "../helpers/per-test.js";
@@ -24,6 +24,16 @@ function cacheFiles(dir: string): string[] {
 
 describe("the compile cache of the hermes command", () => {
   const t = stoppedAfterEach();
+  const homes: { cleanup(): void }[] = [];
+  afterEach(() => {
+    for (const home of homes.splice(0)) home.cleanup();
+  });
+  /** A cache home of its own for one test, removed after it. */
+  const newHome = () => {
+    const dir = createTempDir();
+    homes.push(dir);
+    return dir.path;
+  };
 
   async function start(cacheHome: string, env: NodeJS.ProcessEnv = {}): Promise<Report> {
     t.model ??= await startFakeModel();
@@ -41,7 +51,7 @@ describe("the compile cache of the hermes command", () => {
   }
 
   it("is written by the first start and read by the next", async () => {
-    const home = createTempDir().path;
+    const home = newHome();
     const dir = join(home, "hermes", "compile-cache");
     const first = await start(home);
     expect(first.dir).toBe(dir);
@@ -55,7 +65,7 @@ describe("the compile cache of the hermes command", () => {
   });
 
   it("keeps apart the entries of processes started with other V8 flags", async () => {
-    const home = createTempDir().path;
+    const home = newHome();
     const plain = await start(home);
     const flagged = await start(home, { NODE_OPTIONS: "--max-old-space-size=200" });
     const again = await start(home);
@@ -67,7 +77,7 @@ describe("the compile cache of the hermes command", () => {
   });
 
   it("throws away entries V8 cannot use and writes them again", async () => {
-    const home = createTempDir().path;
+    const home = newHome();
     const dir = join(home, "hermes", "compile-cache");
     await start(home);
     const files = cacheFiles(dir);
@@ -82,11 +92,11 @@ describe("the compile cache of the hermes command", () => {
   });
 
   it("is not used from a directory that others can write, nor when turned off", async () => {
-    const home = createTempDir().path;
+    const home = newHome();
     const dir = join(home, "hermes", "compile-cache");
     await start(home, { HERMES_COMPILE_CACHE: "off" });
     expect(existsSync(dir)).toBe(false);
-    const shared = createTempDir().path;
+    const shared = newHome();
     const sharedDir = join(shared, "hermes", "compile-cache");
     await start(shared); // makes the directory, then it is opened to everyone
     chmodSync(sharedDir, 0o777);
