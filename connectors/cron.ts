@@ -35,13 +35,12 @@ export function createCronConnector(core: Core, config: Config): Connector {
     for (let attempt = 0; attempt <= cfg.retries; attempt++) {
       if (attempt > 0) await sleep(cfg.retry_delay_s * 1000 * 2 ** (attempt - 1), stopping.signal);
       if (stopping.signal.aborted) break;
-      if (job.tools) await core.toolsKnown(); // its globs name MCP tools
       const { runId, done } = core.submit({
         sessionKey: `cron:${job.name}`,
         text: job.prompt,
         source: "cron",
         channel: job.deliver,
-        ...(job.tools ? { tools: subsetTools(job.tools, core) } : {}),
+        ...(job.tools ? { tools: await subsetTools(job.tools, core) } : {}),
         listener: approvalsTo(core, job.deliver),
       });
       schedules.setRun(firing, runId);

@@ -26,8 +26,12 @@ export async function tellOwnerOnce(core: Core, log: Logger, key: string, target
   await core.deliver(target, text).catch((err: unknown) => log.error({ err }, "could not tell the owner"));
 }
 
-/** A run's `tools` subset with its MCP entries (`home__*`) resolved to the tools the servers offer now. */
-export function subsetTools(entries: string[], core: Core): string[] {
+/**
+ * A run's `tools` subset with its MCP entries (`home__*`) resolved to the tools the servers offer, once
+ * they have listed them (right after a start, a job or hook waits for that).
+ */
+export async function subsetTools(entries: string[], core: Core): Promise<string[]> {
+  await core.toolsKnown();
   const mcp = core
     .tools()
     .map((t) => t.name)

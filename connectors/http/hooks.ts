@@ -82,14 +82,13 @@ export function createHookRunner(core: Core) {
       lastSlot = Math.max(Date.now(), lastSlot + 1, (core.store.schedules.lastSlot(job) ?? 0) + 1);
       firing = core.store.schedules.claim(job, lastSlot);
       if (firing === undefined) return;
-      if (hook.tools) await core.toolsKnown(); // its globs name MCP tools
       const submitted = core.submit({
         sessionKey: hook.session ?? job,
         text,
         source: "hook",
         channel: hook.deliver,
         runId,
-        ...(hook.tools ? { tools: subsetTools(hook.tools, core) } : {}),
+        ...(hook.tools ? { tools: await subsetTools(hook.tools, core) } : {}),
         listener: approvalsTo(core, hook.deliver),
       });
       core.store.schedules.setRun(firing, runId);
