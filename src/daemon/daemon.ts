@@ -147,7 +147,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
       // A tool whose schema cannot be made fails the first run that needs it, which logs why.
     }
   };
-  setImmediate(() => (state.mcp ? void mcpTools.then(makeSpecs) : makeSpecs()));
+  setImmediate(() => void mcpTools.then(makeSpecs));
   const health = startHealthLoop({ connectors: () => connectors, notifier, model: modelMonitor, log });
   let backups = startBackups(store, config(), log);
   log.info(
