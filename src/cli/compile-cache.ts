@@ -110,15 +110,17 @@ function hookCompile(dir: string, root: string): void {
     const wrapper = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
     return wrapper.call(this.exports, this.exports, requireFor(this), this, filename, dirname(filename));
   };
-  // An entry made by another command (or another config) may lack much of what this one runs: it is
-  // written again when this process compiled a quarter more.
-  flushVm = () => {
+  // Missing entries are written at exit (a client's, quickly); the daemon's flush after READY also
+  // rewrites an entry made by another command or config when this start compiled a quarter more of it.
+  const write = (all: boolean) => {
     for (const { script, file, had } of compiled.splice(0)) {
+      if (had && !all) continue;
       const data = script.createCachedData();
       if (data.length > had * 1.25) writeCache(file, data);
     }
   };
-  process.once("exit", flushVm);
+  flushVm = () => write(true);
+  process.once("exit", () => write(false));
 }
 
 function requireFor(module: Module): NodeJS.Require {
@@ -150,6 +152,10 @@ function writeCache(file: string, data: Buffer): void {
     renameSync(aside, file);
   } catch {
     // A full disk or a read-only cache: the next start compiles afresh.
-    rmSync(aside, { force: true });
+    try {
+      rmSync(aside, { force: true });
+    } catch {
+      // nothing was written
+    }
   }
 }
