@@ -47,6 +47,21 @@ describe("the model slot limiter", () => {
     expect(log).toEqual(["a starts", "b starts", "a ends", "b ends", "c starts"]);
   });
 
+  it("starts the next task inside the release, before the releasing task goes on", async () => {
+    const limiter = new Limiter(1);
+    const log: string[] = [];
+    const a = limiter.run(async (release) => {
+      await Promise.resolve();
+      release();
+      log.push("a goes on");
+    });
+    const b = limiter.run(async () => {
+      log.push("b starts");
+    });
+    await Promise.all([a, b]);
+    expect(log).toEqual(["b starts", "a goes on"]);
+  });
+
   it("frees the slot of a task that fails", async () => {
     const limiter = new Limiter(1);
     await expect(limiter.run(async () => Promise.reject(new Error("model down")))).rejects.toThrow("model down");
