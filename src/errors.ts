@@ -48,13 +48,20 @@ export class ModelError extends Error {
   readonly retryable: boolean;
   /** How long the server asked us to wait before retrying (Retry-After), if it said. */
   readonly retryAfterMs: number | undefined;
-  constructor(kind: ModelErrorKind, message: string, opts: { status?: number; retryable?: boolean; retryAfterMs?: number } = {}) {
+  /** What the owner can do about it, when the kind's usual advice would be wrong. */
+  readonly fix: string | undefined;
+  constructor(
+    kind: ModelErrorKind,
+    message: string,
+    opts: { status?: number; retryable?: boolean; retryAfterMs?: number; fix?: string } = {},
+  ) {
     super(message);
     this.name = "ModelError";
     this.kind = kind;
     this.status = opts.status;
     this.retryable = opts.retryable ?? false;
     this.retryAfterMs = opts.retryAfterMs;
+    this.fix = opts.fix;
   }
 }
 

@@ -244,6 +244,7 @@ function repeatReply(detail: string): string {
 
 /** What the user reads when the model cannot answer: what is wrong and how to fix it. */
 export function modelErrorReply(error: ModelError): string {
+  if (error.fix) return `The model is unreachable: ${error.message}. ${error.fix}, then ask again.`;
   switch (error.kind) {
     case "unreachable":
       return `The model is unreachable: ${error.message}. Start it (for Ollama: \`systemctl start ollama\` or \`ollama serve\`) or fix model.base_url in hermes.yaml, then ask again.`;

@@ -42,8 +42,20 @@ export function networkError(err: unknown, where: string, signal: AbortSignal | 
     const kind = code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN" ? "unreachable" : "http";
     return new ModelError(kind, `the model endpoint ${where} is unreachable (${code})`, { retryable: true });
   }
+  if (code && TLS_TRUST.test(code)) {
+    return new ModelError(
+      "unreachable",
+      `the model endpoint ${where} has a TLS certificate this machine does not trust (${errorMessage(err)})`,
+      {
+        fix: "Give Node the certificate of its CA with NODE_EXTRA_CA_CERTS (in hermes.env), or use http:// for an endpoint on this machine",
+      },
+    );
+  }
   return new ModelError("unreachable", `the model endpoint ${where} failed: ${errorMessage(err)}`, { retryable: false });
 }
+
+/** Node's codes for a TLS peer whose certificate does not verify (self-signed, unknown CA, expired, wrong name). */
+const TLS_TRUST = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/;
 
 function causeCode(err: unknown): string | undefined {
   let current: unknown = err;

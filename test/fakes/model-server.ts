@@ -4,6 +4,7 @@
  */
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import { COMPACTION_MARKER } from "../../src/agent/compaction.js";
 
@@ -101,7 +102,8 @@ export interface FakeModel {
 }
 
 /** `port`: listen there (e.g. where a daemon already expects a model that was down); default any free one. */
-export async function startFakeModel(options: { port?: number } = {}): Promise<FakeModel> {
+/** With `tls`, it serves https (its URLs say so). */
+export async function startFakeModel(options: { port?: number; tls?: { key: string; cert: string } } = {}): Promise<FakeModel> {
   const queue: Turn[] = [];
   const compactionQueue: Turn[] = [];
   let responder: Responder = () => ({ text: "ok" });
@@ -138,9 +140,10 @@ export async function startFakeModel(options: { port?: number } = {}): Promise<F
     },
   };
 
-  const server: Server = createServer((req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch(() => res.destroy());
-  });
+  };
+  const server: Server = options.tls ? createTlsServer(options.tls, onRequest) : createServer(onRequest);
   server.on("connection", (s) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
@@ -245,8 +248,8 @@ export async function startFakeModel(options: { port?: number } = {}): Promise<F
   server.listen(options.port ?? 0, "127.0.0.1");
   await once(server, "listening");
   const { port } = server.address() as AddressInfo;
-  fake.url = `http://127.0.0.1:${port}`;
-  fake.openaiUrl = `http://127.0.0.1:${port}/v1`;
+  fake.url = `${options.tls ? "https" : "http"}://127.0.0.1:${port}`;
+  fake.openaiUrl = `${fake.url}/v1`;
   return fake;
 }
 
