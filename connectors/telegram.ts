@@ -8,7 +8,7 @@ import { deadline, waitAtMost } from "../src/deadline.js";
 import { DISK_FULL_MESSAGE, DiskFullError, TransportError } from "../src/errors.js";
 import { Turns } from "../src/turns.js";
 import { statusLines, strangerNoticeDue } from "./chat.js";
-import { retryWhileUnreachable } from "./telegram-network.js";
+import { botApiFetch, retryWhileUnreachable } from "./telegram-network.js";
 import { createPoller } from "./telegram-polling.js";
 import { createChatRenderer, type RenderDeps, sendFormatted, showDecision } from "./telegram-render.js";
 import { parseChannel, topicChannel, topicOf } from "./telegram-topics.js";
@@ -35,7 +35,13 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
   const log = core.log.child({ connector: "telegram" });
   /** Aborted when the connector stops: ends waits for the network. */
   const life = new AbortController();
-  const bot = new Bot(cfg.token, { client: { apiRoot: cfg.api_root.replace(/\/+$/, ""), timeoutSeconds: cfg.poll_timeout_s + 30 } });
+  const bot = new Bot(cfg.token, {
+    client: {
+      apiRoot: cfg.api_root.replace(/\/+$/, ""),
+      timeoutSeconds: cfg.poll_timeout_s + 30,
+      fetch: botApiFetch as unknown as typeof fetch,
+    },
+  });
   // auto-retry waits out 429s and 5xx and lets a network failure through; retryWhileUnreachable then
   // retries the call (a reply, an approval request) until it goes through.
   const autoRetried = autoRetry({ maxRetryAttempts: 5, maxDelaySeconds: 300, rethrowHttpErrors: true });
