@@ -1,9 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import Module from "node:module";
-import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { cachedDataVersionTag } from "node:v8";
-import { constants, Script } from "node:vm";
+import type { Script } from "node:vm";
 
 /**
  * V8's code cache for the bundled command, so a start does not parse and compile ~1 MB of JavaScript
@@ -33,7 +31,7 @@ type Compile = (this: Module, content: string, filename: string) => unknown;
 
 /** Turns the cache on for what this process loads next; `chunks` is the bundle's folder of chunks. */
 export function useCompileCache(chunks: string, env: NodeJS.ProcessEnv = process.env): void {
-  if (env.HERMES_COMPILE_CACHE === "off") return;
+  if (env.HERMES_COMPILE_CACHE === "off" || typeof process.getBuiltinModule !== "function") return; // Node < 20.16
   const dir = cacheDir(env);
   if (!dir) return;
   const node = Module as {
@@ -46,7 +44,6 @@ export function useCompileCache(chunks: string, env: NodeJS.ProcessEnv = process
     if (!known || status === known.ENABLED || status === known.ALREADY_ENABLED) publish({ dir, mode: "node", hits: 0, misses: 0 });
     return;
   }
-  if (!constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER) return; // Node 20 before 20.12: no cache
   hookCompile(dir, chunks);
 }
 
@@ -70,7 +67,7 @@ function publish(report: CompileCacheReport): CompileCacheReport {
 
 function cacheDir(env: NodeJS.ProcessEnv): string | undefined {
   try {
-    const home = homedir();
+    const home = env.HOME || process.getBuiltinModule("node:os").homedir();
     const base = env.CACHE_DIRECTORY?.split(":")[0] || env.XDG_CACHE_HOME || (home && join(home, ".cache"));
     if (!base) return undefined;
     const dir = env.CACHE_DIRECTORY ? join(base, "compile-cache") : join(base, "hermes", "compile-cache");
@@ -84,24 +81,32 @@ function cacheDir(env: NodeJS.ProcessEnv): string | undefined {
   }
 }
 
-/** Compiles the chunks under `root` with cached data; everything else (node_modules) as Node does. */
+/**
+ * Chunks smaller than this compile as Node does: their cache would save less than loading node:vm and
+ * node:v8 costs (~2 ms), and the client of `hermes ask` loads only such chunks (~27 kB).
+ */
+const MIN_CACHED_CHARS = 32 * 1024;
+
+/** Compiles the larger chunks under `root` with cached data; everything else (node_modules) as Node does. */
 function hookCompile(dir: string, root: string): void {
   const report = publish({ dir, mode: "vm", hits: 0, misses: 0 });
   const proto = Module.prototype as unknown as { _compile: Compile };
   const original = proto._compile;
   /** Every chunk compiled here, with the size of the entry it was given (0: none, or rejected). */
   const compiled: { script: Script; file: string; had: number }[] = [];
-  // V8's version, flags and CPU features: a daemon started with other flags than the CLI keeps its own entries.
-  const tag = `${process.version}-${process.arch}-${cachedDataVersionTag()}`;
+  let tag: string | undefined;
   proto._compile = function (this: Module, content: string, filename: string) {
-    if (dirname(filename) !== root) return original.call(this, content, filename);
+    if (content.length < MIN_CACHED_CHARS || dirname(filename) !== root) return original.call(this, content, filename);
+    const vm = process.getBuiltinModule("node:vm");
+    // V8's version, flags and CPU features: a daemon started with other flags than the CLI keeps its own entries.
+    tag ??= `${process.version}-${process.arch}-${process.getBuiltinModule("node:v8").cachedDataVersionTag()}`;
     const file = join(dir, `${basename(filename, ".js")}-${tag}.cache`);
     const cachedData = readCache(file);
     const source = Module.wrap(content.startsWith("#!") ? `//${content}` : content);
-    const script = new Script(source, {
+    const script = new vm.Script(source, {
       filename,
       cachedData,
-      importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+      importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
     });
     const hit = cachedData !== undefined && !script.cachedDataRejected;
     if (hit) report.hits++;
