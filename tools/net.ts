@@ -135,7 +135,7 @@ function get(url: URL, o: SafeFetchOptions, signal: AbortSignal): Promise<Incomi
       new ToolError(`${url.hostname} is a private address; call http_get with this URL directly so the owner can approve it`),
     );
   }
-  // node:https (TLS, OpenSSL's set-up: 7 MB of RSS on Node 24) is loaded at the first https URL.
+  // node:https (TLS and OpenSSL's set-up) is loaded at the first https URL, as in src/model/http.ts.
   const request = url.protocol === "https:" ? process.getBuiltinModule("node:https").request : httpRequest;
   return new Promise((resolve, reject) => {
     const req = request(

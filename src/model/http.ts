@@ -3,8 +3,10 @@ import { type ClientRequest, Agent as HttpAgent, request as httpRequest, type In
 import type { Agent as HttpsAgent } from "node:https";
 
 const httpAgent = new HttpAgent({ keepAlive: true });
-/** Made at the first https URL: node:https brings TLS and OpenSSL's set-up (2 MB of RSS on Node 20,
- * 7 MB on Node 24), which a daemon that talks to a local Ollama over http never needs. */
+/**
+ * Made at the first https URL: node:https brings TLS and OpenSSL's set-up (7 MB of RSS in a bare Node 24,
+ * ~2 MB of the daemon's idle RSS there), which a daemon that talks to a local Ollama over http never needs.
+ */
 let httpsAgent: HttpsAgent | undefined;
 
 /**
