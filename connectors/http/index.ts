@@ -1,4 +1,5 @@
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 import { type HttpBindings, type ServerType, serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -66,7 +67,10 @@ function createApp(
     const started = performance.now();
     await next();
     // A body left unread (refused early) must not be taken for the next request on a kept-alive connection.
-    if (hasBody(c.req.raw) && (!c.req.raw.bodyUsed || c.res.status === 413)) c.header("Connection", "close");
+    if (hasBody(c.req.raw) && (!c.req.raw.bodyUsed || c.res.status === 413)) {
+      c.header("Connection", "close");
+      lingerOnClose(c.env.incoming);
+    }
     c.header("Cache-Control", "no-store");
     c.header("X-Content-Type-Options", "nosniff");
     c.header("Referrer-Policy", "no-referrer");
@@ -107,6 +111,42 @@ function listenError(listen: string, err: NodeJS.ErrnoException): Error {
         ? "this machine has no such address"
         : err.message;
   return new Error(`connectors.http.listen ${listen}: ${why}`);
+}
+
+/** How long, and how much, of a refused request's unread body is read and dropped before its connection closes. */
+const LINGER_MS = 2000;
+const LINGER_BYTES = 16 * 1024 * 1024;
+
+/**
+ * A lingering close, as nginx does it: a refusal goes out with `Connection: close` while the client may
+ * still be sending the body it refuses. Closing the socket right after the response would make the
+ * kernel answer the rest of that body with a reset, and a client still writing gets EPIPE instead of the
+ * refusal. So after the response only the socket's write side is ended, and the rest of the body is read
+ * and dropped until the client has sent it (its end of the connection closes), for at most LINGER_MS
+ * and LINGER_BYTES.
+ */
+function lingerOnClose(incoming: IncomingMessage): void {
+  const socket = incoming.socket as Socket & { destroySoon?: () => void };
+  let lingering = false;
+  // Node's server calls destroySoon() once a `Connection: close` response has been sent.
+  socket.destroySoon = () => {
+    if (lingering) return;
+    lingering = true;
+    socket.end();
+    let bytes = 0;
+    const close = () => {
+      clearTimeout(timer);
+      socket.destroy();
+    };
+    const timer = setTimeout(close, LINGER_MS);
+    timer.unref();
+    socket.on("data", (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > LINGER_BYTES) close();
+    });
+    socket.once("end", close);
+    incoming.resume();
+  };
 }
 
 function hasBody(req: Request): boolean {

@@ -1,4 +1,6 @@
+import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
@@ -121,6 +123,32 @@ describe("the HTTP connector", () => {
     // The unread rest of a refused body is not left on the connection to be taken for a request.
     const refused = await post("/v1/hooks/door", Buffer.alloc(2 * 1024 * 1024, 0x20), bearer());
     expect(refused.headers.get("connection")).toBe("close");
+  });
+
+  it("reads and drops the rest of a refused body, so a client still sending it gets the refusal, not a reset", async () => {
+    await start([{ name: "door", prompt: "Door: {{body.message}}", deliver: `telegram:${OWNER}` }]);
+    const { hostname, port } = new URL(base);
+    const socket = connect(Number(port), hostname);
+    await once(socket, "connect");
+    const size = 2 * 1024 * 1024;
+    socket.write(`POST /v1/hooks/door HTTP/1.1\r\nhost: ${hostname}\r\nauthorization: Bearer ${HTTP_TOKEN}\r\n`);
+    socket.write(`content-type: application/json\r\ncontent-length: ${size}\r\n\r\n`);
+    socket.write(Buffer.alloc(64 * 1024, 0x20));
+    let answer = "";
+    socket.setEncoding("utf8").on("data", (d: string) => {
+      answer += d;
+    });
+    while (!answer.includes('"too_large"')) await once(socket, "data");
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer.toLowerCase()).toContain("connection: close");
+    // The refusal has been read; the client sends the rest of its body as a client that does not wait for an
+    // answer would. The daemon drains it: every write goes through, and the daemon then closes cleanly.
+    const failures: Error[] = [];
+    socket.on("error", (err) => failures.push(err));
+    const rest = Buffer.alloc(size - 64 * 1024, 0x20);
+    await new Promise<void>((resolve) => socket.end(rest, resolve));
+    await once(socket, "close");
+    expect(failures).toEqual([]);
   });
 
   it("accepts a form body with the bearer token", async () => {
