@@ -1,4 +1,3 @@
-import { lookup as dnsLookup } from "node:dns";
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import type { LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
@@ -37,9 +36,12 @@ export function resolveAll(host: string): Promise<string[]> {
   const bare = host.replace(/^\[|\]$/g, "");
   if (ipaddr.isValid(bare)) return Promise.resolve([bare]);
   return new Promise((resolve, reject) =>
-    dnsLookup(bare, { all: true }, (err, addresses) =>
-      err ? reject(new ToolError(`cannot resolve ${bare}: ${err.code}`)) : resolve(addresses.map((a) => a.address)),
-    ),
+    // node:dns (c-ares) is loaded at the first lookup, not with the tools at start.
+    process
+      .getBuiltinModule("node:dns")
+      .lookup(bare, { all: true }, (err, addresses) =>
+        err ? reject(new ToolError(`cannot resolve ${bare}: ${err.code}`)) : resolve(addresses.map((a) => a.address)),
+      ),
   );
 }
 
@@ -104,7 +106,7 @@ export async function safeGet(url: string, o: SafeFetchOptions): Promise<Fetched
 
 function get(url: URL, o: SafeFetchOptions, signal: AbortSignal): Promise<IncomingMessage> {
   const guarded: LookupFunction = (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+    process.getBuiltinModule("node:dns").lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, "", 0);
       const list = addresses as { address: string; family: number }[];
       const blocked = list.find(
