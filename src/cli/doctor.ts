@@ -120,9 +120,10 @@ async function checkModel(config: Config): Promise<Check[]> {
   const probe = await (await createModelClient(m)).probe(AbortSignal.timeout(5000));
   if (!probe.reachable) {
     const fix =
-      m.provider === "ollama"
+      probe.fix ??
+      (m.provider === "ollama"
         ? "start Ollama (`systemctl start ollama` or `ollama serve`), or fix model.base_url"
-        : "start the model server, or fix model.base_url";
+        : "start the model server, or fix model.base_url");
     return [{ name: "model", outcome: "fail", detail: probe.detail, fix }];
   }
   if (probe.modelPresent === false) {

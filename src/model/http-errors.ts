@@ -42,20 +42,30 @@ export function networkError(err: unknown, where: string, signal: AbortSignal | 
     const kind = code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN" ? "unreachable" : "http";
     return new ModelError(kind, `the model endpoint ${where} is unreachable (${code})`, { retryable: true });
   }
-  if (code && TLS_TRUST.test(code)) {
-    return new ModelError(
-      "unreachable",
-      `the model endpoint ${where} has a TLS certificate this machine does not trust (${errorMessage(err)})`,
-      {
-        fix: "Give Node the certificate of its CA with NODE_EXTRA_CA_CERTS (in hermes.env), or use http:// for an endpoint on this machine",
-      },
-    );
-  }
+  const tls = code ? TLS_CERTIFICATE[code] : undefined;
+  if (tls) return new ModelError("unreachable", `the model endpoint ${where} ${tls.what} (${errorMessage(err)})`, { fix: tls.fix });
   return new ModelError("unreachable", `the model endpoint ${where} failed: ${errorMessage(err)}`, { retryable: false });
 }
 
-/** Node's codes for a TLS peer whose certificate does not verify (self-signed, unknown CA, expired, wrong name). */
-const TLS_TRUST = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/;
+const UNTRUSTED = {
+  what: "has a TLS certificate this machine does not trust",
+  fix: "Give Node the certificate of its CA with NODE_EXTRA_CA_CERTS (in hermes.env), or use http:// for an endpoint on this machine",
+};
+
+/** What is wrong with an https endpoint's certificate, by Node's error code, and what fixes it. */
+const TLS_CERTIFICATE: Record<string, { what: string; fix: string } | undefined> = {
+  DEPTH_ZERO_SELF_SIGNED_CERT: UNTRUSTED,
+  SELF_SIGNED_CERT_IN_CHAIN: UNTRUSTED,
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: UNTRUSTED,
+  UNABLE_TO_GET_ISSUER_CERT: UNTRUSTED,
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: UNTRUSTED,
+  CERT_UNTRUSTED: UNTRUSTED,
+  CERT_HAS_EXPIRED: { what: "has an expired TLS certificate", fix: "Renew the endpoint's certificate" },
+  ERR_TLS_CERT_ALTNAME_INVALID: {
+    what: "has a TLS certificate for another name",
+    fix: "Use a name in model.base_url that the certificate was issued for",
+  },
+};
 
 function causeCode(err: unknown): string | undefined {
   let current: unknown = err;

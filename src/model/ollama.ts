@@ -233,7 +233,8 @@ async function probeOllama(base: string, name: string, signal?: AbortSignal): Pr
       detail: present ? `model ${name} is available` : `model ${name} is not pulled: run \`ollama pull ${name}\``,
     };
   } catch (err) {
-    return { reachable: false, detail: networkError(err, `${base} (Ollama)`, signal, () => false).message };
+    const error = networkError(err, `${base} (Ollama)`, signal, () => false);
+    return { reachable: false, detail: error.message, fix: error.fix };
   }
 }
 

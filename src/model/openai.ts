@@ -233,6 +233,6 @@ async function probeOpenAI(sdk: OpenAI, name: string, where: string, signal?: Ab
   } catch (err) {
     const error = sdkError(err, where, signal);
     if (error.kind === "http") return { reachable: true, detail: `cannot list models: ${error.message}` };
-    return { reachable: false, detail: error.message };
+    return { reachable: false, detail: error.message, fix: error.fix };
   }
 }

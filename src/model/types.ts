@@ -110,6 +110,8 @@ export interface ProbeResult {
   /** `undefined` when the endpoint cannot tell (e.g. a /models listing is not offered). */
   modelPresent?: boolean;
   detail: string;
+  /** What fixes an unreachable endpoint, when it is not "start it" (a certificate, a name). */
+  fix?: string;
 }
 
 export type PreparedChat = (options?: ChatOptions) => Promise<ModelResult>;

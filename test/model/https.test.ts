@@ -37,5 +37,10 @@ describe("a model endpoint over https", () => {
     expect(asked.stdout + asked.stderr).toContain("NODE_EXTRA_CA_CERTS");
     expect(asked.stdout + asked.stderr).not.toContain("systemctl start ollama");
     expect(model.requests).toHaveLength(0);
+    // `hermes doctor` gives the same fix, not "start Ollama".
+    const doctor = await hermes.cli(["doctor", "--config", hermes.configPath], { env: { NODE_EXTRA_CA_CERTS: undefined } });
+    expect(doctor.stdout).toContain("has a TLS certificate this machine does not trust");
+    expect(doctor.stdout).toContain("NODE_EXTRA_CA_CERTS");
+    expect(doctor.stdout).not.toContain("systemctl start ollama");
   });
 });
