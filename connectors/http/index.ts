@@ -134,12 +134,16 @@ function lingerOnClose(incoming: IncomingMessage): void {
     lingering = true;
     socket.end();
     let bytes = 0;
+    // Closed once the response is out and the client has sent all (or too long, or too much).
     const close = () => {
       clearTimeout(timer);
-      socket.destroy();
+      if (socket.writableFinished) socket.destroy();
+      else socket.once("finish", () => socket.destroy());
     };
     const timer = setTimeout(close, LINGER_MS);
     timer.unref();
+    socket.once("close", () => clearTimeout(timer));
+    if (socket.readableEnded) return close();
     socket.on("data", (chunk: Buffer) => {
       bytes += chunk.length;
       if (bytes > LINGER_BYTES) close();
