@@ -31,7 +31,7 @@ type Compile = (this: Module, content: string, filename: string) => unknown;
 
 /** Turns the cache on for what this process loads next; `chunks` is the bundle's folder of chunks. */
 export function useCompileCache(chunks: string, env: NodeJS.ProcessEnv = process.env): void {
-  if (env.HERMES_COMPILE_CACHE === "off" || typeof process.getBuiltinModule !== "function") return; // Node < 20.16
+  if (env.HERMES_COMPILE_CACHE === "off") return;
   const dir = cacheDir(env);
   if (!dir) return;
   const node = Module as {
@@ -44,7 +44,7 @@ export function useCompileCache(chunks: string, env: NodeJS.ProcessEnv = process
     if (!known || status === known.ENABLED || status === known.ALREADY_ENABLED) publish({ dir, mode: "node", hits: 0, misses: 0 });
     return;
   }
-  hookCompile(dir, chunks);
+  if (typeof process.getBuiltinModule === "function") hookCompile(dir, chunks); // Node 20.16+
 }
 
 let flushVm: (() => void) | undefined;
@@ -67,7 +67,7 @@ function publish(report: CompileCacheReport): CompileCacheReport {
 
 function cacheDir(env: NodeJS.ProcessEnv): string | undefined {
   try {
-    const home = env.HOME || process.getBuiltinModule("node:os").homedir();
+    const home = env.HOME || process.getBuiltinModule?.("node:os").homedir();
     const base = env.CACHE_DIRECTORY?.split(":")[0] || env.XDG_CACHE_HOME || (home && join(home, ".cache"));
     if (!base) return undefined;
     const dir = env.CACHE_DIRECTORY ? join(base, "compile-cache") : join(base, "hermes", "compile-cache");
