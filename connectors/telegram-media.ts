@@ -5,6 +5,7 @@ import type { Config } from "../src/config/schema.js";
 import type { Logger } from "../src/log.js";
 import { intake, refuseBeforeDownload } from "../src/media/intake.js";
 import { type Incoming, type Intake, MAX_DOWNLOAD_BYTES } from "../src/media/types.js";
+import { addressedCaption } from "./telegram-address.js";
 
 export interface MediaDeps {
   api: Api;
@@ -118,17 +119,6 @@ function wantedFile(m: Message, maxPx: number): Wanted | undefined {
 export function bestPhoto(sizes: PhotoSize[], maxPx: number): PhotoSize {
   const bySize = [...sizes].sort((a, b) => a.width * a.height - b.width * b.height);
   return bySize.filter((s) => Math.max(s.width, s.height) <= maxPx).at(-1) ?? (bySize[0] as PhotoSize);
-}
-
-/** The caption when the message is for the bot (any private message; in groups a mention or a reply to it); undefined otherwise. */
-function addressedCaption(m: Message, me: { id: number; username: string }): string | undefined {
-  const caption = m.caption ?? "";
-  if (m.chat.type === "private") return caption;
-  // The whole username: "@hermes_bot2" does not address "@hermes_bot".
-  const mention = new RegExp(`@${me.username}(?![A-Za-z0-9_])`, "ig");
-  if (mention.test(caption)) return caption.replace(mention, "").trim();
-  if (m.reply_to_message?.from?.id === me.id) return caption;
-  return undefined;
 }
 
 /** getFile, then the download; the bytes, or what went wrong (never the URL: it holds the token). */

@@ -8,6 +8,7 @@ import { deadline, waitAtMost } from "../src/deadline.js";
 import { DISK_FULL_MESSAGE, DiskFullError, TransportError } from "../src/errors.js";
 import { Turns } from "../src/turns.js";
 import { statusLines, strangerNoticeDue } from "./chat.js";
+import { addressedText } from "./telegram-address.js";
 import { botApiFetch, retryWhileUnreachable } from "./telegram-network.js";
 import { createPoller } from "./telegram-polling.js";
 import { createChatRenderer, type RenderDeps, sendFormatted, showDecision } from "./telegram-render.js";
@@ -297,30 +298,4 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
       return Number.isFinite(chatId) ? createChatRenderer({ ...renderDeps, stream: false }, chatId, threadId) : undefined;
     },
   };
-}
-
-/**
- * The text of a message meant for the bot: any private message; in groups only when the bot is
- * mentioned (the mention is removed), the message replies to the bot, or it is a command with the bot's
- * username (`/help@bot`, as Telegram's command menu writes it in groups). A command with another bot's
- * username is for that bot. Undefined otherwise.
- */
-export function addressedText(message: Message.TextMessage, me: { id: number; username: string }): string | undefined {
-  const commandFor = commandUsername(message);
-  if (commandFor !== undefined) return commandFor.toLowerCase() === me.username.toLowerCase() ? message.text : undefined;
-  if (message.chat.type === "private") return message.text;
-  const mention = `@${me.username}`;
-  const mentioned = (message.entities ?? []).some(
-    (e) => e.type === "mention" && message.text.slice(e.offset, e.offset + e.length).toLowerCase() === mention.toLowerCase(),
-  );
-  if (mentioned) return message.text.replace(new RegExp(mention, "ig"), "").trim();
-  if (message.reply_to_message?.from?.id === me.id) return message.text;
-  return undefined;
-}
-
-/** The username a leading `/command@username` is addressed to, if the message starts with one. */
-function commandUsername(message: Message.TextMessage): string | undefined {
-  const entity = message.entities?.find((e) => e.type === "bot_command" && e.offset === 0);
-  if (!entity) return undefined;
-  return message.text.slice(0, entity.length).match(/^\/\w+@(\w+)$/)?.[1];
 }
