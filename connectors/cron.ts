@@ -1,11 +1,11 @@
-import { Cron } from "croner";
+import type { Cron } from "croner";
 import type { RunOutcome } from "../src/agent/types.js";
 import type { Config } from "../src/config/schema.js";
 import type { Connector, ConnectorHealth, Core, FireResult, ScheduleInfo, Scheduler } from "../src/connector.js";
 import { errorMessage } from "../src/errors.js";
 import { sleep } from "../src/model/retry.js";
 import type { ReminderRow } from "../src/store/schedules.js";
-import { cronZone, describeTime } from "../src/time.js";
+import { describeTime, zonedCron } from "../src/time.js";
 import { approvalsTo, subsetTools, tellOwnerOnce } from "./scheduled.js";
 
 type Job = Config["connectors"]["cron"]["jobs"][number];
@@ -78,7 +78,7 @@ export function createCronConnector(core: Core, config: Config): Connector {
     const sinceKey = `cron:${job.name}:since`;
     const since = Number(core.store.inbound.value(sinceKey) ?? 0);
     if (!since) core.store.inbound.setValue(sinceKey, String(now));
-    const probe = new Cron(job.schedule, { timezone: cronZone(zoneOf(job)), paused: true });
+    const probe = zonedCron(job.schedule, zoneOf(job), { paused: true });
     const previous = probe.previousRuns(1, new Date(now))[0];
     if (!since || !previous) return;
     const slot = previous.getTime();
@@ -131,7 +131,7 @@ export function createCronConnector(core: Core, config: Config): Connector {
         continue;
       }
       const pattern = r.cron ?? new Date(r.at ?? now);
-      const cron = new Cron(pattern, { timezone: cronZone(r.timezone), protect: true, catch: onError }, (self: Cron) => {
+      const cron = zonedCron(pattern, r.timezone, { protect: true, catch: onError }, (self: Cron) => {
         void fireReminder(r, slotOf(self));
       });
       reminders.set(r.id, cron);
@@ -148,7 +148,7 @@ export function createCronConnector(core: Core, config: Config): Connector {
         info(job.name, "job", job.schedule, zoneOf(job), job.deliver, cron.nextRun(), now),
       );
       const reminderInfos = schedules.activeReminders().map((r) => {
-        const next = r.cron ? new Cron(r.cron, { timezone: cronZone(r.timezone), paused: true }).nextRun() : new Date(r.at ?? 0);
+        const next = r.cron ? zonedCron(r.cron, r.timezone, { paused: true }).nextRun() : new Date(r.at ?? 0);
         return info(`remind:${r.id}`, "reminder", r.cron ?? new Date(r.at ?? 0).toISOString(), r.timezone, r.channel, next, now, r.text);
       });
       return [...jobInfos, ...reminderInfos];
@@ -191,13 +191,9 @@ export function createCronConnector(core: Core, config: Config): Connector {
     scheduler,
     async start() {
       for (const job of cfg.jobs.filter((j) => j.enabled)) {
-        const cron = new Cron(
-          job.schedule,
-          { timezone: cronZone(zoneOf(job)), protect: true, catch: onError, name: job.name },
-          (self: Cron) => {
-            void fireJob(job, slotOf(self), "schedule");
-          },
-        );
+        const cron = zonedCron(job.schedule, zoneOf(job), { protect: true, catch: onError, name: job.name }, (self: Cron) => {
+          void fireJob(job, slotOf(self), "schedule");
+        });
         jobs.set(job.name, { job, cron });
         catchUp(job);
       }

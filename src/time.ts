@@ -4,6 +4,7 @@
  * fields do. The first Intl date formatter pages in ~7 MB of ICU data that then stay resident, so the
  * paths taken at every turn (the time note, the cron schedules) avoid it in the configured zone.
  */
+import { Cron, type CronCallback, type CronOptions } from "croner";
 
 interface Fields {
   year: number;
@@ -35,6 +36,12 @@ export function isProcessZone(zone: string): boolean {
 /** The zone to give croner: none when the process runs in it (croner then counts in local time, without Intl). */
 export function cronZone(zone: string): string | undefined {
   return isProcessZone(zone) ? undefined : zone;
+}
+
+/** A croner schedule in `zone` (see cronZone): every schedule of the daemon is made here, so none can forget it. */
+export function zonedCron(pattern: string | Date, zone: string, options: CronOptions = {}, run?: CronCallback): Cron {
+  const timezone = cronZone(zone);
+  return run ? new Cron(pattern, { ...options, timezone }, run) : new Cron(pattern, { ...options, timezone });
 }
 
 function fieldsIn(date: Date, timeZone: string): Fields {

@@ -1,8 +1,7 @@
-import { Cron } from "croner";
 import { z } from "zod";
 import type { ToolName } from "../src/config/schema.js";
 import { ToolError } from "../src/errors.js";
-import { cronZone, describeTime, parseLocalDateTime } from "../src/time.js";
+import { describeTime, parseLocalDateTime, zonedCron } from "../src/time.js";
 import { defineTool } from "../src/tools/define.js";
 import type { ToolDeps } from "../src/tools/types.js";
 
@@ -72,7 +71,7 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
 function nextOf(expression: string, timezone: string, now: Date): Date {
   let next: Date | null;
   try {
-    next = new Cron(expression, { timezone: cronZone(timezone), paused: true }).nextRun(now);
+    next = zonedCron(expression, timezone, { paused: true }).nextRun(now);
   } catch (err) {
     throw new ToolError(`"${expression}" is not a valid cron expression: ${(err as Error).message}`);
   }

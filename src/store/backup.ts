@@ -1,9 +1,8 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import Database from "better-sqlite3";
-import { Cron } from "croner";
 import type { Logger } from "pino";
-import { cronZone } from "../time.js";
+import { zonedCron } from "../time.js";
 import type { Db } from "./db.js";
 
 export interface BackupResult {
@@ -139,7 +138,7 @@ export async function backupInto(db: Db, settings: BackupSettings, now = new Dat
 /** Runs `storage.backup` on its cron schedule; a failed backup is logged and tried again at the next slot. */
 export function scheduleBackups(db: Db, settings: BackupSettings, timezone: string, log: Logger): { stop(): void } {
   if (!settings.schedule) return { stop() {} };
-  const job = new Cron(settings.schedule, { timezone: cronZone(timezone), protect: true }, async () => {
+  const job = zonedCron(settings.schedule, timezone, { protect: true }, async () => {
     try {
       const done = await backupInto(db, settings);
       log.info({ path: done.path, bytes: done.bytes, ms: done.ms, pruned: done.pruned.map((p) => basename(p)) }, "backup made");
