@@ -8,10 +8,13 @@ import { chmodSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "rolldown";
 
+const shim = (name) => fileURLToPath(new URL(`./shims/${name}`, import.meta.url));
 const dist = (path) => fileURLToPath(new URL(`../dist/${path}`, import.meta.url));
 
-// Loaded by path at run time (native addon, worker-thread transports) or big and loaded only when enabled.
-const external = [/^node:/, /^better-sqlite3$/, /^pino(-pretty)?$/, /^discord\.js$/, /^@discordjs\//, /^openai$/];
+// Big, and loaded only when enabled (pino-pretty: on a terminal). pino and better-sqlite3 are bundled too:
+// left outside they were 45 of a start's 73 module loads, whose path handling alone got hot enough for V8
+// to bring up its optimizing compiler, 5 MB of an idle daemon on Node 24.
+const external = [/^node:/, /^pino-pretty$/, /^discord\.js$/, /^@discordjs\//, /^openai$/];
 
 rmSync(dist("app"), { recursive: true, force: true });
 await build({
@@ -20,8 +23,14 @@ await build({
   external,
   resolve: {
     // node-fetch (grammY's HTTP client) uses Node's own URL and falls back to whatwg-url only on old
-    // Nodes; the fallback would add 300 KB (its Unicode table) to parse at every start.
-    alias: { "whatwg-url": fileURLToPath(new URL("./shims/whatwg-url.mjs", import.meta.url)) },
+    // Nodes; the fallback would add 300 KB (its Unicode table) to parse at every start. `bindings` finds
+    // better-sqlite3's addon from the package instead of from a stack that now points into the bundle;
+    // thread-stream (pino's transports, unused) would start worker_threads at every start.
+    alias: {
+      "whatwg-url": shim("whatwg-url.mjs"),
+      bindings: shim("bindings.cjs"),
+      "thread-stream": shim("thread-stream.cjs"),
+    },
   },
   output: {
     dir: dist("app"),

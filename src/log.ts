@@ -1,4 +1,5 @@
-import pino, { type Logger } from "pino";
+import { createRequire } from "node:module";
+import pino, { type DestinationStream, type Logger } from "pino";
 
 export type { Logger };
 
@@ -21,7 +22,7 @@ const REDACT_PATHS = [
  */
 export function createLogger(level: string, secrets: string[] = [], pretty = process.stdout.isTTY === true): Logger {
   const scrub = makeScrubber(secrets);
-  return pino({
+  const options: pino.LoggerOptions = {
     level,
     redact: { paths: REDACT_PATHS, censor: "[redacted]" },
     hooks: {
@@ -30,8 +31,18 @@ export function createLogger(level: string, secrets: string[] = [], pretty = pro
       },
     },
     serializers: { err: (err: unknown) => scrub(pino.stdSerializers.err(err as Error)) },
-    ...(pretty && { transport: { target: "pino-pretty", options: { colorize: true, translateTime: "SYS:HH:MM:ss" } } }),
-  });
+  };
+  return pretty ? pino(options, prettyStdout()) : pino(options);
+}
+
+/**
+ * pino-pretty formatting each line in this thread, written to the terminal as it comes: no transport,
+ * whose worker thread would cost a start its own Node environment for a person reading along.
+ */
+function prettyStdout(): DestinationStream {
+  const { prettyFactory } = createRequire(import.meta.url)("pino-pretty") as typeof import("pino-pretty");
+  const format = prettyFactory({ colorize: true, translateTime: "SYS:HH:MM:ss" });
+  return { write: (line: string) => void process.stdout.write(format(line)) };
 }
 
 function makeScrubber(secrets: string[]): <T>(value: T) => T {
