@@ -1,11 +1,13 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "../../src/random.js";
 import type { Store } from "../../src/store/store.js";
 
-const sha256 = (s: string | Buffer) => createHash("sha256").update(s).digest();
+/** node:crypto, loaded by the door's first request rather than at start (src/random.ts says why). */
+const crypto = () => process.getBuiltinModule("node:crypto");
+const sha256 = (s: string | Buffer) => crypto().createHash("sha256").update(s).digest();
 
 /** Constant-time equality of two secrets of any length: their hashes are compared. */
 export function sameSecret(given: string, expected: string): boolean {
-  return expected.length > 0 && timingSafeEqual(sha256(given), sha256(expected));
+  return expected.length > 0 && crypto().timingSafeEqual(sha256(given), sha256(expected));
 }
 
 /** `Authorization: Bearer <token>` matches the configured token. */
@@ -18,8 +20,8 @@ export function bearerOk(header: string | undefined, token: string): boolean {
 export function signatureOk(header: string | undefined, secret: string, rawBody: Buffer): boolean {
   const match = /^sha256=([0-9a-fA-F]{64})$/.exec((header ?? "").trim());
   if (!secret || !match) return false;
-  const expected = createHmac("sha256", secret).update(rawBody).digest();
-  return timingSafeEqual(Buffer.from((match[1] as string).toLowerCase(), "hex"), expected);
+  const expected = crypto().createHmac("sha256", secret).update(rawBody).digest();
+  return crypto().timingSafeEqual(Buffer.from((match[1] as string).toLowerCase(), "hex"), expected);
 }
 
 /**
@@ -57,7 +59,7 @@ export const SESSION_MAX_AGE_S = 30 * 24 * 3600;
  * database cannot be turned into a cookie, and changing the token logs every browser out.
  */
 export function createSessions(store: Store, token: () => string) {
-  const keyOf = (id: string) => `http:session:${createHmac("sha256", token()).update(id).digest("hex")}`;
+  const keyOf = (id: string) => `http:session:${crypto().createHmac("sha256", token()).update(id).digest("hex")}`;
   return {
     create(): { id: string; session: DashboardSession } {
       const id = randomBytes(32).toString("base64url");

@@ -1,6 +1,6 @@
-import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import { DiskFullError, isDiskFull } from "../errors.js";
+import { randomBytes } from "../random.js";
 import type { ApprovalRow } from "../store/approvals.js";
 import type { SessionRow } from "../store/history.js";
 import { defaultSender, type Person, senderOf } from "../store/memory.js";

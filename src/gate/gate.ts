@@ -1,8 +1,8 @@
-import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { callSignature, canonicalJson, shortHash } from "../agent/canonical.js";
 import type { Config } from "../config/schema.js";
 import type { ToolCall } from "../model/types.js";
+import { randomBytes } from "../random.js";
 import type { AuditRow } from "../store/audit.js";
 import type { Store } from "../store/store.js";
 import type { AnyTool } from "../tools/types.js";

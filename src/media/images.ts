@@ -1,6 +1,6 @@
-import { randomBytes } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { randomBytes } from "../random.js";
 import type { ImageInfo } from "./types.js";
 
 /** The type and pixel size of a JPEG, PNG, GIF or WebP image from its header; undefined for anything else. */

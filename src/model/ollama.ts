@@ -1,7 +1,7 @@
-import { randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { EndpointConfig } from "../config/schema.js";
 import { ModelError } from "../errors.js";
+import { randomBytes } from "../random.js";
 import { modelClient } from "./client.js";
 import { type RequestClock, requestClock } from "./first-byte.js";
 import { get, postJson, readText } from "./http.js";
