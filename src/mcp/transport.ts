@@ -5,7 +5,7 @@ import type { McpServerConfig } from "../config/schema.js";
 import { errorMessage } from "../errors.js";
 import type { Logger } from "../log.js";
 import { VERSION } from "../version.js";
-import type { Sdk } from "./sdk.js";
+import { loadHttpTransports, type Sdk } from "./sdk.js";
 import type { SessionStatus } from "./types.js";
 
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -31,16 +31,17 @@ export async function openClient(sdk: Sdk, cfg: McpServerConfig, log: Logger): P
   const url = new URL(cfg.url as string);
   const requestInit = { headers: cfg.headers };
   const fetch = cappedFetch();
+  const http = await loadHttpTransports();
   try {
     return {
-      client: await handshake(sdk, new sdk.StreamableHTTPClientTransport(url, { requestInit, fetch }), cfg, log),
+      client: await handshake(sdk, new http.StreamableHTTPClientTransport(url, { requestInit, fetch }), cfg, log),
       transport: "streamable-http",
     };
   } catch (err) {
     const code = (err as { code?: unknown }).code;
-    if (!(err instanceof sdk.StreamableHTTPError) || typeof code !== "number" || code < 400 || code >= 500 || code === 401) throw err;
+    if (!(err instanceof http.StreamableHTTPError) || typeof code !== "number" || code < 400 || code >= 500 || code === 401) throw err;
     log.info({ code }, "mcp server refused Streamable HTTP; trying HTTP+SSE");
-    const sse = new sdk.SSEClientTransport(url, { requestInit, fetch, eventSourceInit: { fetch: cappedFetch(cfg.headers) } });
+    const sse = new http.SSEClientTransport(url, { requestInit, fetch, eventSourceInit: { fetch: cappedFetch(cfg.headers) } });
     return { client: await handshake(sdk, sse, cfg, log), transport: "sse" };
   }
 }
