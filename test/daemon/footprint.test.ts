@@ -3,9 +3,33 @@ import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startFakeModel } from "../fakes/model-server.js";
 import { baseSettings, createTempDir, startHermes } from "../helpers/hermes.js";
+import { baseUrlOf, httpEnv, httpSettings } from "../helpers/http.js";
 import { stoppedAfterEach } from "../helpers/per-test.js";
 
 const RECORDER = resolve(import.meta.dirname, "../fixtures/footprint/record-modules.cjs");
+const STDIO_SERVER = resolve(import.meta.dirname, "../fakes/mcp-stdio-server.mjs");
+
+interface Loaded {
+  builtins: string[];
+  files: string[];
+}
+
+/** Starts a daemon that records what it loaded; `finish` stops it and reads the record. */
+async function recorded(settings: Record<string, unknown>, env: NodeJS.ProcessEnv = {}) {
+  const dir = createTempDir();
+  const out = join(dir.path, "modules.json");
+  const hermes = await startHermes(settings, {
+    dir: dir.path,
+    env: { ...env, NODE_OPTIONS: `--require ${RECORDER}`, HERMES_TEST_MODULES: out },
+  });
+  const finish = async (): Promise<Loaded> => {
+    expect(await hermes.stop()).toBe(0);
+    return JSON.parse(readFileSync(out, "utf8")) as Loaded;
+  };
+  return { hermes, finish };
+}
+
+const UNDICI = "NativeModule internal/deps/undici/undici";
 
 describe("what a daemon loads", () => {
   const held = stoppedAfterEach();
@@ -14,25 +38,45 @@ describe("what a daemon loads", () => {
     const model = await startFakeModel();
     held.model = model;
     model.script({ toolCalls: [{ name: "clock", arguments: {} }] }, { text: "It is late." });
-    const dir = createTempDir();
-    const out = join(dir.path, "modules.json");
-    const hermes = await startHermes(baseSettings(model.url), {
-      dir: dir.path,
-      env: { NODE_OPTIONS: `--require ${RECORDER}`, HERMES_TEST_MODULES: out },
-    });
+    const { hermes, finish } = await recorded(baseSettings(model.url));
     held.hermes = hermes;
     expect((await hermes.ask("what time is it?")).stdout).toBe("It is late.\n");
     // The run's id, the call's id and the result's fingerprint were all made.
     expect(model.requests[1]?.messages.some((m) => m.role === "tool")).toBe(true);
-    expect(await hermes.stop()).toBe(0);
     held.hermes = undefined;
-
-    const loaded = JSON.parse(readFileSync(out, "utf8")) as { builtins: string[]; files: string[] };
+    const loaded = await finish();
     // pino, better-sqlite3 and their dependencies are in the bundle; only the SQLite addon is a file of its own.
     const outside = loaded.files.filter((f) => f.includes("/node_modules/"));
     expect(outside.map((f) => f.replace(/.*\/node_modules\//, ""))).toEqual(["better-sqlite3/build/Release/better_sqlite3.node"]);
     // Each of these sets up OpenSSL, c-ares or TLS: megabytes of memory for a daemon that talks to
     // Ollama over plain HTTP on its own machine.
     for (const name of ["crypto", "https", "tls", "dns"]) expect(loaded.builtins).not.toContain(`NativeModule ${name}`);
+  });
+
+  it("with an MCP stdio server, speech and the HTTP door configured, loads fetch and node:crypto only for the door's first request", async () => {
+    const model = await startFakeModel();
+    held.model = model;
+    model.respond(() => ({ text: "ok" }));
+    const settings = {
+      ...baseSettings(model.url),
+      mcp: { servers: { home: { command: process.execPath, args: [STDIO_SERVER] } } },
+      speech: { base_url: `${model.url}/v1` },
+      connectors: { cli: { enabled: true }, http: httpSettings() },
+    };
+    const quiet = await recorded(settings, httpEnv);
+    held.hermes = quiet.hermes;
+    expect((await quiet.hermes.ask("hello")).stdout).toBe("ok\n");
+    const before = await quiet.finish();
+    // hono's Node server stands on fetch's Request and Response: undici, TLS, HTTP/2, zlib.
+    for (const name of [UNDICI, "NativeModule crypto", "NativeModule tls", "NativeModule http2"])
+      expect(before.builtins).not.toContain(name);
+
+    const knocked = await recorded(settings, httpEnv);
+    held.hermes = knocked.hermes;
+    const res = await fetch(`${await baseUrlOf(knocked.hermes)}/healthz`);
+    expect(res.status).toBe(200);
+    const after = await knocked.finish();
+    held.hermes = undefined;
+    expect(after.builtins).toContain(UNDICI);
   });
 });
