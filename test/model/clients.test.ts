@@ -103,6 +103,12 @@ describe("model clients against the fake server", () => {
       expect(!result.ok && result.error.kind).toBe("aborted");
     });
 
+    it(`${provider}: a call whose run was cancelled before it went out sends nothing`, async () => {
+      const result = await client(fake.url).chat(request, { signal: AbortSignal.abort() });
+      expect(!result.ok && result.error.kind).toBe("aborted");
+      expect(fake.requests).toHaveLength(0);
+    });
+
     it(`${provider}: a hung request times out`, async () => {
       fake.script({ hang: true });
       const result = await client(fake.url, { timeout_s: 0.3, retries: 0 }).chat(request);
