@@ -47,7 +47,7 @@ export function createOllamaClient(cfg: EndpointConfig): ModelClient {
   async function chatOnce(body: string, options: ChatOptions): Promise<ModelResult> {
     const clock = requestClock(options.signal, cfg.timeout_s * 1000, cfg.first_byte_timeout_s * 1000);
     try {
-      const res = await postJson(chatUrl, body, clock);
+      const res = await postJson(chatUrl, body, clock.signal);
       const status = res.statusCode ?? 0;
       if (status < 200 || status > 299) throw ollamaHttpError(status, await readText(res), header(res, "retry-after"));
       return await readStream(res, options, clock);
