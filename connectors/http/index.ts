@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { HttpConfig } from "../../src/config/schema.js";
 import type { Connector, ConnectorHealth, Core } from "../../src/connector.js";
+import { errorMessage } from "../../src/errors.js";
 import type { requestListener } from "./app.js";
 import { createFailureLimiter } from "./auth.js";
 import { createHookRunner } from "./hooks.js";
@@ -26,12 +27,20 @@ export function createHttpConnector(core: Core, initial: HttpConfig): Connector 
   let server: Server | undefined;
   let listening = "";
   let app: Promise<Listener> | undefined;
+  /** Why the routes could not be loaded, while they cannot: health says so; the next request tries again. */
+  let loadFailed: string | undefined;
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     app ??= import("./app.js").then((m) => m.requestListener({ core, cfg, hooks, failures, hostname: host }));
     app.then(
-      (listener) => listener(req, res),
+      (listener) => {
+        loadFailed = undefined;
+        listener(req, res);
+      },
       (err: unknown) => {
-        log.error({ err }, "the HTTP connector could not load its routes");
+        app = undefined;
+        // Logged once per failure, not once per request: anyone who reaches the port could flood the log.
+        if (loadFailed === undefined) log.error({ err }, "the HTTP connector could not load its routes");
+        loadFailed = errorMessage(err);
         res
           .writeHead(500, { "content-type": "text/plain; charset=utf-8", connection: "close" })
           .end("hermes could not load its HTTP routes; the details are in its log\n");
@@ -63,7 +72,9 @@ export function createHttpConnector(core: Core, initial: HttpConfig): Connector 
       });
     },
     health(): ConnectorHealth {
-      return server?.listening ? { ok: true, detail: `listening on ${listening}` } : { ok: false, detail: "not listening" };
+      if (!server?.listening) return { ok: false, detail: "not listening" };
+      if (loadFailed !== undefined) return { ok: false, detail: `listening on ${listening}, but its routes failed to load: ${loadFailed}` };
+      return { ok: true, detail: `listening on ${listening}` };
     },
   };
 }

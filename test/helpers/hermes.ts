@@ -104,8 +104,9 @@ export function killLeftoverDaemons(): void {
 }
 process.once("exit", killLeftoverDaemons);
 
-export async function launch(dir: string, configPath: string, env: NodeJS.ProcessEnv): Promise<Hermes> {
-  const child = spawn(process.execPath, [CLI, "start", "--config", configPath], {
+/** Starts `hermes start` from `cli` (the built command unless a test runs a copy of it). */
+export async function launch(dir: string, configPath: string, env: NodeJS.ProcessEnv, cli = CLI): Promise<Hermes> {
+  const child = spawn(process.execPath, [cli, "start", "--config", configPath], {
     cwd: dir,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
