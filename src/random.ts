@@ -1,9 +1,11 @@
-import { closeSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 
 /**
- * Random ids without node:crypto. The daemon needs random bytes for the ids of runs, calls, approvals and
- * stored media, and nothing else of node:crypto unless the HTTP door is used; loading it sets up OpenSSL,
- * 2.5 MB of an idle daemon's memory on Node 24 (0.7 MB on Node 20).
+ * Random bytes for ids without node:crypto. Most of the daemon's ids (runs, calls, stored media) need
+ * only be unique, and loading node:crypto sets up OpenSSL, 2.5 MB of an idle daemon's memory on Node 24
+ * (0.7 MB on Node 20). What must be unguessable (approval ids, dashboard sessions) comes from
+ * `secretBytes`: node:crypto, whose getrandom() also waits for the kernel's generator to be seeded,
+ * loaded by the first such value.
  */
 
 const POOL_BYTES = 4096;
@@ -11,8 +13,8 @@ let pool: Buffer = Buffer.alloc(0);
 let offset = 0;
 
 /**
- * `n` bytes from the kernel's random source (/dev/urandom, as OpenSSL reads it), drawn from a pool
- * refilled 4 KiB at a time; where that device cannot be read, from node:crypto.
+ * `n` bytes from the kernel's random source (/dev/urandom), drawn from a pool refilled 4 KiB at a time;
+ * where that is not the character device (a container without it, a file in its place), from node:crypto.
  */
 export function randomBytes(n: number): Buffer {
   if (n > POOL_BYTES) return fromKernel(n);
@@ -27,11 +29,17 @@ export function randomBytes(n: number): Buffer {
   return out;
 }
 
+/** `n` unguessable bytes, from node:crypto. */
+export function secretBytes(n: number): Buffer {
+  return process.getBuiltinModule("node:crypto").randomBytes(n);
+}
+
 function fromKernel(n: number): Buffer {
   const out = Buffer.allocUnsafeSlow(n);
   let fd: number | undefined;
   try {
     fd = openSync("/dev/urandom", "r");
+    if (!fstatSync(fd).isCharacterDevice()) throw new Error("/dev/urandom is not a device");
     for (let got = 0; got < n; ) {
       const read = readSync(fd, out, got, n - got, null);
       if (read === 0) throw new Error("/dev/urandom ended");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { shortHash } from "../src/agent/canonical.js";
-import { randomBytes } from "../src/random.js";
+import { randomBytes, secretBytes } from "../src/random.js";
 
 describe("randomBytes", () => {
   it("gives as many bytes as asked, different every time, across refills of its pool", () => {
@@ -19,17 +19,25 @@ describe("randomBytes", () => {
     expect(new Set(big).size).toBe(256);
   });
 
-  it("hands out copies: changing one id changes no other", () => {
-    const a = randomBytes(16);
-    const before = randomBytes(16);
-    const copy = Buffer.from(before);
-    a.fill(0);
-    expect(before.equals(copy)).toBe(true);
+  it("hands out copies: an id stays as it was when the pool is drawn on and refilled", () => {
+    const id = randomBytes(16);
+    const copy = Buffer.from(id);
+    for (let i = 0; i < 600; i++) randomBytes(8); // 4.8 KiB: past the pool's end, so it is refilled
+    expect(id.equals(copy)).toBe(true);
+    expect(id.some((b) => b !== 0)).toBe(true);
+  });
+});
+
+describe("secretBytes", () => {
+  it("gives unguessable bytes of the length asked", () => {
+    const a = secretBytes(24);
+    expect(a.length).toBe(24);
+    expect(a.equals(secretBytes(24))).toBe(false);
   });
 });
 
 describe("shortHash", () => {
-  it("keeps the fingerprints the audit already holds: the same text gives the same 16 hex digits", () => {
+  it("is pinned: the same text gives the same 16 hex digits across restarts and releases", () => {
     // The repeat guard compares results of a run from before a restart with those after it.
     expect(shortHash("")).toBe("fac0f30888348e38");
     expect(shortHash("hello world")).toBe("6f2ced5f92fd5562");

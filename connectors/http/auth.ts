@@ -1,4 +1,4 @@
-import { randomBytes } from "../../src/random.js";
+import { secretBytes } from "../../src/random.js";
 import type { Store } from "../../src/store/store.js";
 
 /** node:crypto, loaded by the door's first request rather than at start (src/random.ts says why). */
@@ -62,8 +62,8 @@ export function createSessions(store: Store, token: () => string) {
   const keyOf = (id: string) => `http:session:${crypto().createHmac("sha256", token()).update(id).digest("hex")}`;
   return {
     create(): { id: string; session: DashboardSession } {
-      const id = randomBytes(32).toString("base64url");
-      const session = { csrf: randomBytes(24).toString("base64url"), created: Date.now() };
+      const id = secretBytes(32).toString("base64url");
+      const session = { csrf: secretBytes(24).toString("base64url"), created: Date.now() };
       store.inbound.setValue(keyOf(id), JSON.stringify(session));
       return { id, session };
     },

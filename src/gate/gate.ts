@@ -2,7 +2,7 @@ import { z } from "zod";
 import { callSignature, canonicalJson, shortHash } from "../agent/canonical.js";
 import type { Config } from "../config/schema.js";
 import type { ToolCall } from "../model/types.js";
-import { randomBytes } from "../random.js";
+import { secretBytes } from "../random.js";
 import type { AuditRow } from "../store/audit.js";
 import type { Store } from "../store/store.js";
 import type { AnyTool } from "../tools/types.js";
@@ -266,7 +266,7 @@ function argsText(call: ToolCall): string {
 
 /** Unguessable, short enough for Telegram's 64-byte callback data, and never starts with "-" (a CLI flag). */
 export function newApprovalId(): string {
-  return `ap${randomBytes(12).toString("base64url")}`;
+  return `ap${secretBytes(12).toString("base64url")}`;
 }
 
 export function approvalPrompt(call: ToolCall, reason: string, timeoutS: number): string {
