@@ -32,15 +32,21 @@ export function createLogger(level: string, secrets: string[] = [], pretty = pro
     },
     serializers: { err: (err: unknown) => scrub(pino.stdSerializers.err(err as Error)) },
   };
-  return pretty ? pino(options, prettyStdout()) : pino(options);
+  const stream = pretty ? prettyStdout() : undefined;
+  return stream ? pino(options, stream) : pino(options);
 }
 
 /**
  * pino-pretty formatting each line in this thread, written to the terminal as it comes: no transport,
  * whose worker thread would cost a start its own Node environment for a person reading along.
  */
-function prettyStdout(): DestinationStream {
-  const { prettyFactory } = createRequire(import.meta.url)("pino-pretty") as typeof import("pino-pretty");
+function prettyStdout(): DestinationStream | undefined {
+  let prettyFactory: typeof import("pino-pretty")["prettyFactory"];
+  try {
+    ({ prettyFactory } = createRequire(import.meta.url)("pino-pretty") as typeof import("pino-pretty"));
+  } catch {
+    return undefined; // an install without it logs JSON on the terminal too
+  }
   const format = prettyFactory({ colorize: true, translateTime: "SYS:HH:MM:ss" });
   return { write: (line: string) => void process.stdout.write(format(line)) };
 }
