@@ -1,6 +1,7 @@
-import { type Agent, request as httpRequest } from "node:http";
+import type { Agent } from "node:http";
 import type { Readable } from "node:stream";
 import { HttpError, type Transformer } from "grammy";
+import { requestFor } from "../src/model/http.js";
 import { sleep } from "../src/model/retry.js";
 
 /** Pauses between attempts while Telegram cannot be reached: the first, and the longest. */
@@ -64,7 +65,7 @@ export interface BotApiAnswer {
 export function botApiFetch(url: string, init: BotApiRequest = {}): Promise<BotApiAnswer> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
-    const request = target.protocol === "https:" ? process.getBuiltinModule("node:https").request : httpRequest;
+    const request = requestFor(target);
     const body = init.body;
     const headers = typeof body === "string" ? { ...init.headers, "content-length": String(Buffer.byteLength(body)) } : init.headers;
     const req = request(target, { method: init.method ?? "GET", headers, agent: init.agent, signal: init.signal }, (res) => {

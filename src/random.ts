@@ -29,9 +29,12 @@ export function randomBytes(n: number): Buffer {
   return out;
 }
 
+/** node:crypto, loaded by its first use rather than at start. */
+export const nodeCrypto = () => process.getBuiltinModule("node:crypto");
+
 /** `n` unguessable bytes, from node:crypto. */
 export function secretBytes(n: number): Buffer {
-  return process.getBuiltinModule("node:crypto").randomBytes(n);
+  return nodeCrypto().randomBytes(n);
 }
 
 function fromKernel(n: number): Buffer {
@@ -47,7 +50,7 @@ function fromKernel(n: number): Buffer {
     }
     return out;
   } catch {
-    return process.getBuiltinModule("node:crypto").randomBytes(n);
+    return secretBytes(n);
   } finally {
     if (fd !== undefined) closeSync(fd);
   }

@@ -1,8 +1,9 @@
-import { request as httpRequest, type IncomingMessage } from "node:http";
+import type { IncomingMessage } from "node:http";
 import type { LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
 import { deadline } from "../src/deadline.js";
 import { ToolError } from "../src/errors.js";
+import { requestFor } from "../src/model/http.js";
 
 /** True for loopback, private, link-local, unique-local, CGNAT and other non-public addresses. */
 export function isPrivateAddress(address: string): boolean {
@@ -137,8 +138,7 @@ function get(url: URL, o: SafeFetchOptions, signal: AbortSignal): Promise<Incomi
       new ToolError(`${url.hostname} is a private address; call http_get with this URL directly so the owner can approve it`),
     );
   }
-  // node:https (TLS and OpenSSL's set-up) is loaded at the first https URL, as in src/model/http.ts.
-  const request = url.protocol === "https:" ? process.getBuiltinModule("node:https").request : httpRequest;
+  const request = requestFor(url);
   return new Promise((resolve, reject) => {
     const req = request(
       url,

@@ -1,8 +1,6 @@
-import { secretBytes } from "../../src/random.js";
+import { nodeCrypto as crypto, secretBytes } from "../../src/random.js";
 import type { Store } from "../../src/store/store.js";
 
-/** node:crypto, loaded by the door's first request rather than at start (src/random.ts says why). */
-const crypto = () => process.getBuiltinModule("node:crypto");
 const sha256 = (s: string | Buffer) => crypto().createHash("sha256").update(s).digest();
 
 /** Constant-time equality of two secrets of any length: their hashes are compared. */

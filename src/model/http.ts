@@ -1,13 +1,25 @@
-// Requests over node:http(s) on keep-alive agents: the Ollama client and its probe.
-import { type ClientRequest, Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+// Requests over node:http(s): the Ollama client and its probe on keep-alive agents, and `requestFor`
+// for the Telegram client and the web tools.
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import type { Agent as HttpsAgent } from "node:https";
 
 const httpAgent = new HttpAgent({ keepAlive: true });
-/**
- * Made at the first https URL: node:https brings TLS and OpenSSL's set-up (7 MB of RSS in a bare Node 24,
- * ~2 MB of the daemon's idle RSS there), which a daemon that talks to a local Ollama over http never needs.
- */
+/** Made at the first https URL (see requestFor). */
 let httpsAgent: HttpsAgent | undefined;
+
+function httpsAgentOnce(): HttpsAgent {
+  httpsAgent ??= new (process.getBuiltinModule("node:https").Agent)({ keepAlive: true });
+  return httpsAgent;
+}
+
+/**
+ * node:http's or node:https's `request` for a URL. node:https brings TLS and OpenSSL's set-up (7 MB of RSS
+ * in a bare Node 24, ~2 MB of the daemon's idle RSS there), which a daemon that talks to a local Ollama
+ * over http never needs, so it is loaded at the first https URL.
+ */
+export function requestFor(url: URL): typeof httpRequest {
+  return url.protocol === "https:" ? process.getBuiltinModule("node:https").request : httpRequest;
+}
 
 /**
  * POSTs JSON over node:http(s) on a keep-alive agent and resolves with the response as it starts.
@@ -31,17 +43,11 @@ function send(
   extra?: Record<string, string>,
 ): Promise<IncomingMessage> {
   const target = typeof url === "string" ? new URL(url) : url;
-  const secure = target.protocol === "https:";
   const sized = body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(body) };
   const headers = extra ? { ...sized, ...extra } : sized;
+  const agent = target.protocol === "https:" ? httpsAgentOnce() : httpAgent;
   return new Promise((resolve, reject) => {
-    const options = { method, signal, headers };
-    let req: ClientRequest;
-    if (secure) {
-      const https = process.getBuiltinModule("node:https");
-      httpsAgent ??= new https.Agent({ keepAlive: true });
-      req = https.request(target, { ...options, agent: httpsAgent }, resolve);
-    } else req = httpRequest(target, { ...options, agent: httpAgent }, resolve);
+    const req = requestFor(target)(target, { method, signal, headers, agent }, resolve);
     req.on("error", reject);
     req.end(body);
   });
