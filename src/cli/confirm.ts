@@ -1,12 +1,15 @@
 import { createReadStream, createWriteStream } from "node:fs";
 import type { Confirm } from "./run-view.js";
 
-/** --yes approves, --no denies; otherwise ask [y/N] on the terminal, and without one the answer is no. */
+/**
+ * --yes approves, --no denies; otherwise ask [y/N] on the terminal, and without one the answer is no.
+ * Whether there is a terminal is looked at when there is a question: process.stdin is built on first use.
+ */
 export function confirmFor(values: { yes?: boolean; no?: boolean }): Confirm {
   if (values.yes) return announce(true);
   if (values.no) return announce(false);
-  if (!process.stdin.isTTY) return announce(false, " (no terminal to ask; use --yes to approve)");
-  return askOnTerminal;
+  const noTerminal = announce(false, " (no terminal to ask; use --yes to approve)");
+  return (prompt) => (process.stdin.isTTY ? askOnTerminal(prompt) : noTerminal(prompt));
 }
 
 function announce(answer: boolean, note = ""): Confirm {

@@ -125,8 +125,6 @@ async function ask(configPath: string, rest: string[], values: CliValues): Promi
       json: values.json === true,
       stream: false,
       confirm: confirmFor(values),
-      out: process.stdout,
-      err: process.stderr,
     });
     const failed = ["model_error", "error", "interrupted", "refused"].includes(end.stopReason);
     return failed ? EXIT.failure : EXIT.ok;

@@ -10,8 +10,9 @@ export interface RunViewOptions {
   stream: boolean;
   /** Decides approval requests: --yes, --no, a [y/N] prompt, or "no" without a TTY. */
   confirm: Confirm;
-  out: NodeJS.WriteStream;
-  err: NodeJS.WriteStream;
+  /** Where the reply and the run's progress go; process.stdout and process.stderr when not given. */
+  out?: NodeJS.WriteStream;
+  err?: NodeJS.WriteStream;
   /** An uploaded file the message carries (`hermes ask --audio/--image`). */
   file?: AskFile;
 }
@@ -21,16 +22,17 @@ export interface RunEnd {
   stopReason: string;
 }
 
-/** Sends one message and renders its run until `done`. */
+/**
+ * Sends one message and renders its run until `done`. The request is written first: the daemon works on it
+ * while this process sets up its output (process.stdout and stderr are built on first use).
+ */
 export async function runMessage(client: Client, session: string, text: string, o: RunViewOptions): Promise<RunEnd> {
-  const style = createStyle(o.out.isTTY === true);
-  const spinner = createSpinner(o.err);
-  let streamed = false;
   let end: RunEnd = { reply: "", stopReason: "error" };
+  let streamed = false;
   const decisions: Promise<void>[] = [];
-  if (!o.json) spinner.start("thinking");
-  await client.stream({ op: "ask", session, text, ...(o.file && { file: o.file }) }, (reply: Reply) => {
-    if (o.json) o.out.write(`${JSON.stringify(jsonLine(reply))}\n`);
+  // Replies arrive on a later turn of the event loop, after everything below the call is set up.
+  const finished = client.stream({ op: "ask", session, text, ...(o.file && { file: o.file }) }, (reply: Reply) => {
+    if (o.json) out.write(`${JSON.stringify(jsonLine(reply))}\n`);
     if (reply.type === "error") {
       end = { reply: reply.error.message, stopReason: "error" };
       return true;
@@ -43,7 +45,7 @@ export async function runMessage(client: Client, session: string, text: string, 
     const e = reply.event as Record<string, unknown> & { type: string };
     if (e.type === "approval_requested") {
       spinner.stop();
-      decisions.push(decide(client, e, o));
+      decisions.push(decide(client, e, o, err));
       return false;
     }
     if (o.json) return false;
@@ -51,51 +53,57 @@ export async function runMessage(client: Client, session: string, text: string, 
       case "text":
         if (o.stream) {
           spinner.stop();
-          o.out.write(String(e.delta));
+          out.write(String(e.delta));
           streamed = true;
         }
         break;
       case "tool_call":
         spinner.stop();
-        if (streamed) o.out.write("\n");
+        if (streamed) out.write("\n");
         streamed = false;
-        o.err.write(style.dim(`  ⋯ ${e.tool} ${shortArgs(e.args)}\n`));
+        err.write(style.dim(`  ⋯ ${e.tool} ${shortArgs(e.args)}\n`));
         break;
       case "tool_result":
-        o.err.write(`  ${e.ok ? style.green("✓") : style.red("✗")} ${e.tool} ${style.dim(formatDuration(Number(e.durationMs)))}\n`);
+        err.write(`  ${e.ok ? style.green("✓") : style.red("✗")} ${e.tool} ${style.dim(formatDuration(Number(e.durationMs)))}\n`);
         spinner.start("thinking");
         break;
       case "transcript":
         spinner.stop();
-        o.err.write(`${e.text}\n`);
+        err.write(`${e.text}\n`);
         spinner.start("thinking");
         break;
       case "blocked":
-        o.err.write(`  ${style.yellow("⊘")} ${e.tool} ${style.dim(`blocked: ${e.reason}`)}\n`);
+        err.write(`  ${style.yellow("⊘")} ${e.tool} ${style.dim(`blocked: ${e.reason}`)}\n`);
         break;
       case "notice":
         // Without streaming the reply carries the notice in its first line.
-        if (o.stream) o.err.write(style.dim(`  ⓘ ${e.text}\n`));
+        if (o.stream) err.write(style.dim(`  ⓘ ${e.text}\n`));
         break;
       case "approval_decided":
-        o.err.write(`  ${e.decision === "approved" ? style.green("✓") : style.red("✗")} ${e.tool} ${e.decision} by ${e.by}\n`);
+        err.write(`  ${e.decision === "approved" ? style.green("✓") : style.red("✗")} ${e.tool} ${e.decision} by ${e.by}\n`);
         break;
     }
     return false;
   });
+  const out = o.out ?? process.stdout;
+  const err = o.err ?? process.stderr;
+  const style = createStyle(out.isTTY === true);
+  const spinner = createSpinner(err);
+  if (!o.json) spinner.start("thinking");
+  await finished;
   spinner.stop();
   await Promise.all(decisions);
   if (!o.json) {
-    if (o.stream && streamed && end.stopReason === "done") o.out.write("\n");
-    else o.out.write(`${end.reply}\n`);
+    if (o.stream && streamed && end.stopReason === "done") out.write("\n");
+    else out.write(`${end.reply}\n`);
   }
   return end;
 }
 
-async function decide(client: Client, e: Record<string, unknown>, o: RunViewOptions): Promise<void> {
+async function decide(client: Client, e: Record<string, unknown>, o: RunViewOptions, err: NodeJS.WriteStream): Promise<void> {
   const approve = await o.confirm(String(e.prompt ?? `Run ${e.tool}?`));
   const reply = await client.call({ op: "decide", approval_id: String(e.approvalId), approve });
-  if (!o.json && reply.type === "result" && !reply.ok) o.err.write(`${reply.message}\n`);
+  if (!o.json && reply.type === "result" && !reply.ok) err.write(`${reply.message}\n`);
 }
 
 function jsonLine(reply: Reply): unknown {
