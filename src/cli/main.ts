@@ -62,6 +62,9 @@ export type CliValues = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]["typ
 
 class UsageError extends Error {}
 
+/** Set by `start`: that process ends on its own once the daemon has stopped. */
+let runsDaemon = false;
+
 async function main(argv: string[]): Promise<number> {
   let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; args: string[] }>>;
   try {
@@ -76,6 +79,7 @@ async function main(argv: string[]): Promise<number> {
   const configPath = findConfigPath(values.config);
   switch (command) {
     case "start":
+      runsDaemon = true;
       return (await import("./daemon-commands.js")).start(configPath);
     case "config":
       if (rest[0] !== "check") throw new UsageError("usage: hermes config check");
@@ -155,20 +159,33 @@ function print(text: string): number {
   return EXIT.ok;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    if (err instanceof UsageError) {
-      process.stderr.write(`hermes: ${err.message}\n`);
-      process.exitCode = EXIT.usage;
-    } else if (err instanceof DaemonUnreachable) {
-      process.stderr.write(`${err.message}\n`);
-      process.exitCode = EXIT.unreachable;
-    } else {
-      process.stderr.write(`hermes: ${err instanceof Error ? err.message : String(err)}\n`);
-      process.exitCode = EXIT.failure;
-    }
-  },
-);
+main(process.argv.slice(2)).then(finish, (err: unknown) => finish(failure(err)));
+
+function failure(err: unknown): number {
+  if (err instanceof UsageError) {
+    process.stderr.write(`hermes: ${err.message}\n`);
+    return EXIT.usage;
+  }
+  if (err instanceof DaemonUnreachable) {
+    process.stderr.write(`${err.message}\n`);
+    return EXIT.unreachable;
+  }
+  process.stderr.write(`hermes: ${err instanceof Error ? err.message : String(err)}\n`);
+  return EXIT.failure;
+}
+
+/**
+ * A command leaves once its output is written. A process that ends by running out of work disposes of
+ * V8's heap first, which `process.exit` skips. Writes to a pipe, a file or a terminal are synchronous on
+ * Linux; the callbacks wait for any that is not. `start` ends on its own, after the daemon has stopped.
+ */
+function finish(code: number): void {
+  process.exitCode = code;
+  if (runsDaemon) return;
+  let unflushed = 2;
+  const flushed = () => {
+    if (--unflushed === 0) process.exit();
+  };
+  process.stdout.write("", flushed);
+  process.stderr.write("", flushed);
+}
