@@ -18,7 +18,7 @@ const external = [/^node:/, /^pino-pretty$/, /^discord\.js$/, /^@discordjs\//, /
 
 rmSync(dist("app"), { recursive: true, force: true });
 await build({
-  input: { hermes: dist("src/cli/boot.js") },
+  input: { hermes: dist("src/cli/main.js") },
   platform: "node",
   external,
   resolve: {
@@ -37,6 +37,9 @@ await build({
     format: "cjs",
     // A chunk's name carries a hash of its content: the compile cache keys its entries by it.
     chunkFileNames: "chunks/[name]-[hash].js",
+    // What every command runs (the entry and its static imports: the socket client, `ask`'s rendering,
+    // the config's ${VAR} substitution, the compile cache) in one chunk: a client's start loads three files.
+    codeSplitting: { groups: [{ name: "client", tags: ["$initial"] }] },
     // Packages left outside the bundle are required too, not imported through the slower ESM loader.
     dynamicImportInCjs: false,
   },

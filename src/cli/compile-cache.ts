@@ -1,5 +1,5 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import Module from "node:module";
+import type Module from "node:module";
 import { basename, dirname, join } from "node:path";
 import type { Script } from "node:vm";
 
@@ -29,12 +29,19 @@ const REPORT = Symbol.for("hermes.compileCache");
 
 type Compile = (this: Module, content: string, filename: string) => unknown;
 
-/** Turns the cache on for what this process loads next; `chunks` is the bundle's folder of chunks. */
-export function useCompileCache(chunks: string, env: NodeJS.ProcessEnv = process.env): void {
+/** node:module, loaded by the commands that use the cache (it brings Node's ES module loader along). */
+const nodeModule = () => process.getBuiltinModule("node:module");
+
+/**
+ * Turns the cache on for what this process loads next: called by the commands that load the daemon's
+ * modules (~1 MB). A client command leaves it off; its ~25 kB compile faster than the cache's set-up.
+ */
+export function useCompileCache(env: NodeJS.ProcessEnv = process.env): void {
   if (env.HERMES_COMPILE_CACHE === "off") return;
   const dir = cacheDir(env);
   if (!dir) return;
-  const node = Module as {
+  if (typeof process.getBuiltinModule !== "function") return; // Node 20.16+
+  const node = nodeModule() as {
     enableCompileCache?: (dir: string) => { status: number };
     constants?: { compileCacheStatus?: { ENABLED: number; ALREADY_ENABLED: number } };
   };
@@ -44,14 +51,16 @@ export function useCompileCache(chunks: string, env: NodeJS.ProcessEnv = process
     if (!known || status === known.ENABLED || status === known.ALREADY_ENABLED) publish({ dir, mode: "node", hits: 0, misses: 0 });
     return;
   }
-  if (typeof process.getBuiltinModule === "function") hookCompile(dir, chunks); // Node 20.16+
+  // The bundle's chunks are in chunks/ beside its entry, dist/app/hermes.js, the process's main module.
+  const main = process.mainModule?.filename;
+  if (main) hookCompile(dir, join(dirname(main), "chunks"));
 }
 
 let flushVm: (() => void) | undefined;
 
 /** Writes the entries of what was compiled so far now, instead of at exit. */
 export function flushCompileCache(): void {
-  if (compileCacheReport()?.mode === "node") (Module as { flushCompileCache?: () => void }).flushCompileCache?.();
+  if (compileCacheReport()?.mode === "node") (nodeModule() as { flushCompileCache?: () => void }).flushCompileCache?.();
   else flushVm?.();
 }
 
@@ -82,15 +91,16 @@ function cacheDir(env: NodeJS.ProcessEnv): string | undefined {
 }
 
 /**
- * Chunks smaller than this compile as Node does: their cache would save less than loading node:vm and
- * node:v8 costs (~2 ms), and the client of `hermes ask` loads only such chunks (~27 kB).
+ * Chunks smaller than this (the client's ~25 kB) compile as Node does: their cache would save less than
+ * loading node:vm and node:v8 costs (~2 ms).
  */
 const MIN_CACHED_CHARS = 32 * 1024;
 
 /** Compiles the larger chunks under `root` with cached data; everything else (node_modules) as Node does. */
 function hookCompile(dir: string, root: string): void {
   const report = publish({ dir, mode: "vm", hits: 0, misses: 0 });
-  const proto = Module.prototype as unknown as { _compile: Compile };
+  const loader = nodeModule();
+  const proto = loader.prototype as unknown as { _compile: Compile };
   const original = proto._compile;
   /** Every chunk compiled here, with the size of the entry it was given (0: none, or rejected). */
   const compiled: { script: Script; file: string; had: number }[] = [];
@@ -102,7 +112,7 @@ function hookCompile(dir: string, root: string): void {
     tag ??= `${process.version}-${process.arch}-${process.getBuiltinModule("node:v8").cachedDataVersionTag()}`;
     const file = join(dir, `${basename(filename, ".js")}-${tag}.cache`);
     const cachedData = readCache(file);
-    const source = Module.wrap(content.startsWith("#!") ? `//${content}` : content);
+    const source = loader.wrap(content.startsWith("#!") ? `//${content}` : content);
     const script = new vm.Script(source, {
       filename,
       cachedData,
@@ -130,7 +140,7 @@ function hookCompile(dir: string, root: string): void {
 
 function requireFor(module: Module): NodeJS.Require {
   const require = ((id: string) => module.require(id)) as NodeJS.Require;
-  const internals = Module as unknown as {
+  const internals = nodeModule() as unknown as {
     _resolveFilename: (request: string, parent: Module, isMain: boolean, options?: unknown) => string;
     _cache: NodeJS.Require["cache"];
   };

@@ -1,7 +1,10 @@
-// The `hermes` command. Client commands import only the socket client (and `ask`'s few kB of rendering)
-// so they start fast; `start`, `config check` and `doctor` load the daemon's modules on demand.
+#!/usr/bin/env node
+// The `hermes` command, the bundle's entry (dist/app/hermes.js, CommonJS). Client commands import only the
+// socket client (and `ask`'s few kB of rendering) so they start fast; `start`, `config check` and `doctor`
+// load the daemon's modules on demand, and turn on V8's code cache for them first (compile-cache.ts).
 import { parseArgs } from "node:util";
 import { Client, DaemonUnreachable } from "./client.js";
+import { useCompileCache } from "./compile-cache.js";
 import { confirmFor } from "./confirm.js";
 import { runMessage } from "./run-view.js";
 import { findConfigPath, socketPathOf } from "./socket-path.js";
@@ -80,11 +83,14 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case "start":
       runsDaemon = true;
+      useCompileCache();
       return (await import("./daemon-commands.js")).start(configPath);
     case "config":
       if (rest[0] !== "check") throw new UsageError("usage: hermes config check");
+      useCompileCache();
       return (await import("./daemon-commands.js")).configCheck(configPath);
     case "doctor":
+      useCompileCache();
       return (await import("./doctor.js")).doctor(configPath);
     case "chat":
       return withClient(configPath, async (c) => (await import("./chat.js")).chat(c, values.session ?? "default"));
