@@ -1,5 +1,6 @@
 // The floors of the start and `ask` figures: bare `node -e 0` processes spawned as hermes is.
 import { spawn } from "node:child_process";
+import { runNode } from "../test/helpers/hermes.js";
 import { median, round, timesOf } from "./stats.js";
 
 /**
@@ -11,12 +12,20 @@ export const NODE_START_VARS = ["NODE_EXTRA_CA_CERTS", "NODE_OPTIONS"] as const;
 export const setHere = NODE_START_VARS.filter((v) => process.env[v] !== undefined);
 export const cleanEnv: NodeJS.ProcessEnv = Object.fromEntries(NODE_START_VARS.map((v) => [v, undefined]));
 
-const spawnBare = (env: NodeJS.ProcessEnv) => () =>
-  new Promise((done) => spawn(process.execPath, ["-e", "0"], { stdio: "ignore", env: { ...process.env, ...env } }).on("close", done));
+/**
+ * How a timed process is spawned, and so its floor: `hermes start` with its output ignored, the CLI
+ * with stdin, stdout and stderr piped and read (`runCli`). Pipes cost the parent and the child ~1–2 ms here.
+ */
+export type Stdio = "ignore" | "piped";
+
+const spawnBare = (env: NodeJS.ProcessEnv, stdio: Stdio) => () =>
+  stdio === "piped"
+    ? runNode(["-e", "0"], { env })
+    : new Promise((done) => spawn(process.execPath, ["-e", "0"], { stdio: "ignore", env: { ...process.env, ...env } }).on("close", done));
 
 /** Milliseconds of a bare `node -e 0`, spawned as the timed processes are: the floor of start and `ask`. */
-export async function bareNodeMs(env: NodeJS.ProcessEnv = cleanEnv, n = 20): Promise<number> {
-  return round(median(await timesOf(n, spawnBare(env))), 1);
+export async function bareNodeMs(env: NodeJS.ProcessEnv = cleanEnv, stdio: Stdio = "ignore", n = 20): Promise<number> {
+  return round(median(await timesOf(n, spawnBare(env, stdio))), 1);
 }
 
 /**
@@ -25,8 +34,9 @@ export async function bareNodeMs(env: NodeJS.ProcessEnv = cleanEnv, n = 20): Pro
  */
 export class Floor {
   private readonly samples: number[] = [];
+  constructor(private readonly stdio: Stdio = "ignore") {}
   async sample(): Promise<void> {
-    this.samples.push(...(await timesOf(1, spawnBare(cleanEnv))));
+    this.samples.push(...(await timesOf(1, spawnBare(cleanEnv, this.stdio))));
   }
   get ms(): number {
     return round(median(this.samples), 1);

@@ -145,15 +145,16 @@ async function askAndIdle(model: FakeModel, door: boolean, floor: Floor): Promis
 async function askRoundTripAndMemory(): Promise<void> {
   const model = await startFakeModel();
   model.respond(() => ({ text: "ok" }));
-  const floor = new Floor();
-  const doorFloor = new Floor();
+  // The CLI's output is piped (runCli), and so is its floor's.
+  const floor = new Floor("piped");
+  const doorFloor = new Floor("piped");
   const base = await askAndIdle(model, false, floor);
   const door = await askAndIdle(model, true, doorFloor);
   await door.hermes.stop();
   const hermes = base.hermes;
   const pid = hermes.process.pid as number;
-  recordRatio("`hermes ask` round trip p50, × bare node", base.askMs, floor.ms, 1.6);
-  recordRatio("  … with MCP, speech and HTTP configured", door.askMs, doorFloor.ms, 1.6);
+  recordRatio("`hermes ask` round trip p50, × bare node", base.askMs, floor.ms, 1.6, "bare `node -e 0`, piped");
+  recordRatio("  … with MCP, speech and HTTP configured", door.askMs, doorFloor.ms, 1.6, "bare `node -e 0`, piped");
   if (setHere.length) {
     const times = await timesOf(50, () => runCli(["ask", "hello", "--config", hermes.configPath], { env: {} }));
     record({
@@ -161,7 +162,7 @@ async function askRoundTripAndMemory(): Promise<void> {
       value: round(median(times), 1),
       unit: "ms",
       note: "Node reads it before any code runs",
-      floor: `bare \`node -e 0\` with it ${await bareNodeMs({})} ms`,
+      floor: `bare \`node -e 0\` with it ${await bareNodeMs({}, "piped")} ms`,
     });
   }
   record({ name: "idle RSS after 5 s", value: base.rss, unit: "MB", target: { op: "<=", value: 64 } });

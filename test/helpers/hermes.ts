@@ -23,10 +23,15 @@ export interface CliResult {
 
 /** Runs `hermes ARGS` and collects its output. */
 export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string } = {}): Promise<CliResult> {
+  return runNode([CLI, ...args], { ...options, env: { HERMES_CONFIG: "", ...options.env } });
+}
+
+/** Runs `node ARGS` as `runCli` runs hermes (stdin, stdout and stderr piped) and collects its output. */
+export function runNode(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string } = {}): Promise<CliResult> {
   return new Promise((resolvePromise) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawn(process.execPath, args, {
       cwd: options.cwd,
-      env: { ...process.env, HERMES_CONFIG: "", ...options.env },
+      env: { ...process.env, ...options.env },
       stdio: ["pipe", "pipe", "pipe"],
     });
     let stdout = "";
