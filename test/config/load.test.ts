@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -187,12 +188,20 @@ describe("the hermes command", () => {
     expect((await runCli(["ask"])).code).toBe(2);
   });
 
-  it("exits 3 with a hint when the daemon is not running", async () => {
+  it("exits 3 with a hint when the daemon is not running, from every client command", async () => {
     const dir = createTempDir();
     try {
-      const result = await runCli(["ask", "hi"], { cwd: dir.path, env: { HERMES_SOCKET: join(dir.path, "none.sock") } });
-      expect(result.code).toBe(3);
-      expect(result.stderr).toContain("hermes start");
+      // No socket at all, and the socket a killed daemon left behind (nobody listens on it).
+      const stale = join(dir.path, "stale.sock");
+      execFileSync("python3", ["-c", "import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", stale]);
+      for (const socket of [join(dir.path, "none.sock"), stale]) {
+        for (const args of [["ask", "hi"], ["status"], ["chat"], ["usage"]]) {
+          const result = await runCli(args, { cwd: dir.path, env: { HERMES_SOCKET: socket } });
+          expect(result.code, `${args.join(" ")} with ${socket}`).toBe(3);
+          expect(result.stderr).toContain(socket);
+          expect(result.stderr).toContain("hermes start");
+        }
+      }
     } finally {
       dir.cleanup();
     }
