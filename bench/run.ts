@@ -14,7 +14,16 @@ import type { ModelClient, ModelRequest, ModelResult } from "../src/model/types.
 import { type FakeModel, startFakeModel } from "../test/fakes/model-server.js";
 import { startNotifySocket } from "../test/fakes/notify-socket.js";
 import { startFakeTelegram, TOKEN } from "../test/fakes/telegram-server.js";
-import { baseSettings, CLI, createTempDir, type Hermes, runCli, startHermes, writeConfig } from "../test/helpers/hermes.js";
+import {
+  baseSettings,
+  CLI,
+  createTempDir,
+  DAEMON_NODE_FLAGS,
+  type Hermes,
+  runCli,
+  startHermes,
+  writeConfig,
+} from "../test/helpers/hermes.js";
 import { httpEnv, httpSettings } from "../test/helpers/http.js";
 import { bareNodeMs, cleanEnv, Floor, setHere, timesAbove } from "./floors.js";
 import { median, openFds, percentile, round, rssMb, timesOf } from "./stats.js";
@@ -218,7 +227,7 @@ async function readyMs(settings: Record<string, unknown>, env: NodeJS.ProcessEnv
     const notify = await startNotifySocket(dir.path);
     const config = writeConfig(dir.path, settings);
     const t = performance.now();
-    const child = spawn(process.execPath, [CLI, "start", "--config", config], {
+    const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, CLI, "start", "--config", config], {
       cwd: dir.path,
       env: { ...process.env, ...cleanEnv, ...env, NOTIFY_SOCKET: notify.path },
       stdio: "ignore",

@@ -5,7 +5,16 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
 import { type NotifySocket, startNotifySocket } from "../fakes/notify-socket.js";
-import { baseSettings, createTempDir, type Hermes, runCli, startHermes, writeConfig } from "../helpers/hermes.js";
+import {
+  baseSettings,
+  createTempDir,
+  DAEMON_NODE_FLAGS,
+  type Hermes,
+  nodeFlagsOf,
+  runCli,
+  startHermes,
+  writeConfig,
+} from "../helpers/hermes.js";
 
 const REPO = resolve(import.meta.dirname, "../..");
 
@@ -34,6 +43,13 @@ describe("the systemd units", () => {
     const user = verify("hermes-user.service", true);
     expect(user.stderr).toBe("");
     expect(user.status).toBe(0);
+  });
+
+  it("start node with the same flags, a young generation of 16 MB at most (tests and the bench use them too)", () => {
+    expect(DAEMON_NODE_FLAGS).toEqual(["--max-semi-space-size=8"]);
+    expect(nodeFlagsOf(readFileSync(join(REPO, "deploy/hermes-user.service"), "utf8"))).toEqual(DAEMON_NODE_FLAGS);
+    // Node accepts them.
+    expect(execFileSync(process.execPath, [...DAEMON_NODE_FLAGS, "-p", "1"], { encoding: "utf8" }).trim()).toBe("1");
   });
 
   it("declare readiness, the watchdog, the state/runtime/config/cache directories and hardening", () => {
@@ -211,7 +227,7 @@ describe("deploy/install.sh", () => {
         expect(existsSync(join(root, f)), f).toBe(true);
       }
       expect(readFileSync(join(root, "etc/systemd/system/hermes.service"), "utf8")).toContain(
-        `ExecStart=${execFileSync("sh", ["-c", "command -v node"], { encoding: "utf8" }).trim()} /opt/hermes/dist/app/hermes.js start`,
+        `ExecStart=${execFileSync("sh", ["-c", "command -v node"], { encoding: "utf8" }).trim()} ${DAEMON_NODE_FLAGS.join(" ")} /opt/hermes/dist/app/hermes.js start`,
       );
       // The bundle carries its own dependencies but for the native and lazily loaded ones.
       expect(execFileSync(process.execPath, [join(root, "opt/hermes/dist/app/hermes.js"), "--help"], { encoding: "utf8" })).toContain(

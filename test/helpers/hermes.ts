@@ -1,6 +1,6 @@
 /** Runs the real daemon (`hermes start`) and the real CLI as child processes in a temp directory. */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve, sep } from "node:path";
 import Database from "better-sqlite3";
@@ -9,6 +9,18 @@ import { stringify } from "yaml";
 /** The repository root, whether this file runs from test/ (vitest) or dist/test/ (the benchmark). */
 const ROOT = resolve(import.meta.dirname, import.meta.dirname.includes(`${sep}dist${sep}`) ? "../../.." : "../..");
 export const CLI = join(ROOT, "dist/app/hermes.js");
+
+/**
+ * The Node flags the systemd unit starts the daemon with (ExecStart of deploy/hermes.service, between
+ * node and the script): the tests and the bench start it so too, so that they measure what is deployed.
+ */
+export const DAEMON_NODE_FLAGS: readonly string[] = nodeFlagsOf(readFileSync(join(ROOT, "deploy/hermes.service"), "utf8"));
+
+export function nodeFlagsOf(unit: string): string[] {
+  const words = /^ExecStart=\S+ (.*)$/m.exec(unit)?.[1]?.split(/\s+/) ?? [];
+  const script = words.findIndex((w) => !w.startsWith("-"));
+  return words.slice(0, script < 0 ? 0 : script);
+}
 
 export function createTempDir(prefix = "hermes-test-"): { path: string; cleanup: () => void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
@@ -111,7 +123,7 @@ process.once("exit", killLeftoverDaemons);
 
 /** Starts `hermes start` from `cli` (the built command unless a test runs a copy of it). */
 export async function launch(dir: string, configPath: string, env: NodeJS.ProcessEnv, cli = CLI): Promise<Hermes> {
-  const child = spawn(process.execPath, [cli, "start", "--config", configPath], {
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, cli, "start", "--config", configPath], {
     cwd: dir,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
