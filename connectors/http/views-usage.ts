@@ -38,7 +38,7 @@ export function sessionsBody(sessions: SessionView[], zone: string): Html {
       <div><strong>${s.key}</strong> #${s.id} · ${s.closed_at ? `closed ${timeText(s.closed_at, zone)}` : "open"} · ${s.messages} message(s) · last ${timeText(s.last_at, zone)} · <a href="/audit?session=${encodeURIComponent(s.key)}">tool calls</a></div>
       ${
         summary
-          ? html`<div class="hint">summary of ${summary.turns} turn(s), messages #${summary.from_message_id}–#${summary.to_message_id}, made ${timeText(summary.created_at, zone)}</div>
+          ? html`<div class="hint">summary of ${summary.turns} turn(s), messages #${summary.from_message_id}&ndash;#${summary.to_message_id}, made ${timeText(summary.created_at, zone)}</div>
       <div class="summary">${summary.summary}</div>`
           : html`<div class="hint">no summary yet (nothing had to be left out of a prompt)</div>`
       }

@@ -93,7 +93,7 @@ describe("the dashboard's usage and summaries", () => {
 
     const sessions = await (await fetch(`${base}/sessions`, { headers: { cookie } })).text();
     expect(sessions).toContain("<strong>cli:c</strong> #1");
-    expect(sessions).toContain("summary of 1 turn(s), messages #1–#2");
+    expect(sessions).toContain("summary of 1 turn(s), messages #1&ndash;#2");
     expect(sessions).toContain(`<div class="summary">${FAKE_SUMMARY} my name is &lt;b&gt;Ada&lt;/b&gt; &amp; I like tea</div>`);
     expect(sessions).not.toContain("<b>Ada</b>");
     const runs = await (await fetch(`${base}/runs`, { headers: { cookie } })).text();

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { startFakeModel } from "../fakes/model-server.js";
@@ -78,5 +78,15 @@ describe("what a daemon loads", () => {
     const after = await knocked.finish();
     held.hermes = undefined;
     expect(after.builtins).toContain(UNDICI);
+  });
+
+  it("runs a bundle whose text V8 can keep at one byte a character", () => {
+    // V8 keeps the source of every chunk it loaded; one character beyond Latin-1 (an em dash in a doc
+    // comment) makes it two bytes a character, twice the memory. The bundle escapes them and drops JSDoc.
+    const app = resolve(import.meta.dirname, "../../dist/app");
+    const files = readdirSync(app, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".js"));
+    expect(files.length).toBeGreaterThan(10);
+    const wide = files.filter((f) => [...readFileSync(join(app, f), "utf8")].some((c) => (c.codePointAt(0) ?? 0) > 0xff));
+    expect(wide).toEqual([]);
   });
 });
