@@ -19,7 +19,7 @@ export const DAEMON_NODE_FLAGS: readonly string[] = nodeFlagsOf(readFileSync(joi
 export function nodeFlagsOf(unit: string): string[] {
   const words = /^ExecStart=\S+ (.*)$/m.exec(unit)?.[1]?.split(/\s+/) ?? [];
   const script = words.findIndex((w) => !w.startsWith("-"));
-  return words.slice(0, script < 0 ? 0 : script);
+  return words.slice(0, Math.max(0, script));
 }
 
 export function createTempDir(prefix = "hermes-test-"): { path: string; cleanup: () => void } {
