@@ -18,10 +18,14 @@ export const cleanEnv: NodeJS.ProcessEnv = Object.fromEntries(NODE_START_VARS.ma
  */
 export type Stdio = "ignore" | "piped";
 
-const spawnBare = (env: NodeJS.ProcessEnv, stdio: Stdio) => () =>
-  stdio === "piped"
-    ? runNode(["-e", "0"], { env })
-    : new Promise((done) => spawn(process.execPath, ["-e", "0"], { stdio: "ignore", env: { ...process.env, ...env } }).on("close", done));
+const spawnBare =
+  (env: NodeJS.ProcessEnv, stdio: Stdio, flags: readonly string[] = []) =>
+  () =>
+    stdio === "piped"
+      ? runNode([...flags, "-e", "0"], { env })
+      : new Promise((done) =>
+          spawn(process.execPath, [...flags, "-e", "0"], { stdio: "ignore", env: { ...process.env, ...env } }).on("close", done),
+        );
 
 /** Milliseconds of a bare `node -e 0`, spawned as the timed processes are: the floor of start and `ask`. */
 export async function bareNodeMs(env: NodeJS.ProcessEnv = cleanEnv, stdio: Stdio = "ignore", n = 20): Promise<number> {
@@ -34,9 +38,13 @@ export async function bareNodeMs(env: NodeJS.ProcessEnv = cleanEnv, stdio: Stdio
  */
 export class Floor {
   private readonly samples: number[] = [];
-  constructor(private readonly stdio: Stdio = "ignore") {}
+  /** `flags`: the Node flags the timed process gets (the daemon: the systemd unit's). */
+  constructor(
+    private readonly stdio: Stdio = "ignore",
+    private readonly flags: readonly string[] = [],
+  ) {}
   async sample(): Promise<void> {
-    this.samples.push(...(await timesOf(1, spawnBare(cleanEnv, this.stdio))));
+    this.samples.push(...(await timesOf(1, spawnBare(cleanEnv, this.stdio, this.flags))));
   }
   get ms(): number {
     return round(median(this.samples), 1);

@@ -250,8 +250,8 @@ async function startToReady(): Promise<void> {
     log: { level: "info" },
     connectors: { cron: { enabled: true }, telegram: { enabled: true, token: TOKEN, allowed_users: [1], api_root: telegram.apiRoot } },
   };
-  const floor = new Floor();
-  const uncachedFloor = new Floor();
+  const floor = new Floor("ignore", DAEMON_NODE_FLAGS);
+  const uncachedFloor = new Floor("ignore", DAEMON_NODE_FLAGS);
   const base = await readyMs(settings, {}, floor);
   const uncached = await readyMs(settings, { HERMES_COMPILE_CACHE: "off" }, uncachedFloor);
   const door = await readyMs(everyDoor(settings, model.url), httpEnv);

@@ -38,8 +38,8 @@ await build({
     // A chunk's name carries a hash of its content: the compile cache keys its entries by it.
     chunkFileNames: "chunks/[name]-[hash].js",
     // What every command runs (the entry and its static imports: the socket client, `ask`'s rendering,
-    // the config's ${VAR} substitution, the compile cache) in one chunk: a client's start loads three files.
-    codeSplitting: { groups: [{ name: "client", tags: ["$initial"] }] },
+    // the config's ${VAR} substitution, the compile cache) in one chunk: a client command loads three files.
+    codeSplitting: { groups: [{ name: "entry", tags: ["$initial"] }] },
     // Packages left outside the bundle are required too, not imported through the slower ESM loader.
     dynamicImportInCjs: false,
     // V8 keeps the source of every chunk it loads, at two bytes a character if one of them is beyond

@@ -40,7 +40,10 @@ export class Client {
     });
   }
 
-  /** Sends a request; `onReply` gets every reply line for it until it returns true (finished). */
+  /**
+   * Sends a request; `onReply` gets every reply line for it until it returns true (finished). It is
+   * called from the socket's data events, never before `stream` has returned.
+   */
   stream(request: Outgoing, onReply: (reply: Reply) => boolean | undefined): Promise<void> {
     const id = String(this.nextId++);
     return new Promise((resolve, reject) => {

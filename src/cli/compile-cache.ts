@@ -11,7 +11,8 @@ import type { Script } from "node:vm";
  * code it was made from, and V8 rejects data from another V8 version or other flags. A missing or
  * rejected entry, or one that holds much less than this process compiled (an entry made by another
  * command or config), is written with every function compiled until then: by the daemon a second after
- * READY (`flushCompileCache`), so that it holds what a start runs, by other commands when they exit.
+ * READY (`flushCompileCache`), so that it holds what a start runs, by `config check`, `doctor`, `backup`
+ * and `export` when they exit.
  *
  * The cache holds code, so it lives only in a directory of this user that nobody else can write:
  * systemd's `CacheDirectory=` ($CACHE_DIRECTORY), else `$XDG_CACHE_HOME/hermes` or `~/.cache/hermes`.
@@ -32,10 +33,7 @@ type Compile = (this: Module, content: string, filename: string) => unknown;
 /** node:module, loaded by the commands that use the cache (it brings Node's ES module loader along). */
 const nodeModule = () => process.getBuiltinModule("node:module");
 
-/**
- * Turns the cache on for what this process loads next: called by the commands that load the daemon's
- * modules (~1 MB). A client command leaves it off; its ~25 kB compile faster than the cache's set-up.
- */
+/** Turns the cache on for what this process loads next (the commands that run the daemon's code). */
 export function useCompileCache(env: NodeJS.ProcessEnv = process.env): void {
   if (env.HERMES_COMPILE_CACHE === "off") return;
   const dir = cacheDir(env);
@@ -51,9 +49,9 @@ export function useCompileCache(env: NodeJS.ProcessEnv = process.env): void {
     if (!known || status === known.ENABLED || status === known.ALREADY_ENABLED) publish({ dir, mode: "node", hits: 0, misses: 0 });
     return;
   }
-  // The bundle's chunks are in chunks/ beside its entry, dist/app/hermes.js, the process's main module.
-  const main = process.mainModule?.filename;
-  if (main) hookCompile(dir, join(dirname(main), "chunks"));
+  // This code runs from a chunk in the bundle's folder of chunks, or from the entry beside that folder.
+  if (typeof __dirname !== "string") return; // not the bundle
+  hookCompile(dir, basename(__dirname) === "chunks" ? __dirname : join(__dirname, "chunks"));
 }
 
 let flushVm: (() => void) | undefined;
@@ -91,8 +89,8 @@ function cacheDir(env: NodeJS.ProcessEnv): string | undefined {
 }
 
 /**
- * Chunks smaller than this (the client's ~25 kB) compile as Node does: their cache would save less than
- * loading node:vm and node:v8 costs (~2 ms).
+ * Chunks smaller than this compile as Node does: their cache would save less than loading node:vm and
+ * node:v8 costs (~2 ms).
  */
 const MIN_CACHED_CHARS = 32 * 1024;
 
@@ -125,7 +123,7 @@ function hookCompile(dir: string, root: string): void {
     const wrapper = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
     return wrapper.call(this.exports, this.exports, requireFor(this), this, filename, dirname(filename));
   };
-  // Missing entries are written at exit (a client's, quickly); the daemon's flush after READY also
+  // Missing entries are written at exit (a one-off command's); the daemon's flush after READY also
   // rewrites an entry made by another command or config when this start compiled a quarter more of it.
   const write = (all: boolean) => {
     for (const { script, file, had } of compiled.splice(0)) {

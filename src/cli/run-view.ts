@@ -30,7 +30,7 @@ export async function runMessage(client: Client, session: string, text: string, 
   let end: RunEnd = { reply: "", stopReason: "error" };
   let streamed = false;
   const decisions: Promise<void>[] = [];
-  // Replies arrive on a later turn of the event loop, after everything below the call is set up.
+  // Replies come from the socket's data events (Client.stream), after everything below is set up.
   const finished = client.stream({ op: "ask", session, text, ...(o.file && { file: o.file }) }, (reply: Reply) => {
     if (o.json) out.write(`${JSON.stringify(jsonLine(reply))}\n`);
     if (reply.type === "error") {
@@ -90,8 +90,11 @@ export async function runMessage(client: Client, session: string, text: string, 
   const style = createStyle(out.isTTY === true);
   const spinner = createSpinner(err);
   if (!o.json) spinner.start("thinking");
-  await finished;
-  spinner.stop();
+  try {
+    await finished;
+  } finally {
+    spinner.stop();
+  }
   await Promise.all(decisions);
   if (!o.json) {
     if (o.stream && streamed && end.stopReason === "done") out.write("\n");

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -45,6 +45,6 @@ describe("the hermes command as a client", () => {
     expect(asked).toMatchObject({ code: 0, stdout: "ok\n" });
     expect(existsSync(join(cache, "hermes"))).toBe(false);
     await runCli(["config", "check", "--config", join(dir, "none.yaml")], { env });
-    expect(existsSync(join(cache, "hermes", "compile-cache"))).toBe(true);
+    expect(readdirSync(join(cache, "hermes", "compile-cache")).length).toBeGreaterThan(0);
   });
 });
