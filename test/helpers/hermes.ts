@@ -11,10 +11,13 @@ const ROOT = resolve(import.meta.dirname, import.meta.dirname.includes(`${sep}di
 export const CLI = join(ROOT, "dist/app/hermes.js");
 
 /**
- * The Node flags the systemd unit starts the daemon with (ExecStart of deploy/hermes.service, between
- * node and the script): the tests and the bench start it so too, so that they measure what is deployed.
+ * The Node flags the installed systemd unit starts the daemon with on this Node (ExecStart of
+ * deploy/hermes.service, between node and the script, less what deploy/install.sh leaves out on Node 20):
+ * the tests and the bench start it so too, so that they measure what is deployed.
  */
-export const DAEMON_NODE_FLAGS: readonly string[] = nodeFlagsOf(readFileSync(join(ROOT, "deploy/hermes.service"), "utf8"));
+export const DAEMON_NODE_FLAGS: readonly string[] = nodeFlagsOf(readFileSync(join(ROOT, "deploy/hermes.service"), "utf8")).filter(
+  (flag) => Number(process.versions.node.split(".")[0]) >= 22 || !flag.startsWith("--max-semi-space-size"),
+);
 
 export function nodeFlagsOf(unit: string): string[] {
   const words = /^ExecStart=\S+ (.*)$/m.exec(unit)?.[1]?.split(/\s+/) ?? [];
