@@ -4,6 +4,7 @@
 // load the daemon's modules on demand, and turn on V8's code cache for them first (compile-cache.ts).
 import { parseArgs } from "node:util";
 import { Client, DaemonUnreachable } from "./client.js";
+import { endQuietlyOnClosedPipe } from "./closed-pipe.js";
 import { useCompileCache } from "./compile-cache.js";
 import { confirmFor } from "./confirm.js";
 import { runMessage } from "./run-view.js";
@@ -86,6 +87,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const { values, positionals } = parsed;
   const [command, ...rest] = positionals;
+  if (command !== "start") endQuietlyOnClosedPipe();
   if (values.version) return print("0.1.0");
   if (values.help || !command || command === "help") return print(HELP);
   const configPath = findConfigPath(values.config);

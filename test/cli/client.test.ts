@@ -1,8 +1,9 @@
+import { spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createTempDir, runCli } from "../helpers/hermes.js";
+import { CLI, createTempDir, runCli } from "../helpers/hermes.js";
 
 /** A daemon's socket that speaks protocol v1 and answers every `ask` with `done` carrying `reply`. */
 async function fakeDaemon(socketPath: string, reply: string): Promise<Server> {
@@ -46,5 +47,26 @@ describe("the hermes command as a client", () => {
     expect(existsSync(join(cache, "hermes"))).toBe(false);
     await runCli(["config", "check", "--config", join(dir, "none.yaml")], { env });
     expect(readdirSync(join(cache, "hermes", "compile-cache")).length).toBeGreaterThan(0);
+  });
+
+  it("ends quietly, exit 0, when the reader of its output goes away (`hermes ask … | head -c 0`)", async () => {
+    const dir = tempDir();
+    const socketPath = join(dir, "hermes.sock");
+    const daemon = await fakeDaemon(socketPath, "a long answer\n".repeat(10_000));
+    cleanups.push(() => new Promise<void>((resolve) => daemon.close(() => resolve())));
+    for (const args of [["--help"], ["ask", "hello"]]) {
+      const child = spawn(process.execPath, [CLI, ...args], {
+        env: { ...process.env, HERMES_SOCKET: socketPath, HERMES_CONFIG: join(dir, "none.yaml") },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      // The reading end is closed before the command writes: its first write fails with EPIPE.
+      child.stdout.destroy();
+      let stderr = "";
+      child.stderr.setEncoding("utf8").on("data", (d: string) => {
+        stderr += d;
+      });
+      const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+      expect({ args, code, stderr }).toEqual({ args, code: 0, stderr: "" });
+    }
   });
 });
