@@ -35,10 +35,9 @@ const nodeModule = () => process.getBuiltinModule("node:module");
 
 /** Turns the cache on for what this process loads next (the commands that run the daemon's code). */
 export function useCompileCache(env: NodeJS.ProcessEnv = process.env): void {
-  if (env.HERMES_COMPILE_CACHE === "off") return;
+  if (env.HERMES_COMPILE_CACHE === "off" || typeof process.getBuiltinModule !== "function") return; // Node 20.16+
   const dir = cacheDir(env);
   if (!dir) return;
-  if (typeof process.getBuiltinModule !== "function") return; // Node 20.16+
   const node = nodeModule() as {
     enableCompileCache?: (dir: string) => { status: number };
     constants?: { compileCacheStatus?: { ENABLED: number; ALREADY_ENABLED: number } };

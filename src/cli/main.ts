@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `hermes` command, the bundle's entry (dist/app/hermes.js, CommonJS). Client commands import only the
-// socket client (and `ask`'s few kB of rendering) so they start fast; `start`, `config check` and `doctor`
-// load the daemon's modules on demand, and turn on V8's code cache for them first (compile-cache.ts).
+// socket client (and `ask`'s few kB of rendering) so they start fast; the commands that run the daemon's
+// code load it on demand, with V8's code cache on (`daemonCode`).
 import { parseArgs } from "node:util";
 import { Client, DaemonUnreachable } from "./client.js";
 import { endQuietlyOnClosedPipe } from "./closed-pipe.js";
@@ -66,7 +66,7 @@ export type CliValues = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]["typ
 
 class UsageError extends Error {}
 
-/** Set by `start`: that process ends on its own once the daemon has stopped. */
+/** `start`: that process ends on its own once the daemon has stopped, and its output is the daemon's log. */
 let runsDaemon = false;
 
 /**
@@ -87,13 +87,13 @@ async function main(argv: string[]): Promise<number> {
   }
   const { values, positionals } = parsed;
   const [command, ...rest] = positionals;
-  if (command !== "start") endQuietlyOnClosedPipe();
+  runsDaemon = command === "start";
+  if (!runsDaemon) endQuietlyOnClosedPipe();
   if (values.version) return print("0.1.0");
   if (values.help || !command || command === "help") return print(HELP);
   const configPath = findConfigPath(values.config);
   switch (command) {
     case "start":
-      runsDaemon = true;
       return (await daemonCode(() => import("./daemon-commands.js"))).start(configPath);
     case "config":
       if (rest[0] !== "check") throw new UsageError("usage: hermes config check");
