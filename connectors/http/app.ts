@@ -11,6 +11,7 @@ import { type App, mountApi } from "./api.js";
 import { type createFailureLimiter, createSessions } from "./auth.js";
 import { mountDashboard } from "./dashboard.js";
 import type { createHookRunner } from "./hooks.js";
+import { mountOpenAi } from "./openai.js";
 import { apiError } from "./respond.js";
 
 const FORM_LIMIT_BYTES = 64 * 1024;
@@ -56,6 +57,7 @@ function createApp({ core, cfg, hooks, failures }: AppParts): App {
   const formLimit = bodyLimit({ maxSize: FORM_LIMIT_BYTES, onError: (c) => c.text("form too large", 413) });
   app.use("*", async (c, next) => (c.req.path.startsWith("/v1/") || c.req.method !== "POST" ? next() : formLimit(c, next)));
   const sessions = createSessions(core.store, () => cfg().token);
+  mountOpenAi(app, { core, cfg, failures }); // before mountApi: its routes answer in OpenAI's shape, errors included
   mountApi(app, { core, cfg, hooks, failures });
   mountDashboard(app, { core, cfg, sessions, failures });
   app.notFound((c) => apiError(c, 404, "not_found", `no route for ${c.req.method} ${c.req.path}`));

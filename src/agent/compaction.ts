@@ -57,7 +57,8 @@ function stateOf(store: Store) {
  */
 export async function promptWithSummary(target: CompactionTarget, deps: CompactionDeps, input: PromptInput): Promise<ChatMessage[]> {
   const cfg = deps.config();
-  if (!cfg.context.summaries) return planPrompt(input).messages;
+  // An ephemeral session keeps nothing, a summary included.
+  if (!cfg.context.summaries || deps.store.history.isEphemeral(target.sessionId)) return planPrompt(input).messages;
   const summary = deps.store.summaries.latest(target.sessionId);
   const plan = planAfter(deps, input, summary);
   if (!plan.over || !compactionDue(deps, target.sessionId, plan.history, summary)) return plan.messages;

@@ -65,3 +65,18 @@ export function sendOwedReplies(deps: RestartDeps, inFlight: Set<string>): void 
     listener({ type: "run_end", runId: run.id, reply: run.reply ?? "", stopReason: (run.stop_reason ?? "done") as StopReason });
   }
 }
+
+/**
+ * An ephemeral run found after a restart (an API request without a session): its conversation was in
+ * memory only and its client is gone, so it ends as interrupted and its open approvals expire. Returns true.
+ */
+export function abandonEphemeral(store: Store, runId: string): true {
+  store.db.transaction(() => {
+    for (const approval of store.approvals.pending().filter((a) => a.run_id === runId)) {
+      const row = store.approvals.decide(approval.id, "expired", "restart");
+      if (row) store.audit.decide(row.call_id, "expired", row.reason, "restart");
+    }
+    store.history.endRun(runId, "interrupted", "interrupted", "");
+  })();
+  return true;
+}

@@ -2,13 +2,13 @@ import type { Logger } from "pino";
 import { DiskFullError, isDiskFull } from "../errors.js";
 import { randomBytes } from "../random.js";
 import type { ApprovalRow } from "../store/approvals.js";
-import type { SessionRow } from "../store/history.js";
+import { isEphemeralKey, type SessionRow } from "../store/history.js";
 import { defaultSender, type Person, senderOf } from "../store/memory.js";
 import { Turns } from "../turns.js";
 import { compactNow } from "./compaction.js";
 import { closedDecision } from "./decisions.js";
 import { driveRun, type LoopDeps } from "./loop.js";
-import { sendOwedReplies, unshownApprovals } from "./restart.js";
+import { abandonEphemeral, sendOwedReplies, unshownApprovals } from "./restart.js";
 import type { AgentEvent, DecideResult, EventListener, RunOutcome, SubmitRequest } from "./types.js";
 
 /** A fresh run id, also for callers that must name a run before submitting it. */
@@ -90,7 +90,7 @@ export class Runner {
     let session: SessionRow;
     try {
       session = this.deps.store.db.transaction(() => {
-        const s = history.activeSession(req.sessionKey);
+        const s = req.context ? history.ephemeralSession(req.sessionKey, req.context) : history.activeSession(req.sessionKey);
         history.createRun(runId, s.id, req.source, { tools: req.tools, input, channel, sender, images: req.images });
         if (req.inbound) this.deps.store.inbound.markDone(req.inbound.connector, req.inbound.id, runId);
         return s;
@@ -175,6 +175,7 @@ export class Runner {
     for (const run of history.unfinishedRuns()) {
       const session = history.session(run.session_id);
       if (!session) continue;
+      if (isEphemeralKey(session.key) && abandonEphemeral(this.deps.store, run.id)) continue;
       const channel = run.channel ?? session.key;
       let renderer: EventListener | undefined;
       const live: Live = {

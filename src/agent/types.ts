@@ -4,6 +4,7 @@
  * Below them, what connectors hand the runner and what it answers.
  */
 
+import type { ChatMessage } from "../model/types.js";
 import type { ApprovalRow } from "../store/approvals.js";
 import type { Person } from "../store/memory.js";
 import type { UsageRecord } from "../store/usage.js";
@@ -76,6 +77,12 @@ export interface SubmitRequest {
   group?: boolean;
   /** Images the message carries: files under the data directory's media folder (see src/media/images.ts). */
   images?: string[];
+  /**
+   * An ephemeral run (an API request without a session): these messages are its whole history before
+   * its own message, and nothing of the conversation is stored, only the audit. `sessionKey` must then
+   * be a fresh ephemeral key (`api:~<id>`, see isEphemeralKey).
+   */
+  context?: ChatMessage[];
 }
 
 /** The answer to an approval decision: the decided row, or why nothing changed. */

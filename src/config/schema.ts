@@ -1,6 +1,7 @@
 import { readFileSync, readlinkSync } from "node:fs";
 import { Cron } from "croner";
 import { z } from "zod";
+import { checkHttpOpenAi, httpOpenAi } from "./http-openai.js";
 import { DEFAULT_TOOLS, enabledEntry, MCP_SEPARATOR } from "./tool-names.js";
 
 // zod compiles each object schema to a function the first time it parses; the config is parsed once
@@ -249,6 +250,7 @@ const http = z
       .default("127.0.0.1:8787"),
     token: z.string().default(""),
     hooks: z.array(httpHook).default([]),
+    openai: httpOpenAi,
   })
   .prefault({});
 
@@ -325,6 +327,7 @@ export const configSchema = z
       }
     }
     checkHttp(cfg.connectors, ctx);
+    checkHttpOpenAi(cfg.connectors, ctx);
     const backupSchedule = cfg.storage.backup?.schedule;
     const backupProblem = backupSchedule ? cronProblem(backupSchedule) : undefined;
     if (backupProblem) ctx.addIssue({ code: "custom", path: ["storage", "backup", "schedule"], message: backupProblem });

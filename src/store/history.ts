@@ -57,6 +57,23 @@ interface MessageRow {
   images: string | null;
 }
 
+/**
+ * A session whose key is `<connector>:~<id>` is ephemeral: its messages (the context a client sent, the
+ * run's own turns) live only in this process, never in the database; its rows keep only what the audit
+ * needs (the session, the run without its input or reply). After a restart such a run cannot go on.
+ */
+export function isEphemeralKey(key: string): boolean {
+  return key.includes(":~");
+}
+
+interface Ephemeral {
+  messages: ChatMessage[];
+  /** Where the run's own messages begin (after the context it was given). */
+  runStart: number;
+  runId?: string;
+  input?: string;
+}
+
 /** How many recent messages per session are kept in memory, and for how many sessions. */
 const CACHED_MESSAGES = 400;
 const CACHED_SESSIONS = 200;
@@ -70,12 +87,14 @@ export class HistoryStore {
   private readonly recent = new Map<number, ChatMessage[]>();
   /** The row id of every message this store handed out or appended. */
   private readonly ids = new WeakMap<ChatMessage, number>();
+  private readonly ephemeral = new Map<number, Ephemeral>();
 
   constructor(private readonly db: Db) {
     this.q = {
       activeSession: db.prepare("SELECT * FROM sessions WHERE key = ? AND closed_at IS NULL ORDER BY id DESC LIMIT 1"),
       sessionById: db.prepare("SELECT * FROM sessions WHERE id = ?"),
       insertSession: db.prepare("INSERT INTO sessions (key, created_at) VALUES (?, ?) RETURNING *"),
+      insertClosedSession: db.prepare("INSERT INTO sessions (key, created_at, closed_at) VALUES (?, ?, ?) RETURNING *"),
       closeSessions: db.prepare("UPDATE sessions SET closed_at = ? WHERE key = ? AND closed_at IS NULL"),
       insertRun: db.prepare(
         "INSERT INTO runs (id, session_id, source, status, started_at, tools, input, channel, sender_id, sender_name, images) VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?) RETURNING *",
@@ -115,6 +134,22 @@ export class HistoryStore {
     return found ?? (this.q.insertSession.get(key, Date.now()) as SessionRow);
   }
 
+  /**
+   * A fresh ephemeral session (`key` as `isEphemeralKey` knows it) whose history starts as `context`: held
+   * in memory until its run ends. Its row is closed from the start, so no later message lands in it.
+   */
+  ephemeralSession(key: string, context: ChatMessage[]): SessionRow {
+    const now = Date.now();
+    const row = this.q.insertClosedSession.get(key, now, now) as SessionRow;
+    this.ephemeral.set(row.id, { messages: [...context], runStart: context.length });
+    return row;
+  }
+
+  /** True for a session whose messages are held in memory only (see `ephemeralSession`). */
+  isEphemeral(sessionId: number): boolean {
+    return this.ephemeral.has(sessionId);
+  }
+
   session(id: number): SessionRow | undefined {
     return this.q.sessionById.get(id) as SessionRow | undefined;
   }
@@ -140,7 +175,10 @@ export class HistoryStore {
     const tools = o.tools ? JSON.stringify(o.tools) : null;
     const sender = [o.sender?.id ?? null, o.sender?.name ?? null];
     const images = o.images?.length ? JSON.stringify(o.images) : null;
-    return this.q.insertRun.get(id, sessionId, source, Date.now(), tools, o.input, o.channel, ...sender, images) as RunRow;
+    const held = this.ephemeral.get(sessionId);
+    if (held) Object.assign(held, { runId: id, input: o.input });
+    const input = held ? "" : o.input;
+    return this.q.insertRun.get(id, sessionId, source, Date.now(), tools, input, o.channel, ...sender, images) as RunRow;
   }
 
   /** Marks a run as running and counts the attempt (a run resumed after a crash is attempted again). */
@@ -164,7 +202,9 @@ export class HistoryStore {
   }
 
   run(id: string): RunRow | undefined {
-    return this.q.getRun.get(id) as RunRow | undefined;
+    const row = this.q.getRun.get(id) as RunRow | undefined;
+    const held = row && this.ephemeral.get(row.session_id);
+    return held?.input !== undefined ? { ...(row as RunRow), input: held.input } : row;
   }
 
   setRunSteps(id: string, steps: number): void {
@@ -175,12 +215,20 @@ export class HistoryStore {
     this.q.setRunStatus.run(status, id);
   }
 
+  /** Records how a run ended; an ephemeral run's session is forgotten with it (and its reply not kept). */
   endRun(id: string, status: RunStatus, stopReason: string, reply: string): void {
-    this.q.endRun.run(status, stopReason, reply, Date.now(), id);
+    const sessionId = this.ephemeralOf(id);
+    if (sessionId !== undefined) this.ephemeral.delete(sessionId);
+    this.q.endRun.run(status, stopReason, sessionId === undefined ? reply : "", Date.now(), id);
   }
 
   /** Appends a message; returns its row id. */
   appendMessage(sessionId: number, runId: string | null, message: ChatMessage): number {
+    const held = this.ephemeral.get(sessionId);
+    if (held) {
+      held.messages.push(message);
+      return 0;
+    }
     const toolCalls = message.role === "assistant" && message.toolCalls?.length ? JSON.stringify(message.toolCalls) : null;
     const callId = message.role === "tool" ? message.toolCallId : null;
     const toolName = message.role === "tool" ? message.toolName : null;
@@ -207,6 +255,8 @@ export class HistoryStore {
 
   /** The newest `limit` messages of a session, oldest first. */
   recentMessages(sessionId: number, limit: number): ChatMessage[] {
+    const held = this.ephemeral.get(sessionId);
+    if (held) return held.messages.slice(-limit);
     let cached = this.recent.get(sessionId);
     if (!cached || limit > CACHED_MESSAGES) {
       cached = (this.q.recentMessages.all(sessionId, Math.max(limit, CACHED_MESSAGES)) as MessageRow[]).map((r) => this.toMessage(r));
@@ -221,6 +271,9 @@ export class HistoryStore {
 
   /** Every message a run added, in order (its user message, assistant turns and tool results). */
   runMessages(runId: string): ChatMessage[] {
+    const sessionId = this.ephemeralOf(runId);
+    const held = sessionId === undefined ? undefined : this.ephemeral.get(sessionId);
+    if (held) return held.messages.slice(held.runStart);
     return (this.q.runMessages.all(runId) as MessageRow[]).map((r) => this.toMessage(r));
   }
 
@@ -246,6 +299,13 @@ export class HistoryStore {
   /** The newest sessions with their message counts, newest first. */
   listSessions(limit: number): SessionListRow[] {
     return this.q.listSessions.all(limit) as SessionListRow[];
+  }
+
+  /** The ephemeral session a run is held in, if it is. */
+  private ephemeralOf(runId: string): number | undefined {
+    if (this.ephemeral.size === 0) return undefined;
+    for (const [sessionId, held] of this.ephemeral) if (held.runId === runId) return sessionId;
+    return undefined;
   }
 
   private toMessage(row: MessageRow): ChatMessage {

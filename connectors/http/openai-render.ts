@@ -1,0 +1,74 @@
+/**
+ * A run's events as the text an OpenAI client reads. The client gets the reply; before it, one short line
+ * per approval asked and decided (always: the text must say what was approved or denied), and with
+ * `activity` one line per tool call's outcome. A stream gets the same text piece by piece.
+ */
+import type { AgentEvent } from "../../src/agent/types.js";
+import { summarize } from "../../src/text.js";
+
+export interface ReplyText {
+  /** The text to send now for this event (a stream sends it as a delta), or "" when nothing. */
+  onEvent(event: AgentEvent): string;
+  /** At the run's end: what is still to be sent so that the whole text carries the reply. */
+  finish(reply: string): string;
+  /** The whole text, lines and reply (for a JSON answer). */
+  whole(reply: string): string;
+}
+
+export function createReplyText(o: { activity: boolean; approvalsTo: string }): ReplyText {
+  const lines: string[] = [];
+  /** The model's text since the last line or tool call: the final step's text, once the run ends. */
+  let stepText = "";
+  let sentAny = false;
+  const emit = (text: string) => {
+    if (text) sentAny = true;
+    return text;
+  };
+  const line = (text: string) => {
+    lines.push(text);
+    const lead = stepText && !stepText.endsWith("\n") ? "\n" : "";
+    stepText = "";
+    return emit(`${lead}${text}\n`);
+  };
+  return {
+    onEvent(event) {
+      switch (event.type) {
+        case "text": {
+          // A blank line between the lines and the model's text.
+          const lead = stepText === "" && lines.length > 0 ? "\n" : "";
+          stepText += event.delta;
+          return emit(lead + event.delta);
+        }
+        case "tool_call":
+          stepText = "";
+          return "";
+        case "approval_requested":
+          return line(
+            `⏸ ${event.tool} waits for approval${o.approvalsTo ? ` (asked at ${o.approvalsTo} and on the dashboard)` : " on the dashboard"}`,
+          );
+        case "approval_decided":
+          return line(decisionLine(event.tool, event.decision, event.by));
+        case "tool_result":
+          return o.activity ? line(`🔧 ${event.tool}: ${event.ok ? "done" : `failed: ${summarize(event.summary, 80)}`}`) : "";
+        case "blocked":
+          return o.activity ? line(`⛔ ${event.tool} blocked: ${summarize(event.reason, 80)}`) : "";
+        default:
+          return "";
+      }
+    },
+    finish(reply) {
+      // The reply was streamed as the last step's text (with notices, if any, in front of it).
+      if (stepText.trim() && reply.includes(stepText.trim())) return "";
+      return emit(`${sentAny ? "\n\n" : ""}${reply}`);
+    },
+    whole(reply) {
+      return lines.length ? `${lines.join("\n")}\n\n${reply}` : reply;
+    },
+  };
+}
+
+function decisionLine(tool: string, decision: "approved" | "denied" | "expired", by: string): string {
+  if (decision === "approved") return `✅ ${tool} was approved (by ${by})`;
+  if (decision === "denied") return `❌ ${tool} was denied (by ${by}); it did not run`;
+  return `⌛ ${tool} was not approved in time; it did not run`;
+}

@@ -1,0 +1,132 @@
+/**
+ * The OpenAI-compatible door (SPEC §21, docs/openai.md): `GET /v1/models` and `POST /v1/chat/completions`,
+ * as JSON or as a `chat.completion.chunk` stream. Each request is one hermes run under the same gate;
+ * a gated call is asked at `openai.approvals_to` and on the dashboard while the response waits.
+ * Mounted before the rest of /v1 so its errors, its own auth included, come in OpenAI's shape.
+ */
+import { rm } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import type { Context, Next } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { streamSSE } from "hono/streaming";
+import type { AgentEvent, RunOutcome } from "../../src/agent/types.js";
+import type { HttpConfig } from "../../src/config/schema.js";
+import type { Core } from "../../src/connector.js";
+import { MAX_DOWNLOAD_BYTES } from "../../src/media/types.js";
+import { approvalsTo } from "../scheduled.js";
+import { type App, clientOf } from "./api.js";
+import { bearerOk, type createFailureLimiter } from "./auth.js";
+import { createReplyText } from "./openai-render.js";
+import { type PreparedRun, prepareRun } from "./openai-request.js";
+import { type Completion, chunkOf, completionOf, MODEL_IDS, openAiError, usageOf } from "./openai-shapes.js";
+
+export interface OpenAiDeps {
+  core: Core;
+  cfg: () => HttpConfig;
+  failures: ReturnType<typeof createFailureLimiter>;
+}
+
+/** A stream says it is alive this often while the run works or waits for an approval (proxies close quiet streams). */
+const KEEPALIVE_MS = 15_000;
+
+/** A request may carry a photo or two as `data:` URLs (base64: 4/3 of the bytes). */
+const MAX_REQUEST_BYTES = Math.ceil((MAX_DOWNLOAD_BYTES * 4) / 3) + 1024 * 1024;
+
+export function mountOpenAi(app: App, d: OpenAiDeps): void {
+  const guard = async (c: Context, next: Next) => {
+    const who = clientOf(c);
+    if (d.failures.blocked(who))
+      return openAiError(c, 429, "rate_limit_error", "rate_limit_exceeded", "too many failed attempts; wait a minute");
+    if (!bearerOk(c.req.header("authorization"), d.cfg().token)) {
+      d.failures.fail(who);
+      return openAiError(
+        c,
+        401,
+        "invalid_request_error",
+        "invalid_api_key",
+        "send hermes' HTTP token as the API key (Authorization: Bearer <token>)",
+      );
+    }
+    if (!d.cfg().openai.enabled)
+      return openAiError(c, 404, "not_found_error", "not_found", "the OpenAI-compatible API is off (connectors.http.openai.enabled)");
+    return next();
+  };
+  const limit = bodyLimit({
+    maxSize: MAX_REQUEST_BYTES,
+    onError: (c) =>
+      openAiError(c, 413, "invalid_request_error", "request_too_large", `the request may be at most ${MAX_REQUEST_BYTES} bytes`),
+  });
+  app.get("/v1/models", guard, (c) =>
+    c.json({ object: "list", data: MODEL_IDS.map((id) => ({ id, object: "model", created: 0, owned_by: "hermes" })) }),
+  );
+  app.get("/v1/models/:id", guard, (c) => {
+    const id = c.req.param("id") ?? "";
+    if (!(MODEL_IDS as readonly string[]).includes(id))
+      return openAiError(c, 404, "invalid_request_error", "model_not_found", `there is no model ${id}`);
+    return c.json({ id, object: "model", created: 0, owned_by: "hermes" });
+  });
+  app.post("/v1/chat/completions", guard, limit, (c) => chat(c, d));
+}
+
+async function chat(c: Context, d: OpenAiDeps): Promise<Response> {
+  const prepared = await prepareRun(c, d.core);
+  if (!prepared.ok) return prepared.response;
+  const run = prepared.run;
+  const approvalsAt = d.cfg().openai.approvals_to;
+  const text = createReplyText({ activity: run.model === "hermes-tools", approvalsTo: approvalsAt });
+  const completion: Completion = { id: `chatcmpl-${run.runId.slice(4)}`, created: Math.floor(Date.now() / 1000), model: run.model };
+  const ask = approvalsAt ? approvalsTo(d.core, approvalsAt) : undefined;
+  const submit = (listener: (e: AgentEvent) => void) => {
+    const submitted = d.core.submit({
+      ...run.submit,
+      channel: approvalsAt || run.submit.sessionKey,
+      listener: (event) => {
+        ask?.(event);
+        listener(event);
+      },
+    });
+    // A client gone before the end: nobody can read an ephemeral run's answer, so it stops.
+    c.env.outgoing.once("close", () => {
+      if (run.ephemeral && !c.env.outgoing.writableFinished) d.core.stop(run.submit.sessionKey);
+    });
+    return submitted.done.finally(() => forgetImages(d.core, run));
+  };
+  const usage = () => usageOf(d.core.store.usage.ofRun(run.runId));
+  if (!run.stream) {
+    const outcome = await submit((event) => text.onEvent(event));
+    return c.json(completionOf(completion, text.whole(outcome.reply), usage()));
+  }
+  return streamSSE(c, async (stream) => {
+    let chain: Promise<unknown> = Promise.resolve();
+    const send = (data: string) => {
+      chain = chain.then(() => (stream.aborted ? undefined : stream.writeSSE({ data }))).catch(() => {});
+    };
+    const comment = (note: string) => {
+      chain = chain.then(() => (stream.aborted ? undefined : stream.write(`: ${note}\n\n`))).catch(() => {});
+    };
+    const delta = (content: string) => content && send(JSON.stringify(chunkOf(completion, { content })));
+    const alive = setInterval(() => comment("keep-alive"), KEEPALIVE_MS);
+    send(JSON.stringify(chunkOf(completion, { role: "assistant", content: "" })));
+    let outcome: RunOutcome;
+    try {
+      outcome = await submit((event) => {
+        delta(text.onEvent(event));
+        if (event.type === "approval_requested") comment(`waiting for approval of ${event.tool}`);
+      });
+    } finally {
+      clearInterval(alive);
+    }
+    delta(text.finish(outcome.reply));
+    send(JSON.stringify(chunkOf(completion, {}, "stop")));
+    if (run.includeUsage) send(JSON.stringify(chunkOf(completion, {}, null, usage())));
+    send("[DONE]");
+    await chain;
+  });
+}
+
+/** An ephemeral run's images are not kept either, once it has ended. */
+async function forgetImages(core: Core, run: PreparedRun): Promise<void> {
+  if (!run.ephemeral || !run.submit.images) return;
+  const dir = dirname(core.config().storage.path);
+  await Promise.all(run.submit.images.map((ref) => rm(join(dir, ref), { force: true }).catch(() => {})));
+}
