@@ -1,0 +1,264 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import OpenAI from "openai";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
+import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-server.js";
+import { baseSettings, type Hermes, readDb, startHermes } from "../helpers/hermes.js";
+import { baseUrlOf, bearer, HTTP_TOKEN, httpEnv, httpSettings } from "../helpers/http.js";
+import { png } from "../media/images.fixture.js";
+
+const OWNER = 42;
+
+describe("the OpenAI-compatible API", () => {
+  let model: FakeModel;
+  let telegram: FakeTelegram;
+  let hermes: Hermes | undefined;
+  let base = "";
+  const start = async (extra: Record<string, unknown> = {}) => {
+    const settings = baseSettings(model.url);
+    hermes = await startHermes(
+      {
+        ...settings,
+        connectors: {
+          cron: { enabled: false },
+          telegram: telegram.settings([OWNER]),
+          http: httpSettings([], { openai: { enabled: true, approvals_to: `telegram:${OWNER}` } }),
+        },
+        ...extra,
+      },
+      { env: httpEnv },
+    );
+    base = await baseUrlOf(hermes);
+    return hermes;
+  };
+  const client = (apiKey = HTTP_TOKEN) => new OpenAI({ baseURL: `${base}/v1`, apiKey, maxRetries: 0 });
+  const count = (sql: string, ...args: unknown[]) =>
+    readDb((hermes as Hermes).dbPath, (db) => (db.prepare(sql).get(...args) as { n: number }).n);
+
+  beforeEach(async () => {
+    model = await startFakeModel();
+    telegram = await startFakeTelegram();
+  });
+  afterEach(async () => {
+    if (hermes?.process.exitCode === null) await hermes.stop();
+    hermes = undefined;
+    await telegram.close();
+    await model.close();
+  });
+
+  it("lists its models, and refuses a wrong key, a missing one and a request without a user message in OpenAI's shape", async () => {
+    await start();
+    const models = await client().models.list();
+    expect(models.data.map((m) => m.id)).toEqual(["hermes", "hermes-tools"]);
+    expect(models.data[0]).toMatchObject({ id: "hermes", object: "model" });
+
+    const wrong = await client("not-the-token")
+      .chat.completions.create({ model: "hermes", messages: [{ role: "user", content: "hi" }] })
+      .catch((e: unknown) => e);
+    expect(wrong).toBeInstanceOf(OpenAI.AuthenticationError);
+    expect(wrong).toMatchObject({ status: 401, code: "invalid_api_key", type: "invalid_request_error" });
+    const missing = await fetch(`${base}/v1/models`);
+    expect(missing.status).toBe(401);
+    expect(((await missing.json()) as { error: Record<string, unknown> }).error).toMatchObject({
+      type: "invalid_request_error",
+      code: "invalid_api_key",
+      message: expect.stringContaining("Bearer"),
+    });
+
+    const noUser = await client()
+      .chat.completions.create({ model: "hermes", messages: [{ role: "system", content: "be nice" }] })
+      .catch((e: unknown) => e);
+    expect(noUser).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((noUser as InstanceType<typeof OpenAI.BadRequestError>).message).toContain("no user message");
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it("answers a chat without a session from the request's messages alone, stores only the audit, and fills usage from the ledger", async () => {
+    model.script(
+      { toolCalls: [{ name: "clock", arguments: {} }], promptTokens: 120, outputTokens: 8 },
+      { text: "It is noon.", promptTokens: 150, outputTokens: 5 },
+    );
+    await start();
+    const answer = await client().chat.completions.create({
+      model: "hermes",
+      messages: [
+        { role: "system", content: "Answer like a pirate." },
+        { role: "user", content: "my name is Ada" },
+        { role: "assistant", content: "Ahoy Ada." },
+        { role: "user", content: "what time is it?" },
+      ],
+    });
+    expect(answer.object).toBe("chat.completion");
+    expect(answer.choices[0]?.message).toMatchObject({ role: "assistant", content: "It is noon." });
+    expect(answer.choices[0]?.finish_reason).toBe("stop");
+    expect(answer.usage).toEqual({ prompt_tokens: 270, completion_tokens: 13, total_tokens: 283 });
+    const sent = model.requests[0]?.messages.map((m) => `${m.role}: ${m.content.split("\n")[0]}`) ?? [];
+    expect(sent.slice(1)).toEqual([
+      "user: [Instructions from the app I am used through]",
+      "user: my name is Ada",
+      "assistant: Ahoy Ada.",
+      "user: what time is it?",
+    ]);
+    expect(model.requests[0]?.messages[1]?.content).toContain("Answer like a pirate.");
+    expect(count("SELECT COUNT(*) AS n FROM messages")).toBe(0);
+    expect(count("SELECT COUNT(*) AS n FROM summaries")).toBe(0);
+    expect(count("SELECT COUNT(*) AS n FROM tool_calls WHERE tool = 'clock' AND status = 'ok'")).toBe(1);
+    expect(count("SELECT COUNT(*) AS n FROM runs WHERE source = 'api' AND input = '' AND reply = '' AND status = 'done'")).toBe(1);
+
+    // A second request knows nothing of the first.
+    model.respond((req) => ({ text: `I see ${req.messages.length - 1} message(s).` }));
+    const again = await client().chat.completions.create({ model: "hermes", messages: [{ role: "user", content: "who am I?" }] });
+    expect(again.choices[0]?.message.content).toBe("I see 1 message(s).");
+  });
+
+  it("streams chat.completion.chunk events ending with [DONE], with tool lines for hermes-tools and usage when asked", async () => {
+    model.script({ toolCalls: [{ name: "clock", arguments: {} }] }, { text: "Half past two.", promptTokens: 40, outputTokens: 4 });
+    await start();
+    const stream = await client().chat.completions.create({
+      model: "hermes-tools",
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: "user", content: "time?" }],
+    });
+    const chunks: OpenAI.ChatCompletionChunk[] = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect(chunks.every((c) => c.object === "chat.completion.chunk" && c.id === chunks[0]?.id)).toBe(true);
+    expect(chunks[0]?.choices[0]?.delta.role).toBe("assistant");
+    const text = chunks.map((c) => c.choices[0]?.delta.content ?? "").join("");
+    expect(text).toBe("🔧 clock: done\n\nHalf past two.");
+    expect(chunks.at(-2)?.choices[0]?.finish_reason).toBe("stop");
+    expect(chunks.at(-1)).toMatchObject({
+      choices: [],
+      usage: { completion_tokens: expect.any(Number), total_tokens: expect.any(Number) },
+    });
+
+    model.script({ text: "Plain." });
+    const raw = await fetch(`${base}/v1/chat/completions`, {
+      method: "POST",
+      headers: { ...bearer(), "content-type": "application/json" },
+      body: JSON.stringify({ model: "hermes", stream: true, messages: [{ role: "user", content: "again" }] }),
+    });
+    expect(raw.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const lines = (await raw.text()).split("\n").filter((l) => l.startsWith("data: "));
+    expect(lines.at(-1)).toBe("data: [DONE]");
+    expect(
+      lines
+        .slice(0, -1)
+        .map((l) => JSON.parse(l.slice(6)).choices[0]?.delta.content ?? "")
+        .join(""),
+    ).toBe("Plain.");
+  });
+
+  it("keeps a session per user on hermes' own history: a client that resends the conversation does not double it", async () => {
+    model.respond((req) => ({ text: `turn ${req.messages.filter((m) => m.role === "user").length}` }));
+    await start();
+    const first = await client().chat.completions.create({ model: "hermes", user: "alice", messages: [{ role: "user", content: "one" }] });
+    expect(first.choices[0]?.message.content).toBe("turn 1");
+    const second = await client().chat.completions.create({
+      model: "hermes",
+      user: "alice",
+      messages: [
+        { role: "user", content: "one" },
+        { role: "assistant", content: "turn 1" },
+        { role: "user", content: "two" },
+      ],
+    });
+    expect(second.choices[0]?.message.content).toBe("turn 2");
+    const userTurns = model.requests[1]?.messages.filter((m) => m.role === "user").map((m) => m.content.split("\n")[0]);
+    expect(userTurns).toEqual(["one", "two"]);
+    expect(count("SELECT COUNT(*) AS n FROM messages m JOIN sessions s ON s.id = m.session_id WHERE s.key = 'api:alice'")).toBe(4);
+
+    // The header names the session too; another user starts from nothing.
+    const viaHeader = await client().chat.completions.create(
+      { model: "hermes", messages: [{ role: "user", content: "three" }] },
+      { headers: { "X-Hermes-Session": "alice" } },
+    );
+    expect(viaHeader.choices[0]?.message.content).toBe("turn 3");
+    const bob = await client().chat.completions.create({ model: "hermes", user: "bob", messages: [{ role: "user", content: "hi" }] });
+    expect(bob.choices[0]?.message.content).toBe("turn 1");
+  });
+
+  it("asks a gated call in the owner's Telegram while the SDK waits, and the answer says it was approved", async () => {
+    model.script({ toolCalls: [{ name: "write_file", arguments: { path: "api.txt", content: "from the API" } }] }, { text: "Written." });
+    const h = await start();
+    const answer = client().chat.completions.create({ model: "hermes", stream: true, messages: [{ role: "user", content: "write it" }] });
+    const request = await telegram.waitFor((c) => c.method === "sendMessage" && Boolean(c.params.reply_markup));
+    expect(Number(request.params.chat_id)).toBe(OWNER);
+    expect(request.params.text).toContain("write_file");
+    const pending = (await (await fetch(`${base}/v1/approvals`, { headers: bearer() })).json()) as { approvals: { tool: string }[] };
+    expect(pending.approvals.map((a) => a.tool)).toEqual(["write_file"]);
+    expect(existsSync(join(h.dir, "data/files/api.txt"))).toBe(false);
+    const [approve] = request.params.reply_markup.inline_keyboard[0];
+    telegram.press(OWNER, OWNER, request.result.message_id, approve.callback_data);
+    let text = "";
+    for await (const chunk of await answer) text += chunk.choices[0]?.delta.content ?? "";
+    expect(text).toBe(
+      `⏸ write_file waits for approval (asked at telegram:${OWNER} and on the dashboard)\n✅ write_file was approved (by telegram:@user${OWNER})\n\nWritten.`,
+    );
+    expect(readFileSync(join(h.dir, "data/files/api.txt"), "utf8")).toBe("from the API");
+    // The run's own reply is the client's, not sent to the owner's chat.
+    expect(telegram.messagesTo(OWNER).some((c) => c.params.text === "Written.")).toBe(false);
+  });
+
+  it("a denied call is said so in the JSON answer, and the call does not run", async () => {
+    model.script({ toolCalls: [{ name: "write_file", arguments: { path: "no.txt", content: "never" } }] });
+    model.respond((req) => ({ text: `Model saw: ${req.messages.at(-1)?.content}` }));
+    const h = await start();
+    const answer = client().chat.completions.create({ model: "hermes", user: "carol", messages: [{ role: "user", content: "write it" }] });
+    const request = await telegram.waitFor((c) => c.method === "sendMessage" && Boolean(c.params.reply_markup));
+    const [, deny] = request.params.reply_markup.inline_keyboard[0];
+    telegram.press(OWNER, OWNER, request.result.message_id, deny.callback_data);
+    const content = (await answer).choices[0]?.message.content ?? "";
+    expect(content).toMatch(
+      new RegExp(
+        `^⏸ write_file waits for approval .*\\n❌ write_file was denied \\(by telegram:@user${OWNER}\\); it did not run\\n\\nModel saw: `,
+      ),
+    );
+    expect(content).toContain("denied");
+    expect(existsSync(join(h.dir, "data/files/no.txt"))).toBe(false);
+  });
+
+  it("takes an image_url data: URL through the media path to a vision model", async () => {
+    model.capabilities["hermes3:8b"] = ["completion", "tools", "vision"];
+    model.script({ text: "A tiny picture." });
+    await start();
+    const image = png(64, 48);
+    const answer = await client().chat.completions.create({
+      model: "hermes",
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "what is this?" },
+            { type: "image_url", image_url: { url: `data:image/png;base64,${image.toString("base64")}` } },
+          ],
+        },
+      ],
+    });
+    expect(answer.choices[0]?.message.content).toBe("A tiny picture.");
+    const carried = model.requests[0]?.messages.at(-1);
+    expect(carried?.content).toMatch(/^what is this\?\n\[photo: 64×48 PNG/);
+    expect(carried?.images).toEqual([image.toString("base64")]);
+
+    const web = await client()
+      .chat.completions.create({
+        model: "hermes",
+        messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "https://example.com/cat.png" } }] }],
+      })
+      .catch((e: unknown) => e);
+    expect(web).toMatchObject({ status: 400, code: "invalid_image" });
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it("is off unless connectors.http.openai.enabled", async () => {
+    hermes = await startHermes(
+      { ...baseSettings(model.url), connectors: { cron: { enabled: false }, http: httpSettings() } },
+      { env: httpEnv },
+    );
+    base = await baseUrlOf(hermes);
+    const res = await fetch(`${base}/v1/models`, { headers: bearer() });
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("not_found");
+  });
+});
