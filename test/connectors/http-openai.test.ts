@@ -219,6 +219,47 @@ describe("the OpenAI-compatible API", () => {
     expect(existsSync(join(h.dir, "data/files/no.txt"))).toBe(false);
   });
 
+  it("keeps a waiting stream alive with a comment, and a decision on the dashboard's API ends the wait", async () => {
+    model.script({ toolCalls: [{ name: "write_file", arguments: { path: "w.txt", content: "x" } }] }, { text: "Done." });
+    await start({ agent: { confirm_timeout_s: 60 } });
+    const res = await fetch(`${base}/v1/chat/completions`, {
+      method: "POST",
+      headers: { ...bearer(), "content-type": "application/json" },
+      body: JSON.stringify({ model: "hermes", stream: true, messages: [{ role: "user", content: "write" }] }),
+    });
+    const reader = (res.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader();
+    let seen = "";
+    while (!seen.includes(": waiting for approval of write_file\n\n")) seen += (await reader.read()).value ?? "";
+    const { approvals } = (await (await fetch(`${base}/v1/approvals`, { headers: bearer() })).json()) as { approvals: { id: string }[] };
+    const decided = await fetch(`${base}/v1/approvals/${approvals[0]?.id}`, {
+      method: "POST",
+      headers: { ...bearer(), "content-type": "application/json" },
+      body: JSON.stringify({ approve: true }),
+    });
+    expect(decided.status).toBe(200);
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) seen += chunk.value;
+    expect(seen).toContain("was approved (by http)");
+    expect(seen.trimEnd().endsWith("data: [DONE]")).toBe(true);
+  });
+
+  it("ends a run without a session after a restart: its context was in memory only, its approval expires", async () => {
+    model.script({ toolCalls: [{ name: "write_file", arguments: { path: "late.txt", content: "x" } }] });
+    const h = await start();
+    void client()
+      .chat.completions.create({ model: "hermes", messages: [{ role: "user", content: "write later" }] })
+      .catch(() => undefined);
+    await telegram.waitFor((c) => c.method === "sendMessage" && Boolean(c.params.reply_markup));
+    await h.kill();
+    hermes = await h.restart();
+    await hermes.waitForLog((l) => l.msg === "http listening");
+    const run = readDb(hermes.dbPath, (db) => db.prepare("SELECT status, input, reply FROM runs WHERE source = 'api'").get());
+    expect(run).toEqual({ status: "interrupted", input: "", reply: "" });
+    expect(count("SELECT COUNT(*) AS n FROM approvals WHERE status = 'expired' AND decided_by = 'restart'")).toBe(1);
+    expect(count("SELECT COUNT(*) AS n FROM messages")).toBe(0);
+    expect(model.requests).toHaveLength(1);
+    expect(existsSync(join(h.dir, "data/files/late.txt"))).toBe(false);
+  });
+
   it("takes an image_url data: URL through the media path to a vision model", async () => {
     model.capabilities["hermes3:8b"] = ["completion", "tools", "vision"];
     model.script({ text: "A tiny picture." });
