@@ -71,6 +71,17 @@ describe("the OpenAI-compatible API", () => {
       .catch((e: unknown) => e);
     expect(noUser).toBeInstanceOf(OpenAI.BadRequestError);
     expect((noUser as InstanceType<typeof OpenAI.BadRequestError>).message).toContain("no user message");
+
+    // 30 wrong keys from one address in a minute: the next request is refused even with the right key.
+    for (let i = 0; i < 29; i++)
+      await client("guess")
+        .models.list()
+        .catch(() => undefined);
+    const limited = await client()
+      .models.list()
+      .catch((e: unknown) => e);
+    expect(limited).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(limited).toMatchObject({ status: 429, type: "rate_limit_error", code: "rate_limit_exceeded" });
     expect(model.requests).toHaveLength(0);
   });
 
@@ -240,6 +251,21 @@ describe("the OpenAI-compatible API", () => {
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) seen += chunk.value;
     expect(seen).toContain("was approved (by http)");
     expect(seen.trimEnd().endsWith("data: [DONE]")).toBe(true);
+  });
+
+  it("stops a run without a session when its client goes away before the answer", async () => {
+    model.script({ text: "Too late.", gate: new Promise(() => {}) });
+    await start();
+    const gone = new AbortController();
+    const asked = client()
+      .chat.completions.create({ model: "hermes", messages: [{ role: "user", content: "slow one" }] }, { signal: gone.signal })
+      .catch((e: unknown) => e);
+    await model.waitForRequests(1);
+    gone.abort();
+    expect(await asked).toBeInstanceOf(OpenAI.APIUserAbortError);
+    const ended = await (hermes as Hermes).waitForLog((l) => l.msg === "run ended");
+    expect(ended.stopReason).toBe("aborted");
+    expect(count("SELECT COUNT(*) AS n FROM runs WHERE source = 'api' AND status = 'aborted'")).toBe(1);
   });
 
   it("ends a run without a session after a restart: its context was in memory only, its approval expires", async () => {
