@@ -12,13 +12,14 @@ import { streamSSE } from "hono/streaming";
 import type { AgentEvent, RunOutcome } from "../../src/agent/types.js";
 import type { HttpConfig } from "../../src/config/schema.js";
 import type { Core } from "../../src/connector.js";
+import { errorMessage } from "../../src/errors.js";
 import { MAX_DOWNLOAD_BYTES } from "../../src/media/types.js";
 import { approvalsTo } from "../scheduled.js";
 import { type App, clientOf } from "./api.js";
 import { bearerOk, type createFailureLimiter } from "./auth.js";
-import { createReplyText } from "./openai-render.js";
+import { createReplyText, type ReplyText } from "./openai-render.js";
 import { type PreparedRun, prepareRun } from "./openai-request.js";
-import { type Completion, chunkOf, completionOf, MODEL_IDS, openAiError, usageOf } from "./openai-shapes.js";
+import { type Completion, chunkOf, completionOf, MODEL_IDS, openAiError, type Usage, usageOf } from "./openai-shapes.js";
 
 export interface OpenAiDeps {
   core: Core;
@@ -68,57 +69,77 @@ export function mountOpenAi(app: App, d: OpenAiDeps): void {
   app.post("/v1/chat/completions", guard, limit, (c) => chat(c, d));
 }
 
+/** One request's run: submitted with the approvals routed to `approvals_to`, its text and usage read back. */
+interface Answer {
+  completion: Completion;
+  text: ReplyText;
+  submit(listener: (e: AgentEvent) => void): Promise<RunOutcome>;
+  usage(): Usage;
+}
+
 async function chat(c: Context, d: OpenAiDeps): Promise<Response> {
   const prepared = await prepareRun(c, d.core);
   if (!prepared.ok) return prepared.response;
   const run = prepared.run;
   const approvalsAt = d.cfg().openai.approvals_to;
-  const text = createReplyText({ activity: run.model === "hermes-tools", approvalsTo: approvalsAt });
-  const completion: Completion = { id: `chatcmpl-${run.runId.slice(4)}`, created: Math.floor(Date.now() / 1000), model: run.model };
   const ask = approvalsAt ? approvalsTo(d.core, approvalsAt) : undefined;
-  const submit = (listener: (e: AgentEvent) => void) => {
-    const submitted = d.core.submit({
-      ...run.submit,
-      channel: approvalsAt || run.submit.sessionKey,
-      listener: (event) => {
-        ask?.(event);
-        listener(event);
-      },
-    });
-    // A client gone before the end: nobody can read an ephemeral run's answer, so it stops.
-    c.env.outgoing.once("close", () => {
-      if (run.ephemeral && !c.env.outgoing.writableFinished) d.core.stop(run.submit.sessionKey);
-    });
-    return submitted.done.finally(() => forgetImages(d.core, run));
+  const answer: Answer = {
+    completion: { id: `chatcmpl-${run.runId.slice(4)}`, created: Math.floor(Date.now() / 1000), model: run.model },
+    text: createReplyText({ activity: run.model === "hermes-tools", approvalsTo: approvalsAt }),
+    usage: () => usageOf(d.core.store.usage.ofRun(run.runId)),
+    submit(listener) {
+      const submitted = d.core.submit({
+        ...run.submit,
+        channel: approvalsAt || run.submit.sessionKey,
+        listener: (event) => {
+          ask?.(event);
+          listener(event);
+        },
+      });
+      // A client gone before the end: nobody can read an ephemeral run's answer, so it stops.
+      c.env.outgoing.once("close", () => {
+        if (run.ephemeral && !c.env.outgoing.writableFinished) d.core.stop(run.submit.sessionKey);
+      });
+      return submitted.done.finally(() => forgetImages(d.core, run));
+    },
   };
-  const usage = () => usageOf(d.core.store.usage.ofRun(run.runId));
-  if (!run.stream) {
-    const outcome = await submit((event) => text.onEvent(event));
-    return c.json(completionOf(completion, text.whole(outcome.reply), usage()));
+  return run.stream ? answerStream(c, d, answer, run.includeUsage) : answerJson(c, d, answer);
+}
+
+async function answerJson(c: Context, d: OpenAiDeps, a: Answer): Promise<Response> {
+  try {
+    const outcome = await a.submit((event) => a.text.onEvent(event));
+    return c.json(completionOf(a.completion, a.text.whole(outcome.reply), a.usage()));
+  } catch (err) {
+    d.core.log.error({ err, connector: "http" }, "a chat completion could not run");
+    return openAiError(c, 500, "server_error", "internal_error", errorMessage(err));
   }
+}
+
+function answerStream(c: Context, d: OpenAiDeps, a: Answer, includeUsage: boolean): Response {
   return streamSSE(c, async (stream) => {
     let chain: Promise<unknown> = Promise.resolve();
-    const send = (data: string) => {
-      chain = chain.then(() => (stream.aborted ? undefined : stream.writeSSE({ data }))).catch(() => {});
+    const write = (text: string) => {
+      chain = chain.then(() => (stream.aborted ? undefined : stream.write(text))).catch(() => {});
     };
-    const comment = (note: string) => {
-      chain = chain.then(() => (stream.aborted ? undefined : stream.write(`: ${note}\n\n`))).catch(() => {});
-    };
-    const delta = (content: string) => content && send(JSON.stringify(chunkOf(completion, { content })));
-    const alive = setInterval(() => comment("keep-alive"), KEEPALIVE_MS);
-    send(JSON.stringify(chunkOf(completion, { role: "assistant", content: "" })));
-    let outcome: RunOutcome;
+    const send = (data: unknown) => write(`data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
+    const delta = (content: string) => content && send(chunkOf(a.completion, { content }));
+    const alive = setInterval(() => write(": keep-alive\n\n"), KEEPALIVE_MS);
+    send(chunkOf(a.completion, { role: "assistant", content: "" }));
     try {
-      outcome = await submit((event) => {
-        delta(text.onEvent(event));
-        if (event.type === "approval_requested") comment(`waiting for approval of ${event.tool}`);
+      const outcome = await a.submit((event) => {
+        delta(a.text.onEvent(event));
+        if (event.type === "approval_requested") write(`: waiting for approval of ${event.tool}\n\n`);
       });
+      delta(a.text.finish(outcome.reply));
+      send(chunkOf(a.completion, {}, "stop"));
+      if (includeUsage) send(chunkOf(a.completion, {}, null, a.usage()));
+    } catch (err) {
+      d.core.log.error({ err, connector: "http" }, "a streamed chat completion could not run");
+      send({ error: { message: errorMessage(err), type: "server_error", param: null, code: "internal_error" } });
     } finally {
       clearInterval(alive);
     }
-    delta(text.finish(outcome.reply));
-    send(JSON.stringify(chunkOf(completion, {}, "stop")));
-    if (run.includeUsage) send(JSON.stringify(chunkOf(completion, {}, null, usage())));
     send("[DONE]");
     await chain;
   });
