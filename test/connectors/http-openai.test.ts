@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -307,6 +307,9 @@ describe("the OpenAI-compatible API", () => {
     const carried = model.requests[0]?.messages.at(-1);
     expect(carried?.content).toMatch(/^what is this\?\n\[photo: 64×48 PNG/);
     expect(carried?.images).toEqual([image.toString("base64")]);
+    // A run without a session keeps no copy of its image either.
+    const media = join((hermes as Hermes).dir, "data/media");
+    expect(existsSync(media) ? readdirSync(media, { recursive: true }).filter((f) => String(f).endsWith(".png")) : []).toEqual([]);
 
     const web = await client()
       .chat.completions.create({
