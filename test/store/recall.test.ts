@@ -47,7 +47,7 @@ describe("recall", () => {
     say(store, "cli:garden", owner, "Buy seeds for the garden");
     const later = say(store, "cli:default", owner, "Cancel the plumber, the sink works again");
     const hits = store.recall.search({ query: "plumber", scope: all });
-    expect(hits.map((h) => h.snippet.replace(/[\u0002\u0003]/g, ""))).toEqual([
+    expect(hits.map((h) => markSnippet(h.snippet, "", ""))).toEqual([
       "Cancel the plumber, the sink works again",
       "Noted: the plumber, Tuesday.",
       "The plumber comes on Tuesday to fix the kitchen sink",
@@ -95,7 +95,21 @@ describe("recall", () => {
   it("turns any text into a query without an error: operators, quotes and brackets are only words or nothing", () => {
     const store = open();
     say(store, "cli:default", owner, "near the door or not, and the star");
-    for (const query of ['"', "*", "(", "NEAR(a b)", "plumb* OR", "-x", "col:door", "AND", "^", "'; DROP TABLE messages; --", "", "   ", "…"])
+    for (const query of [
+      '"',
+      "*",
+      "(",
+      "NEAR(a b)",
+      "plumb* OR",
+      "-x",
+      "col:door",
+      "AND",
+      "^",
+      "'; DROP TABLE messages; --",
+      "",
+      "   ",
+      "…",
+    ])
       expect(() => store.recall.search({ query, scope: all })).not.toThrow();
     expect(store.recall.search({ query: "NOT", scope: all })).toHaveLength(1);
     expect(store.recall.search({ query: '"door" OR', scope: all })).toHaveLength(1);
@@ -151,10 +165,14 @@ describe("recall", () => {
     const at = Date.parse("2026-06-01T10:00:00Z");
     old.prepare("INSERT INTO sessions (id, key, created_at) VALUES (1, 'telegram:111', ?), (2, 'telegram:222', ?)").run(at, at);
     old
-      .prepare("INSERT INTO runs (id, session_id, source, status, started_at, sender_id, sender_name) VALUES (?, ?, 'telegram', 'done', ?, ?, ?)")
+      .prepare(
+        "INSERT INTO runs (id, session_id, source, status, started_at, sender_id, sender_name) VALUES (?, ?, 'telegram', 'done', ?, ?, ?)",
+      )
       .run("r1", 1, at, ALICE, "Alice");
     old
-      .prepare("INSERT INTO runs (id, session_id, source, status, started_at, sender_id, sender_name) VALUES (?, ?, 'telegram', 'done', ?, ?, ?)")
+      .prepare(
+        "INSERT INTO runs (id, session_id, source, status, started_at, sender_id, sender_name) VALUES (?, ?, 'telegram', 'done', ?, ?, ?)",
+      )
       .run("r2", 2, at, BOB, "Bob");
     const insert = old.prepare("INSERT INTO messages (session_id, run_id, role, content, created_at) VALUES (?, ?, ?, ?, ?)");
     insert.run(1, "r1", "user", "the plumber's number is 0151 234", at);
