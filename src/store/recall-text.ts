@@ -19,6 +19,9 @@ const MIN_PREFIX_CHARS = 3;
 /** Tool results longer than this are left out: long ones are pages and listings, not what was said. */
 export const MAX_TOOL_RESULT_CHARS = 1000;
 
+/** The time the runner appends to each user message (runner.ts): every message would match "december". */
+const TIME_NOTE = /\n\n\(Current time: [^\n]*\)$/;
+
 /** Marks around a match in a snippet; made into brackets, `<mark>` or nothing where it is shown. */
 export const MATCH_START = "\u0002";
 export const MATCH_END = "\u0003";
@@ -31,7 +34,7 @@ export const MATCH_END = "\u0003";
 export function indexedText(role: string, content: string, toolName: string | null): string | undefined {
   if (role === "system" || !content.trim()) return undefined;
   if (role === "tool" && (content.length > MAX_TOOL_RESULT_CHARS || toolName === "recall")) return undefined;
-  return spaceUnspaced(content);
+  return spaceUnspaced(role === "user" ? content.replace(TIME_NOTE, "") : content);
 }
 
 /** Sets every character of an unspaced script apart, so the tokenizer sees each as a word. */

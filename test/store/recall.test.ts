@@ -116,7 +116,7 @@ describe("recall", () => {
     expect(store.recall.search({ query: "***", scope: all })).toEqual([]);
   });
 
-  it("indexes short tool results but not long ones, nor recall's own results", () => {
+  it("indexes short tool results but not long ones, nor recall's own results, nor the time note of a message", () => {
     const store = open();
     const session = say(store, "cli:default", owner, "what is the weather");
     const tool = (toolName: string, content: string) =>
@@ -126,6 +126,10 @@ describe("recall", () => {
     tool("recall", "2026-12-01 cli:default, the owner: drizzle");
     const hits = store.recall.search({ query: "drizzle", scope: all });
     expect(hits.map((h) => h.speaker)).toEqual(["weather result"]);
+    // The time hermes appends to each user message is not something anyone said.
+    say(store, "cli:default", owner, "see you soon\n\n(Current time: Wednesday 2 December 2026, 06:27 UTC+01:00 (Europe/Berlin))");
+    expect(store.recall.search({ query: "december", scope: all })).toEqual([]);
+    expect(store.recall.search({ query: "soon", scope: all }).map((h) => markSnippet(h.snippet))).toEqual(["see you [soon]"]);
   });
 
   it("shows a person their own chats and the group chats they write in, never another person's; the owner sees all", () => {
