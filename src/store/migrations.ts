@@ -265,7 +265,7 @@ export const MIGRATIONS: {
     version: 14,
     name: "recall: a full-text index of stored messages, and runs by sender for whose chats a person may search",
     sql: `
-      CREATE VIRTUAL TABLE recall_index USING fts5(text, tokenize = 'unicode61 remove_diacritics 2');
+      CREATE VIRTUAL TABLE recall_index USING fts5(text, tokenize = 'unicode61 remove_diacritics 2', columnsize = 0);
       CREATE INDEX runs_sender ON runs(sender_id, session_id);
     `,
     data: fillRecallIndex,
