@@ -8,8 +8,7 @@ import type { ToolDeps } from "../src/tools/types.js";
 export function createTool(_name: ToolName, deps: ToolDeps) {
   return defineTool({
     name: "clock",
-    description:
-      'Get the current date, time and weekday. Use before answering anything about "now", "today" or "tomorrow". Example: {} or {"timezone": "America/New_York"}.',
+    description: 'Get the current date, time and weekday. Use before answering anything about "now", "today" or "tomorrow". Example: {}.',
     input: z.strictObject({ timezone: z.string().optional().describe("IANA zone; default: the owner's zone") }),
     readOnly: true,
     run: ({ timezone }) => formatNow(deps.now(), timezone ?? deps.config.timezone),

@@ -9,7 +9,7 @@ import { defineTool } from "../src/tools/define.js";
 import type { AnyTool, ToolDeps } from "../src/tools/types.js";
 
 const MAX_LIST_ENTRIES = 500;
-const relPath = z.string().min(1).max(1024).describe("relative to the files folder");
+const relPath = z.string().min(1).max(1024);
 
 /** read_file, list_files and write_file, confined to `tools.files.root`. */
 export function createTool(name: ToolName, deps: ToolDeps): AnyTool {

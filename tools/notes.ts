@@ -17,7 +17,7 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
   return defineTool({
     name: "notes",
     description:
-      'Keep the owner\'s notes: add one, list all, search by words, delete by id. Use when asked to note, jot down, or recall something. Example: {"action": "add", "text": "buy milk"} or {"action": "search", "query": "milk"}.',
+      'Keep the owner\'s notes: add one, list all, search them, delete by id. Use when asked to note or jot down something. Example: {"action": "add", "text": "buy milk"}.',
     input,
     readOnly: false,
     run: (args) => {

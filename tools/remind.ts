@@ -8,7 +8,7 @@ import type { ToolDeps } from "../src/tools/types.js";
 const input = z.discriminatedUnion("action", [
   z.strictObject({
     action: z.literal("create"),
-    text: z.string().min(1).max(500).describe("what to remind the owner of"),
+    text: z.string().min(1).max(500),
     at: z.string().optional().describe('local time: "2026-11-30 18:00" or "18:00"'),
     in_minutes: z.number().positive().max(525_600).optional(),
     cron: z.string().optional().describe('repeat, as a cron expression: "0 9 * * 1" is Mondays 09:00'),

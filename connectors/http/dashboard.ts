@@ -9,6 +9,7 @@ import type { App } from "./api.js";
 import { clientOf } from "./api.js";
 import { type createFailureLimiter, type DashboardSession, SESSION_COOKIE, SESSION_MAX_AGE_S, type Sessions, sameSecret } from "./auth.js";
 import { DASHBOARD_SCRIPT, liveEvents } from "./live.js";
+import { mountSearch } from "./search.js";
 import { STYLE } from "./style.js";
 import * as v from "./views.js";
 import { sessionsBody, usageCards } from "./views-usage.js";
@@ -125,6 +126,7 @@ export function mountDashboard(app: App, d: DashboardDeps): void {
       return c.html(v.page("Audit trail", v.auditBody(rows, q, zone()), { csrf: s.csrf, current: "/audit" }));
     }),
   );
+  mountSearch(app, guarded, d.core);
   app.get(
     "/schedules",
     guarded((c, s) => {

@@ -16,6 +16,7 @@ const NAV = [
   ["/sessions", "Sessions"],
   ["/audit", "Audit"],
   ["/schedules", "Schedules"],
+  ["/search", "Search"],
 ] as const;
 
 export function timeText(ms: number | null | undefined, zone: string): string {

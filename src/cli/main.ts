@@ -35,6 +35,8 @@ Commands:
   restore PATH                        put a backup in place (daemon stopped; the old database is kept aside)
   export [--session KEY] [--format md|json]
                                       conversations for reading or moving elsewhere
+  search QUERY [--session KEY] [--limit N] [--json]
+                                      every past conversation searched by words, newest first
   tools [--json]                      every tool the model can see: source, whether it asks first, prompt cost
   doctor                              check config, storage, socket, model, tokens and the systemd setup
   config check                        validate the config and print it with secrets masked
@@ -122,6 +124,8 @@ async function main(argv: string[]): Promise<number> {
       return (await daemonCode(() => import("./backup.js"))).restoreCommand(configPath, rest[0]);
     case "export":
       return (await daemonCode(() => import("./export.js"))).exportCommand(configPath, values);
+    case "search":
+      return (await daemonCode(() => import("./search.js"))).searchCommand(configPath, rest, values);
     default:
       throw new UsageError(`unknown command '${command}'; see \`hermes --help\``);
   }

@@ -36,6 +36,7 @@ export function migrate(db: Db): number {
   db.transaction(() => {
     for (const m of pending) {
       db.exec(m.sql);
+      m.data?.(db);
       record.run(m.version, m.name, Date.now());
     }
   })();

@@ -1,5 +1,6 @@
 import type { ChatMessage, ToolCall } from "../model/types.js";
 import type { Db } from "./db.js";
+import { recallWriter } from "./recall.js";
 
 export interface SessionRow {
   id: number;
@@ -88,6 +89,8 @@ export class HistoryStore {
   /** The row id of every message this store handed out or appended. */
   private readonly ids = new WeakMap<ChatMessage, number>();
   private readonly ephemeral = new Map<number, Ephemeral>();
+  /** Stores a message and indexes it for recall in one transaction: the index never lags or leads. */
+  private readonly insertMessage;
 
   constructor(private readonly db: Db) {
     this.q = {
@@ -126,6 +129,12 @@ export class HistoryStore {
         "SELECT s.*, COUNT(m.id) AS messages, MAX(m.created_at) AS last_at FROM sessions s LEFT JOIN messages m ON m.session_id = s.id GROUP BY s.id ORDER BY s.id DESC LIMIT ?",
       ),
     };
+    const index = recallWriter(db);
+    this.insertMessage = db.transaction((args: [number, string | null, string, string, ...unknown[]], toolName: string | null): number => {
+      const id = Number(this.q.insertMessage.run(...args).lastInsertRowid);
+      index(id, args[2], args[3], toolName);
+      return id;
+    });
   }
 
   /** The open session for a key such as `cli:default`, created on first use. */
@@ -233,24 +242,17 @@ export class HistoryStore {
     const callId = message.role === "tool" ? message.toolCallId : null;
     const toolName = message.role === "tool" ? message.toolName : null;
     const images = message.role === "user" && message.imageFiles?.length ? JSON.stringify(message.imageFiles) : null;
-    const result = this.q.insertMessage.run(
-      sessionId,
-      runId,
-      message.role,
-      message.content,
-      toolCalls,
-      callId,
+    const id = this.insertMessage(
+      [sessionId, runId, message.role, message.content, toolCalls, callId, toolName, Date.now(), images],
       toolName,
-      Date.now(),
-      images,
     );
-    this.ids.set(message, Number(result.lastInsertRowid));
+    this.ids.set(message, id);
     const cached = this.recent.get(sessionId);
     if (cached) {
       cached.push(message);
       if (cached.length > CACHED_MESSAGES * 1.5) cached.splice(0, cached.length - CACHED_MESSAGES);
     }
-    return Number(result.lastInsertRowid);
+    return id;
   }
 
   /** The newest `limit` messages of a session, oldest first. */

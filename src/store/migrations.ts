@@ -1,8 +1,16 @@
+import type { Db } from "./db.js";
+import { fillRecallIndex } from "./recall.js";
+
 /**
  * Numbered, append-only schema migrations. Never edit a released one: add the next number.
  * Later features add tables here rather than rewriting earlier ones.
  */
-export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
+export const MIGRATIONS: {
+  version: number;
+  name: string;
+  sql: string /** Runs after `sql`, in its transaction. */;
+  data?: (db: Db) => void;
+}[] = [
   {
     version: 1,
     name: "sessions, runs, messages, audit trail",
@@ -252,5 +260,14 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
         updated_at INTEGER NOT NULL
       );
     `,
+  },
+  {
+    version: 14,
+    name: "recall: a full-text index of stored messages, and runs by sender for whose chats a person may search",
+    sql: `
+      CREATE VIRTUAL TABLE recall_index USING fts5(text, tokenize = 'unicode61 remove_diacritics 2', columnsize = 0);
+      CREATE INDEX runs_sender ON runs(sender_id, session_id);
+    `,
+    data: fillRecallIndex,
   },
 ];

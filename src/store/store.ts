@@ -6,6 +6,7 @@ import { HistoryStore } from "./history.js";
 import { InboundStore } from "./inbound.js";
 import { MemoryStore } from "./memory.js";
 import { NotesStore } from "./notes.js";
+import { RecallStore } from "./recall.js";
 import { ScheduleStore } from "./schedules.js";
 import { SummaryStore } from "./summaries.js";
 import { UsageStore } from "./usage.js";
@@ -24,6 +25,7 @@ export interface Store {
   schedules: ScheduleStore;
   usage: UsageStore;
   summaries: SummaryStore;
+  recall: RecallStore;
   close(): void;
 }
 
@@ -48,6 +50,7 @@ export function openStore(path: string, options: { busyTimeoutMs?: number } = {}
     schedules: new ScheduleStore(db),
     usage: new UsageStore(db),
     summaries: new SummaryStore(db),
+    recall: new RecallStore(db),
     close: () => {
       clearInterval(checkpoints);
       if (db.open) {

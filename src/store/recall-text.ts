@@ -1,0 +1,76 @@
+/**
+ * What the recall index holds and how a person's words become an FTS5 query.
+ *
+ * The index is one FTS5 table with SQLite's `unicode61` tokenizer (`remove_diacritics 2`): words split on
+ * anything that is not a letter or digit, folded to lower case, Latin accents removed (café = cafe,
+ * Müller = muller). Scripts written without spaces (Chinese, Japanese, Thai, …) would be one "word" per
+ * sentence, so each of their characters is indexed as a word of its own, set apart by a zero-width space
+ * (U+200B, a separator to unicode61, invisible in a snippet); a query in those scripts becomes a phrase of
+ * characters, which matches them side by side. One table serves every language, a one- or two-character
+ * Chinese word included (a trigram table needs three), at the write cost of one index.
+ */
+
+/** Characters of scripts written without spaces between words. */
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+const UNSPACED_ALL = new RegExp(UNSPACED.source, "gu");
+const ZWSP = "\u200b";
+const MIN_PREFIX_CHARS = 3;
+
+/** Tool results longer than this are left out: long ones are pages and listings, not what was said. */
+export const MAX_TOOL_RESULT_CHARS = 1000;
+
+/** The time the runner appends to each user message (runner.ts): every message would match "december". */
+const TIME_NOTE = /\n\n\(Current time: [^\n]*\)$/;
+
+/** Marks around a match in a snippet; made into brackets, `<mark>` or nothing where it is shown. */
+export const MATCH_START = "\u0002";
+export const MATCH_END = "\u0003";
+
+/**
+ * The text a message adds to the index, or undefined for one that adds nothing: empty content (an
+ * assistant turn that only calls tools), a long tool result, or a result of recall itself (a search
+ * would otherwise find its own earlier answers).
+ */
+export function indexedText(role: string, content: string, toolName: string | null): string | undefined {
+  if (role === "system" || !content.trim()) return undefined;
+  if (role === "tool" && (content.length > MAX_TOOL_RESULT_CHARS || toolName === "recall")) return undefined;
+  return spaceUnspaced(role === "user" ? content.replace(TIME_NOTE, "") : content);
+}
+
+/** Sets every character of an unspaced script apart, so the tokenizer sees each as a word. */
+export function spaceUnspaced(text: string): string {
+  return UNSPACED.test(text) ? text.replace(UNSPACED_ALL, (c) => `${ZWSP}${c}${ZWSP}`) : text;
+}
+
+/** A snippet as stored text reads: without the zero-width spaces the index added. */
+export function cleanSnippet(snippet: string): string {
+  return snippet.replaceAll(ZWSP, "");
+}
+
+/**
+ * An FTS5 query from whatever a person or a model typed, or undefined when it holds no word at all.
+ * Never a syntax error: every chunk between spaces becomes a quoted phrase of its words (FTS5's operators,
+ * quotes and brackets are dropped with the other punctuation), every chunk must match (AND), and the
+ * last word of a chunk matches as a prefix (plumber finds plumbers) when it has three characters or more
+ * (a one-letter prefix would merge the lists of thousands of words).
+ */
+export function toFtsQuery(text: string): string | undefined {
+  const phrases: string[] = [];
+  for (const chunk of text.normalize("NFC").split(/\s+/)) {
+    const words = wordsOf(chunk);
+    const last = words.at(-1);
+    if (!last) continue;
+    const prefix = UNSPACED.test(last) || last.length < MIN_PREFIX_CHARS ? "" : "*";
+    phrases.push(`"${words.join(" ")}"${prefix}`);
+  }
+  return phrases.length ? phrases.join(" ") : undefined;
+}
+
+/** The words of one chunk: runs of letters, marks and digits, with each unspaced-script character alone. */
+function wordsOf(chunk: string): string[] {
+  const words: string[] = [];
+  for (const run of chunk.match(/[\p{L}\p{M}\p{N}]+/gu) ?? []) {
+    for (const part of spaceUnspaced(run).split(ZWSP)) if (part) words.push(part);
+  }
+  return words;
+}

@@ -1,0 +1,127 @@
+import type { Db } from "./db.js";
+import { cleanSnippet, indexedText, MATCH_END, MATCH_START, toFtsQuery } from "./recall-text.js";
+
+/** Whose conversations a search may see: everything (the owner), or one person's chats and shared ones. */
+export type RecallScope = { all: true } | { person: string };
+
+/** One message that matched, newest first. */
+export interface RecallHit {
+  message_id: number;
+  session_id: number;
+  session_key: string;
+  created_at: number;
+  role: string;
+  /** Who said it: the sender's name, `hermes`, or `<tool> result`. */
+  speaker: string;
+  /** Text around the match, the matched words between MATCH_START and MATCH_END. */
+  snippet: string;
+}
+
+export interface RecallQuery {
+  query: string;
+  scope: RecallScope;
+  /** Only this session key (`telegram:123`, `cli:default`). */
+  session?: string;
+  limit?: number;
+}
+
+/**
+ * Senders that are the owner: the shell, the owner's jobs, and the HTTP door behind the owner's token. Anyone
+ * else (a person on a chat network, a webhook's sender) sees only the sessions they wrote in.
+ */
+const OWNER_SENDERS = new Set(["cli", "cron", "http"]);
+
+/** The scope of a run's sender (`telegram:123`, `cli`, …); a run without a recorded sender sees nothing but its own session. */
+export function scopeOf(senderId: string | undefined): RecallScope {
+  if (senderId && OWNER_SENDERS.has(senderId)) return { all: true };
+  return { person: senderId ?? "" };
+}
+
+export const DEFAULT_RECALL_LIMIT = 8;
+export const MAX_RECALL_LIMIT = 50;
+/** Words of context a snippet keeps around the match (an unspaced-script character counts as a word). */
+const SNIPPET_WORDS = 20;
+
+const HIT_COLUMNS = `m.id AS message_id, m.session_id, s.key AS session_key, m.created_at, m.role, m.tool_name,
+  r.sender_id, r.sender_name, snippet(recall_index, 0, char(2), char(3), '…', ${SNIPPET_WORDS}) AS snippet`;
+const HIT_FROM = `FROM recall_index JOIN messages m ON m.id = recall_index.rowid JOIN sessions s ON s.id = m.session_id
+  LEFT JOIN runs r ON r.id = m.run_id WHERE recall_index MATCH @match AND (@session IS NULL OR s.key = @session)`;
+/** A person's chats: every session under a key where they sent a message (a private chat, a group they write in). */
+const PERSON_SCOPE = "AND s.key IN (SELECT ps.key FROM runs pr JOIN sessions ps ON ps.id = pr.session_id WHERE pr.sender_id = @person)";
+const NEWEST_FIRST = "ORDER BY recall_index.rowid DESC LIMIT @limit";
+
+interface HitRow extends Omit<RecallHit, "speaker"> {
+  tool_name: string | null;
+  sender_id: string | null;
+  sender_name: string | null;
+}
+
+/**
+ * Full-text search over stored messages (SQLite FTS5), newest first. The index is written with each
+ * message (HistoryStore.appendMessage, same transaction) and built for older databases by migration 14.
+ */
+export class RecallStore {
+  private readonly q;
+
+  constructor(db: Db) {
+    this.q = {
+      all: db.prepare(`SELECT ${HIT_COLUMNS} ${HIT_FROM} ${NEWEST_FIRST}`),
+      person: db.prepare(`SELECT ${HIT_COLUMNS} ${HIT_FROM} ${PERSON_SCOPE} ${NEWEST_FIRST}`),
+    };
+  }
+
+  /** The newest matching messages the scope may see; none for a query without a word in it. Never throws for any query text. */
+  search(o: RecallQuery): RecallHit[] {
+    const match = toFtsQuery(o.query);
+    if (!match) return [];
+    const limit = Math.min(MAX_RECALL_LIMIT, Math.max(1, Math.trunc(o.limit ?? DEFAULT_RECALL_LIMIT)));
+    const params = { match, session: o.session ?? null, limit };
+    const rows = ("all" in o.scope ? this.q.all.all(params) : this.q.person.all({ ...params, person: o.scope.person })) as HitRow[];
+    return rows.map(toHit);
+  }
+}
+
+function toHit(r: HitRow): RecallHit {
+  return {
+    message_id: r.message_id,
+    session_id: r.session_id,
+    session_key: r.session_key,
+    created_at: r.created_at,
+    role: r.role,
+    speaker: speakerOf(r),
+    snippet: cleanSnippet(r.snippet),
+  };
+}
+
+function speakerOf(r: HitRow): string {
+  if (r.role === "assistant") return "hermes";
+  if (r.role === "tool") return `${r.tool_name ?? "tool"} result`;
+  return r.sender_name ?? r.sender_id ?? "user";
+}
+
+/** A snippet with its match marks made into `open`…`close` (brackets for text, nothing for JSON). */
+export function markSnippet(snippet: string, open = "[", close = "]"): string {
+  return snippet.replaceAll(MATCH_START, open).replaceAll(MATCH_END, close);
+}
+
+/** Adds a stored message to the index: the statement HistoryStore runs in the transaction that stores it. */
+export function recallWriter(db: Db): (id: number, role: string, content: string, toolName: string | null) => void {
+  const insert = db.prepare("INSERT INTO recall_index (rowid, text) VALUES (?, ?)");
+  return (id, role, content, toolName) => {
+    const text = indexedText(role, content, toolName);
+    if (text !== undefined) insert.run(id, text);
+  };
+}
+
+/** Migration 14's data step: indexes every message already stored, in batches (a write may not run inside a read). */
+export function fillRecallIndex(db: Db): void {
+  const write = recallWriter(db);
+  const batch = db.prepare("SELECT id, role, content, tool_name FROM messages WHERE id > ? ORDER BY id LIMIT 5000");
+  for (let after = 0; ; ) {
+    const rows = batch.all(after) as { id: number; role: string; content: string; tool_name: string | null }[];
+    const last = rows.at(-1);
+    if (!last) return;
+    for (const r of rows) write(r.id, r.role, r.content, r.tool_name);
+    after = last.id;
+  }
+}

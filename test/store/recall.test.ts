@@ -1,0 +1,201 @@
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { MIGRATIONS } from "../../src/store/migrations.js";
+import { markSnippet, scopeOf } from "../../src/store/recall.js";
+import { openStore, type Store } from "../../src/store/store.js";
+import { createTempDir } from "../helpers/hermes.js";
+
+const ALICE = "telegram:111";
+const BOB = "telegram:222";
+
+describe("recall", () => {
+  const dirs: { cleanup: () => void }[] = [];
+  const stores: Store[] = [];
+  const tempDb = () => {
+    const dir = createTempDir();
+    dirs.push(dir);
+    return join(dir.path, "hermes.db");
+  };
+  const open = (path = tempDb()) => {
+    const store = openStore(path);
+    stores.push(store);
+    return store;
+  };
+  afterEach(() => {
+    for (const s of stores.splice(0)) s.close();
+    for (const d of dirs.splice(0)) d.cleanup();
+  });
+
+  /** One run in `key`'s open session: the person's message, then the given replies. */
+  let runs = 0;
+  function say(store: Store, key: string, sender: { id: string; name: string }, text: string, ...replies: string[]) {
+    const session = store.history.activeSession(key);
+    const runId = `run-${++runs}`;
+    store.history.createRun(runId, session.id, sender.id.split(":")[0] ?? "cli", { input: text, channel: key, sender });
+    store.history.appendMessage(session.id, runId, { role: "user", content: text });
+    for (const reply of replies) store.history.appendMessage(session.id, runId, { role: "assistant", content: reply });
+    return session;
+  }
+  const owner = { id: "cli", name: "the owner" };
+  const all = { all: true } as const;
+
+  it("finds a message by its words, newest first, with its session, time, speaker and a snippet around the match", () => {
+    const store = open();
+    const before = Date.now();
+    say(store, "cli:default", owner, "The plumber comes on Tuesday to fix the kitchen sink", "Noted: the plumber, Tuesday.");
+    say(store, "cli:garden", owner, "Buy seeds for the garden");
+    const later = say(store, "cli:default", owner, "Cancel the plumber, the sink works again");
+    const hits = store.recall.search({ query: "plumber", scope: all });
+    expect(hits.map((h) => markSnippet(h.snippet, "", ""))).toEqual([
+      "Cancel the plumber, the sink works again",
+      "Noted: the plumber, Tuesday.",
+      "The plumber comes on Tuesday to fix the kitchen sink",
+    ]);
+    expect(hits[0]).toMatchObject({ session_key: "cli:default", session_id: later.id, role: "user", speaker: "the owner" });
+    expect(hits[0]?.created_at).toBeGreaterThanOrEqual(before);
+    expect(hits[1]).toMatchObject({ role: "assistant", speaker: "hermes" });
+    expect(markSnippet(hits[0]?.snippet ?? "")).toBe("Cancel the [plumber], the sink works again");
+    // A longer message is cut around the match.
+    say(store, "cli:default", owner, `${"word ".repeat(60)}the electrician arrives at noon ${"more ".repeat(60)}`);
+    const [cut] = store.recall.search({ query: "electrician", scope: all });
+    expect(markSnippet(cut?.snippet ?? "")).toMatch(/^….*the \[electrician\] arrives at noon.*…$/);
+    expect(cut?.snippet.length).toBeLessThan(200);
+    // Every word must match; the last matches as a prefix; a session key and a limit narrow the search.
+    expect(store.recall.search({ query: "plumber tuesday", scope: all })).toHaveLength(2);
+    expect(store.recall.search({ query: "plumb", scope: all })).toHaveLength(3);
+    expect(store.recall.search({ query: "plumber", scope: all, session: "cli:garden" })).toEqual([]);
+    expect(store.recall.search({ query: "seeds", scope: all, session: "cli:garden" })).toHaveLength(1);
+    expect(store.recall.search({ query: "plumber", scope: all, limit: 1 })).toHaveLength(1);
+  });
+
+  it("folds accents and case, and finds Chinese, Japanese, Korean and Cyrillic words, one or two characters long too", () => {
+    const store = open();
+    const texts = [
+      "Rendez-vous au Café Müller à Genève",
+      "水道屋さんは月曜日に来ます",
+      "明天去北京看房子",
+      "배관공이 월요일에 와요",
+      "Сантехник придёт в понедельник",
+    ];
+    for (const text of texts) say(store, "cli:default", owner, text);
+    const found = (query: string) => store.recall.search({ query, scope: all }).map((h) => markSnippet(h.snippet));
+    expect(found("cafe muller geneve")).toEqual(["Rendez-vous au [Café] [Müller] à [Genève]"]);
+    expect(found("CAFÉ")).toHaveLength(1);
+    expect(found("月曜")).toEqual(["水道屋さんは[月曜]日に来ます"]);
+    expect(found("水道屋")).toHaveLength(1);
+    expect(found("北京")).toEqual(["明天去[北京]看房子"]);
+    expect(found("京北")).toEqual([]);
+    expect(found("房")).toHaveLength(1);
+    expect(found("월요일")).toEqual(["배관공이 [월요일에] 와요"]);
+    expect(found("сантехник")).toHaveLength(1);
+    expect(found("понедельник")).toHaveLength(1);
+  });
+
+  it("turns any text into a query without an error: operators, quotes and brackets are only words or nothing", () => {
+    const store = open();
+    say(store, "cli:default", owner, "near the door or not, and the star");
+    for (const query of [
+      '"',
+      "*",
+      "(",
+      "NEAR(a b)",
+      "plumb* OR",
+      "-x",
+      "col:door",
+      "AND",
+      "^",
+      "'; DROP TABLE messages; --",
+      "",
+      "   ",
+      "…",
+    ])
+      expect(() => store.recall.search({ query, scope: all })).not.toThrow();
+    expect(store.recall.search({ query: "NOT", scope: all })).toHaveLength(1);
+    expect(store.recall.search({ query: '"door" OR', scope: all })).toHaveLength(1);
+    expect(store.recall.search({ query: "***", scope: all })).toEqual([]);
+  });
+
+  it("indexes short tool results but not long ones, nor recall's own results, nor the time note of a message", () => {
+    const store = open();
+    const session = say(store, "cli:default", owner, "what is the weather");
+    const tool = (toolName: string, content: string) =>
+      store.history.appendMessage(session.id, null, { role: "tool", content, toolCallId: "c", toolName });
+    tool("weather", "Hamburg: drizzle, 7 °C");
+    tool("http_get", `drizzle ${"x ".repeat(1000)}`);
+    tool("recall", "2026-12-01 cli:default, the owner: drizzle");
+    const hits = store.recall.search({ query: "drizzle", scope: all });
+    expect(hits.map((h) => h.speaker)).toEqual(["weather result"]);
+    // The time hermes appends to each user message is not something anyone said.
+    say(store, "cli:default", owner, "see you soon\n\n(Current time: Wednesday 2 December 2026, 06:27 UTC+01:00 (Europe/Berlin))");
+    expect(store.recall.search({ query: "december", scope: all })).toEqual([]);
+    expect(store.recall.search({ query: "soon", scope: all }).map((h) => markSnippet(h.snippet))).toEqual(["see you [soon]"]);
+  });
+
+  it("shows a person their own chats and the group chats they write in, never another person's; the owner sees all", () => {
+    const store = open();
+    const alice = { id: ALICE, name: "Alice" };
+    const bob = { id: BOB, name: "Bob" };
+    say(store, "telegram:111", alice, "my dentist appointment is on Friday");
+    say(store, "telegram:222", bob, "my dentist said I need a crown");
+    say(store, "telegram:-500", bob, "family dinner: who books the dentist for the kids?");
+    say(store, "telegram:-500", alice, "I will");
+    say(store, "telegram:-600", bob, "Bob's other group: dentist bill");
+    say(store, "cli:default", owner, "the dentist invoice is in the drawer");
+    // After /new the older session of the same chat is still that person's chat.
+    store.history.newSession("telegram:111");
+    say(store, "telegram:111", alice, "dentist moved to Monday");
+
+    const keys = (sender: string) =>
+      store.recall.search({ query: "dentist", scope: scopeOf(sender), limit: 50 }).map((h) => `${h.session_key} ${h.speaker}`);
+    expect(keys(ALICE)).toEqual(["telegram:111 Alice", "telegram:-500 Bob", "telegram:111 Alice"]);
+    expect(keys(BOB)).toEqual(["telegram:-600 Bob", "telegram:-500 Bob", "telegram:222 Bob"]);
+    expect(keys("cli")).toHaveLength(6);
+    expect(keys("cron")).toHaveLength(6);
+    expect(keys("telegram:999")).toEqual([]);
+    expect(keys("hook")).toEqual([]);
+    // A session key asked for does not widen the scope.
+    expect(store.recall.search({ query: "dentist", scope: scopeOf(ALICE), session: "telegram:222" })).toEqual([]);
+  });
+
+  it("builds the index for a database written before it existed (migration 14), old messages in every script included", () => {
+    const path = tempDb();
+    const old = new Database(path);
+    old.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)");
+    for (const m of MIGRATIONS.filter((m) => m.version <= 13)) {
+      old.exec(m.sql);
+      old.prepare("INSERT INTO schema_migrations VALUES (?, ?, ?)").run(m.version, m.name, Date.now());
+    }
+    const at = Date.parse("2026-06-01T10:00:00Z");
+    old.prepare("INSERT INTO sessions (id, key, created_at) VALUES (1, 'telegram:111', ?), (2, 'telegram:222', ?)").run(at, at);
+    old
+      .prepare(
+        "INSERT INTO runs (id, session_id, source, status, started_at, sender_id, sender_name) VALUES (?, ?, 'telegram', 'done', ?, ?, ?)",
+      )
+      .run("r1", 1, at, ALICE, "Alice");
+    old
+      .prepare(
+        "INSERT INTO runs (id, session_id, source, status, started_at, sender_id, sender_name) VALUES (?, ?, 'telegram', 'done', ?, ?, ?)",
+      )
+      .run("r2", 2, at, BOB, "Bob");
+    const insert = old.prepare("INSERT INTO messages (session_id, run_id, role, content, created_at) VALUES (?, ?, ?, ?, ?)");
+    insert.run(1, "r1", "user", "the plumber's number is 0151 234", at);
+    insert.run(1, "r1", "assistant", "", at);
+    insert.run(1, "r1", "assistant", "Saved the plumber's number.", at + 1000);
+    insert.run(2, "r2", "user", "水道屋の電話番号", at + 2000);
+    old.close();
+
+    const store = open(path);
+    expect(store.db.prepare("SELECT MAX(version) FROM schema_migrations").pluck().get()).toBe(14);
+    const hits = store.recall.search({ query: "plumber", scope: scopeOf(ALICE) });
+    expect(hits.map((h) => [h.session_key, h.speaker, h.created_at])).toEqual([
+      ["telegram:111", "hermes", at + 1000],
+      ["telegram:111", "Alice", at],
+    ]);
+    expect(store.recall.search({ query: "水道", scope: scopeOf(ALICE) })).toEqual([]);
+    expect(store.recall.search({ query: "水道", scope: scopeOf(BOB) }).map((h) => markSnippet(h.snippet))).toEqual(["[水道]屋の電話番号"]);
+    // Messages stored from now on join the same index.
+    store.history.appendMessage(1, null, { role: "user", content: "plumber again" });
+    expect(store.recall.search({ query: "plumber", scope: all })).toHaveLength(3);
+  });
+});

@@ -1,0 +1,38 @@
+import { z } from "zod";
+import type { ToolName } from "../src/config/schema.js";
+import { markSnippet, type RecallHit, scopeOf } from "../src/store/recall.js";
+import { dateFormat } from "../src/time.js";
+import { defineTool } from "../src/tools/define.js";
+import type { ToolDeps } from "../src/tools/types.js";
+
+const input = z.strictObject({
+  query: z.string().min(1).max(1000),
+  limit: z.int().positive().optional(),
+});
+
+/** Hits one call returns at most: each is a line of the prompt. */
+const MAX_HITS = 20;
+
+/**
+ * Recall: full-text search over the conversations the asker may see (the owner: all; anyone else: the chats
+ * they wrote in), newest first. No model call: a local SQLite FTS5 query, milliseconds.
+ */
+export function createTool(_name: ToolName, deps: ToolDeps) {
+  return defineTool({
+    name: "recall",
+    description: 'Search past chats for what was said. Example: {"query": "plumber"}',
+    input,
+    readOnly: true,
+    run: (args, ctx) => {
+      const sender = deps.store.history.run(ctx.runId)?.sender_id ?? undefined;
+      const hits = deps.store.recall.search({ query: args.query, scope: scopeOf(sender), limit: Math.min(args.limit ?? 5, MAX_HITS) });
+      if (!hits.length) return `Nothing found for "${args.query}".`;
+      const stamp = dateFormat("sv-SE", { timeZone: deps.config.timezone, dateStyle: "short", timeStyle: "short" });
+      return hits.map((h) => hitLine(h, stamp)).join("\n");
+    },
+  });
+}
+
+function hitLine(h: RecallHit, stamp: Intl.DateTimeFormat): string {
+  return `${stamp.format(new Date(h.created_at))} ${h.session_key}, ${h.speaker}: ${markSnippet(h.snippet)}`;
+}
