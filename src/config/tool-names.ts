@@ -16,10 +16,21 @@ export const TOOL_NAMES = [
   "calendar",
   "feeds",
   "web_search",
+  "skill",
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
-export const DEFAULT_TOOLS: ToolName[] = ["clock", "notes", "remind", "read_file", "list_files", "write_file", "http_get", "weather"];
+export const DEFAULT_TOOLS: ToolName[] = [
+  "clock",
+  "notes",
+  "remind",
+  "read_file",
+  "list_files",
+  "write_file",
+  "http_get",
+  "weather",
+  "skill",
+];
 
 /** Names the model sees for an MCP server's tools: `<server>__<tool>`. */
 export const MCP_SEPARATOR = "__";

@@ -24,6 +24,7 @@ const MODULES: Partial<Record<ToolName, () => Promise<ToolModule>>> = {
   calendar: () => import("../../tools/calendar.js"),
   feeds: () => import("../../tools/feeds.js"),
   web_search: () => import("../../tools/web-search.js"),
+  skill: () => import("../skills/tool.js"),
 };
 
 export interface ToolSet {
