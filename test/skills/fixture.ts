@@ -30,10 +30,10 @@ export function writeSkill(root: string, folder: string, skill: SkillFixture = {
   return dir;
 }
 
-/** `count` valid skills named `skill-01`…, each with a description of about `descriptionChars`. */
+/** `count` valid skills named `skill-001`…, each with a description of about `descriptionChars`. */
 export function writeManySkills(root: string, count: number, descriptionChars = 200): string[] {
   return Array.from({ length: count }, (_, i) => {
-    const folder = `skill-${String(i + 1).padStart(2, "0")}`;
+    const folder = `skill-${String(i + 1).padStart(3, "0")}`;
     const words = `Handles the ${folder} chores for the household, step by step, and says when it is done. `;
     writeSkill(root, folder, {
       description: words

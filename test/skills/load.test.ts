@@ -114,7 +114,7 @@ describe("the skill index", () => {
       }
       if (cap === 60) {
         const lines = set.index.text.split("\n").slice(1);
-        for (const line of lines) expect(line).toMatch(/^- (skill-\d\d|and \d+ more, by name)$/);
+        for (const line of lines) expect(line).toMatch(/^- (skill-\d\d\d|and \d+ more, by name)$/);
         expect(lines.at(-1)).toMatch(/^- and \d+ more, by name$/);
       }
     }
@@ -146,13 +146,13 @@ describe("skill commands for the chat menus", () => {
     const builtIn = ["start", "help", "new", "compact", "stop", "status"];
     const telegram = skillCommands(set, "telegram", builtIn);
     expect(telegram).toHaveLength(100 - builtIn.length);
-    expect(telegram[0]).toEqual({ name: "skill_01", description: expect.stringContaining("skill-01") });
+    expect(telegram[0]).toEqual({ name: "skill_001", description: expect.stringContaining("skill-001") });
     expect(telegram.every((c) => /^[a-z0-9_]{1,32}$/.test(c.name))).toBe(true);
     const names = telegram.map((c) => c.name);
     for (const left of ["aa_private", "new", "a_very_long_skill_name_over_thirty_two"]) expect(names).not.toContain(left);
     const discord = skillCommands(set, "discord", ["new", "compact", "stop", "status", "help"]);
     expect(discord).toHaveLength(95);
-    expect(discord[0]?.name).toBe("skill-01");
+    expect(discord[0]?.name).toBe("skill-001");
     expect(discord.every((c) => c.description.length <= 100)).toBe(true);
   });
 });
