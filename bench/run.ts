@@ -26,6 +26,7 @@ import {
 } from "../test/helpers/hermes.js";
 import { httpEnv, httpSettings } from "../test/helpers/http.js";
 import { bareNodeMs, cleanEnv, Floor, setHere, timesAbove } from "./floors.js";
+import { skillsPromptSize } from "./skills.js";
 import { median, openFds, percentile, round, rssMb, timesOf } from "./stats.js";
 
 interface Figure {
@@ -381,6 +382,7 @@ async function main(): Promise<void> {
     ["ask", askRoundTripAndMemory],
     ["ready", startToReady],
     ["prompt", promptSize],
+    ["skills", () => skillsPromptSize(record)],
     ["throughput", throughput],
   ];
   for (const [name, part] of parts) if (only.size === 0 || only.has(name)) await part();

@@ -2,15 +2,17 @@ import type { Skill, SkillIndex } from "./types.js";
 
 /** The cap counts ≈ 4 characters a token, as SPEC §19 states it. */
 export const CHARS_PER_TOKEN = 4;
+/** The index joins the system prompt after a blank line; the cap covers that too. */
+const JOINER = 2;
 const HEADER = "Skills (before such a task, read one with the skill tool):";
 
 /**
- * The skill index for the system prompt, never longer than `maxTokens` × 4 characters: every description
+ * The skill index for the system prompt, never longer than `maxTokens` × 4 characters with the blank line before it: every description
  * in full when that fits; else all cut to the longest length that fits (the longest are cut first); else
  * names alone, as many as fit, and a count of the rest. `skills` come sorted; the same input gives the same bytes.
  */
 export function buildIndex(skills: readonly Skill[], maxTokens: number): SkillIndex {
-  const cap = maxTokens * CHARS_PER_TOKEN;
+  const cap = maxTokens * CHARS_PER_TOKEN - JOINER;
   const entries = skills.map((s) => ({ name: s.name, description: s.description.replace(/\s+/g, " ").trim() }));
   const longest = Math.max(0, ...entries.map((e) => e.description.length));
   const render = (limit: number) => entries.map((e) => line(e.name, e.description, limit));

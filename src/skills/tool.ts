@@ -13,7 +13,7 @@ const MAX_SKILL_CHARS = 12_000;
 export function createTool(_name: ToolName, deps: ToolDeps): AnyTool {
   return defineTool({
     name: "skill",
-    description: 'Read a listed skill before its task. Example: {"name": "plan-trip"}; add "file" for a file it names.',
+    description: 'Read a listed skill before its task; "file" reads a file it names. Example: {"name": "plan-trip"}',
     input: z.strictObject({ name: z.string().min(1).max(64), file: z.string().min(1).max(1024).optional() }),
     readOnly: true,
     maxResultChars: MAX_SKILL_CHARS,
