@@ -69,9 +69,11 @@ describe("skills in the daemon", () => {
     expect(toolNames(first)).toContain("skill");
     const results = toolResults(afterTools);
     expect(results.slice(0, 3)).toEqual(["# Plan a trip\n\nRead reference.md first.", "Trains before planes.", "extra.md (11 bytes)"]);
-    expect(results[3]).toMatch(/contains '\.\.'; paths must stay inside the skill's folder/);
-    expect(results[4]).toMatch(/is absolute; give a path inside the skill's folder/);
-    expect(results[5]).toMatch(/leads outside the skill's folder/);
+    // Refused by the file tools' jail, whatever words it uses.
+    expect(results[3]).toMatch(/'\.\.\/water-plants\/SKILL\.md'.*(\.\.|outside)/);
+    expect(results[4]).toMatch(/absolute|outside/);
+    expect(results[5]).toMatch(/'leak\.txt'.*(outside|link)/);
+    expect(results.slice(3, 6).join("\n")).not.toContain("Step one of water-plants");
     expect(results[6]).toMatch(/no skill named 'fly-away'; the skills are: plan-trip, water-plants/);
     expect(results.join("\n")).not.toContain("the owner's secret");
   });
