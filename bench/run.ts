@@ -27,6 +27,7 @@ import {
 import { httpEnv, httpSettings } from "../test/helpers/http.js";
 import { bareNodeMs, cleanEnv, Floor, setHere, timesAbove } from "./floors.js";
 import { recallBench } from "./recall.js";
+import { skillsPromptSize } from "./skills.js";
 import { median, openFds, percentile, round, rssMb, timesOf } from "./stats.js";
 
 interface Figure {
@@ -382,6 +383,7 @@ async function main(): Promise<void> {
     ["ask", askRoundTripAndMemory],
     ["ready", startToReady],
     ["prompt", promptSize],
+    ["skills", () => skillsPromptSize(record)],
     ["throughput", throughput],
     ["recall", () => recallBench(record)],
   ];

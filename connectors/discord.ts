@@ -19,6 +19,7 @@ import { DiskFullError, isDiskFull, TransportError } from "../src/errors.js";
 import { statusLines, strangerNoticeDue } from "./chat.js";
 import type { AttachmentInfo } from "./discord-media.js";
 import { createChannelRenderer, type DiscordDeps, decidedContent, sendText, showDecision } from "./discord-render.js";
+import { runSkillCommand, skillMenu, skillText } from "./discord-skills.js";
 
 type DiscordConfig = Config["connectors"]["discord"];
 
@@ -169,7 +170,7 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
 
   async function registerCommands(applicationId: string): Promise<void> {
     try {
-      await rest.put(Routes.applicationCommands(applicationId), { body: COMMANDS });
+      await rest.put(Routes.applicationCommands(applicationId), { body: [...COMMANDS, ...skillMenu(core)] });
     } catch (err) {
       log.warn({ err }, "registering the slash commands failed; the text commands still work");
     }
@@ -226,17 +227,18 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
   async function handle(m: Inbound): Promise<void> {
     const done = () => core.store.inbound.markDone("discord", BigInt(m.id));
     const sessionKey = `discord:${m.channel}`;
-    const command = m.text.match(/^\/(new|compact|stop|status|help|start)\b/)?.[1];
+    const skilled = skillText(core, m.text);
+    const command = skilled === undefined ? m.text.match(/^\/(new|compact|stop|status|help|start)\b/)?.[1] : undefined;
     if (command) {
       done();
       await sendText(rest, m.channel, await runCommand(command, sessionKey));
       return;
     }
-    let text = m.text;
+    let text = skilled ?? m.text;
     let images: string[] | undefined;
     if (m.attachments?.length) {
       // Loaded at the first attachment: a text-only chat never pays for the media code.
-      const outcome = await (await import("./discord-media.js")).takeAttachments(core.config(), m.attachments, m.text);
+      const outcome = await (await import("./discord-media.js")).takeAttachments(core.config(), m.attachments, text);
       if (outcome.type === "reply") {
         done();
         await sendText(rest, m.channel, outcome.text);
@@ -331,6 +333,7 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
       });
       return;
     }
+    if (await runSkillCommand({ core, deps: { ...deps, stream: cfg.stream_replies }, log }, interaction)) return;
     // A summary takes longer than the 3 s Discord gives an interaction's first answer.
     if (interaction.commandName === "compact") await interaction.deferReply();
     const text = await runCommand(interaction.commandName, `discord:${interaction.channelId}`);

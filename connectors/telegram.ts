@@ -6,6 +6,7 @@ import type { Config } from "../src/config/schema.js";
 import type { Connector, ConnectorHealth, Core } from "../src/connector.js";
 import { deadline, waitAtMost } from "../src/deadline.js";
 import { DISK_FULL_MESSAGE, DiskFullError, TransportError } from "../src/errors.js";
+import { matchSkillCommand, skillCommands, withSkill } from "../src/skills/commands.js";
 import { Turns } from "../src/turns.js";
 import { statusLines, strangerNoticeDue } from "./chat.js";
 import { addressedText } from "./telegram-address.js";
@@ -30,6 +31,8 @@ const COMMANDS = [
   { command: "stop", description: "Stop what I am doing" },
   { command: "status", description: "Is everything working?" },
 ];
+
+const BUILT_IN = COMMANDS.map((c) => c.command);
 
 /** The owner's phone: a Telegram bot on grammY, long polling through @grammyjs/runner. */
 export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connector {
@@ -91,6 +94,8 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
     const text = addressedText(message, bot.botInfo);
     if (text === undefined) return done();
     const sessionKey = `telegram:${message.chat.id}`;
+    const invoked = matchSkillCommand(core.skills?.(), text, BUILT_IN);
+    if (invoked) return submitMessage(ctx, message, withSkill(invoked.skill, invoked.text));
     const command = text.match(/^\/(\w+)(@\w+)?\b/)?.[1];
     if (command) {
       await runCommand(ctx, command, sessionKey);
@@ -171,6 +176,11 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
     }
   }
 
+  /** The user-invocable skills, after the built-in commands and under Telegram's limit of 100. */
+  function skillMenu() {
+    return skillCommands(core.skills?.(), "telegram", BUILT_IN).map((c) => ({ command: c.name, description: c.description }));
+  }
+
   async function noticeStranger(ctx: Context, userId: number | undefined): Promise<void> {
     log.warn({ userId, chat: ctx.chat?.id }, "message from a user not in allowed_users ignored");
     if (userId === undefined || ctx.chat?.type !== "private") return;
@@ -234,7 +244,7 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
       throw err;
     }
     // The command menu is cosmetic: set in the background, so start-up does not wait one more round trip.
-    void bot.api.setMyCommands(COMMANDS, undefined, life.signal as never).catch((err: unknown) => {
+    void bot.api.setMyCommands([...COMMANDS, ...skillMenu()], undefined, life.signal as never).catch((err: unknown) => {
       if (!life.signal.aborted) log.warn({ err }, "setMyCommands failed");
     });
     ready = true;

@@ -10,6 +10,7 @@ import type { Config } from "./config/schema.js";
 import type { ToolReport } from "./daemon/tools-report.js";
 import type { Logger } from "./log.js";
 import type { McpServerReport } from "./mcp/types.js";
+import type { SkillSet } from "./skills/types.js";
 import type { Store } from "./store/store.js";
 
 export interface ConnectorHealth {
@@ -105,6 +106,8 @@ export interface Core {
   /** The cron connector's scheduler, when cron is enabled. */
   scheduler(): Scheduler | undefined;
   config(): Config;
+  /** The skills loaded from `skills.dirs` now (for `/<skill-name> text`); undefined when there are none. */
+  skills?(): SkillSet | undefined;
   store: Store;
   log: Logger;
 }

@@ -38,6 +38,7 @@ Commands:
   search QUERY [--session KEY] [--limit N] [--json]
                                       every past conversation searched by words, newest first
   tools [--json]                      every tool the model can see: source, whether it asks first, prompt cost
+  skills [list | check PATH] [--json] the skills, their cost in the prompt's index and any problems; check a folder
   doctor                              check config, storage, socket, model, tokens and the systemd setup
   config check                        validate the config and print it with secrets masked
 
@@ -122,6 +123,8 @@ async function main(argv: string[]): Promise<number> {
       return (await daemonCode(() => import("./backup.js"))).backupCommand(configPath, rest[0]);
     case "restore":
       return (await daemonCode(() => import("./backup.js"))).restoreCommand(configPath, rest[0]);
+    case "skills":
+      return (await daemonCode(() => import("./skills.js"))).skillsCommand(configPath, rest, values.json === true);
     case "export":
       return (await daemonCode(() => import("./export.js"))).exportCommand(configPath, values);
     case "search":

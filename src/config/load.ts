@@ -156,6 +156,7 @@ function resolvePaths(config: Config, base: string): Config {
       calendar: { ...config.tools.calendar, sources: config.tools.calendar.sources.map((s) => (/^https?:\/\//.test(s) ? s : abs(s))) },
     },
     connectors: { ...config.connectors, cli: { ...config.connectors.cli, socket: abs(config.connectors.cli.socket) } },
+    skills: { ...config.skills, dirs: config.skills.dirs.map(abs) },
     mcp: { servers: Object.fromEntries(Object.entries(config.mcp.servers).map(([n, s]) => [n, s.cwd ? { ...s, cwd: abs(s.cwd) } : s])) },
   };
 }

@@ -1,6 +1,7 @@
 import { readFileSync, readlinkSync } from "node:fs";
 import { Cron } from "croner";
 import { z } from "zod";
+import { skillsSchema } from "../skills/schema.js";
 import { checkHttpOpenAi, httpOpenAi } from "./http-openai.js";
 import { DEFAULT_TOOLS, enabledEntry, MCP_SEPARATOR } from "./tool-names.js";
 
@@ -313,6 +314,7 @@ export const configSchema = z
       .prefault({}),
     connectors,
     mcp,
+    skills: skillsSchema,
     log: z.strictObject({ level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info") }).prefault({}),
   })
   .superRefine((cfg, ctx) => {

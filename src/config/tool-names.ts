@@ -17,6 +17,7 @@ export const TOOL_NAMES = [
   "feeds",
   "web_search",
   "recall",
+  "skill",
 ] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
@@ -30,6 +31,7 @@ export const DEFAULT_TOOLS: ToolName[] = [
   "http_get",
   "weather",
   "recall",
+  "skill",
 ];
 
 /** Names the model sees for an MCP server's tools: `<server>__<tool>`. */

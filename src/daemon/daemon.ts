@@ -12,6 +12,8 @@ import { createLogger } from "../log.js";
 import type { McpHub } from "../mcp/hub.js";
 import { createModel, createModelClient } from "../model/create.js";
 import type { ModelChain, ModelClient, ProbeResult, ToolSpec } from "../model/types.js";
+import { skillIndexText, startSkills } from "../skills/startup.js";
+import type { SkillSet } from "../skills/types.js";
 import { scheduleBackups } from "../store/backup.js";
 import { memoryBlock, type Person } from "../store/memory.js";
 import { openStore, type Store } from "../store/store.js";
@@ -49,6 +51,8 @@ interface State {
   readWindows: () => Promise<void>;
   /** `model.vision_model`'s client, when configured. */
   visionModel?: ModelClient;
+  /** The skills from `skills.dirs`, when any folder of them exists. */
+  skills?: SkillSet;
 }
 
 export interface DaemonOptions {
@@ -100,7 +104,8 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     log,
     model: hintedModel(() => state.model, modelMonitor),
     visionModel: () => state.visionModel,
-    systemPrompt: (sender) => systemPrompt(config(), store, state.tools.has("memory"), sender),
+    systemPrompt: (sender) =>
+      systemPrompt(config(), store, state.tools.has("memory"), sender, skillIndexText(state.skills, state.tools.has("skill"))),
     toolSpecs: () => state.specs(),
     toolsKnown: () => mcpTools,
     calibration: new TokenCalibration({ load: (m) => store.memory.loadRatio(m), save: (m, r) => store.memory.saveRatio(m, r) }),
@@ -121,6 +126,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     listenerFor: (channel) => listenerFor(connectors, channel),
     scheduler: () => connectors.find((c) => c.scheduler)?.scheduler,
     config,
+    skills: () => state.skills,
     store,
     log,
   };
@@ -205,7 +211,10 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
 }
 
 async function buildParts(config: Config, deps: Omit<ToolDeps, "config">, log: Logger, extra: AnyTool[] = [], model?: ModelClient) {
-  const { tools, unavailable } = await loadTools(config.tools.enabled, { ...deps, config }, extra);
+  const skills = await startSkills(config, log);
+  const { tools, unavailable } = await loadTools(config.tools.enabled, { ...deps, config, skills: () => skills }, extra);
+  // With nothing to read, the tool would only cost the prompt its signature.
+  if (!skills?.skills.some((s) => !s.hiddenFromModel)) tools.delete("skill");
   if (unavailable.length) log.warn({ tools: unavailable }, "enabled tools that this version does not provide are skipped");
   let specs: ToolSpec[] | undefined;
   const usedToday = (endpoint: string) => deps.store.usage.endpointTokensSince(endpoint, startOfToday());
@@ -217,6 +226,7 @@ async function buildParts(config: Config, deps: Omit<ToolDeps, "config">, log: L
     model: parts.chain,
     readWindows: parts.readWindows,
     visionModel: config.model.vision_model ? await createModelClient({ ...config.model, name: config.model.vision_model }) : undefined,
+    skills,
   };
 }
 
@@ -230,10 +240,11 @@ function withMcpTools(state: State): void {
   state.specs = () => (specs ??= [...tools.values()].map(toolSpec));
 }
 
-function systemPrompt(config: Config, store: Store, withMemory: boolean, sender?: Person): string {
+/** The fixed prompt, the skill index (changed only by a reload), then memories (which change more often): the stable part first. */
+function systemPrompt(config: Config, store: Store, withMemory: boolean, sender?: Person, skillIndex = ""): string {
   const base = config.agent.system_prompt ?? DEFAULT_SYSTEM_PROMPT;
   const memories = withMemory ? memoryBlock(store.memory.visibleTo(sender?.id), 2000, sender) : "";
-  return memories ? `${base}\n\n${memories}` : base;
+  return [base, skillIndex, memories].filter(Boolean).join("\n\n");
 }
 
 function startBackups(store: Store, config: Config, log: Logger): { stop(): void } {

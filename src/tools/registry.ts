@@ -25,6 +25,7 @@ const MODULES: Partial<Record<ToolName, () => Promise<ToolModule>>> = {
   feeds: () => import("../../tools/feeds.js"),
   web_search: () => import("../../tools/web-search.js"),
   recall: () => import("../../tools/recall.js"),
+  skill: () => import("../skills/tool.js"),
 };
 
 export interface ToolSet {

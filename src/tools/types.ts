@@ -7,6 +7,7 @@
  */
 import type { z } from "zod";
 import type { Config } from "../config/schema.js";
+import type { SkillSet } from "../skills/types.js";
 import type { Store } from "../store/store.js";
 
 export interface ToolContext {
@@ -60,6 +61,8 @@ export interface ToolDeps {
   now: () => Date;
   /** Sends text to a delivery target through the connectors (for send_message). */
   deliver?: (target: string, text: string) => Promise<{ messageId: string }>;
+  /** The skills loaded from `skills.dirs` now (for the `skill` tool). */
+  skills?: () => SkillSet | undefined;
 }
 
 export const DEFAULT_MAX_RESULT_CHARS = 4000;

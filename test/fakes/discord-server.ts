@@ -70,7 +70,7 @@ export interface FakeDiscord {
   /** A button click by `userId` on the message `message` (a sent message as the fake recorded it). */
   click(userId: string, message: any, customId: string): string;
   /** A slash command by `userId` in `channelId`. */
-  slash(userId: string, channelId: string, name: string): string;
+  slash(userId: string, channelId: string, name: string, options?: { name: string; type: number; value: string }[]): string;
   dmChannelOf(userId: string): string;
   /** Drops every gateway connection without a close frame (a dead network). */
   dropConnections(): void;
@@ -200,12 +200,12 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       });
       return id;
     },
-    slash(userId, channelId, name) {
+    slash(userId, channelId, name, options) {
       const id = snowflake();
       dispatch("INTERACTION_CREATE", {
         ...interactionBase(id, userId, channelId, channelId !== GUILD_CHANNEL),
         type: 2,
-        data: { id: "1400000000000000001", name, type: 1 },
+        data: { id: "1400000000000000001", name, type: 1, ...(options && { options }) },
       });
       return id;
     },

@@ -1,0 +1,123 @@
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { BOT_USER, type FakeDiscord, startFakeDiscord } from "../fakes/discord-server.js";
+import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
+import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-server.js";
+import { baseSettings, createTempDir, type Hermes, startHermes } from "../helpers/hermes.js";
+import { writeManySkills, writeSkill } from "./fixture.js";
+
+const OWNER = 42;
+const DISCORD_OWNER = "2000000000000000042";
+const lastUser = (req: { messages: { role: string; content: string }[] } | undefined) =>
+  req?.messages.filter((m) => m.role === "user").at(-1)?.content ?? "";
+
+function writeFixtureSkills(root: string): void {
+  writeSkill(root, "daily-brief", {
+    description: "Write the morning brief.",
+    body: "Brief in three bullet points: weather, calendar, news.",
+  });
+  writeSkill(root, "quiet-helper", { front: "user-invocable: false\n", body: "Only the model loads this one." });
+}
+
+describe("/<skill-name> text in the chats", () => {
+  let model: FakeModel;
+  let dir: ReturnType<typeof createTempDir>;
+  let hermes: Hermes | undefined;
+  beforeEach(async () => {
+    model = await startFakeModel();
+    dir = createTempDir();
+  });
+  afterEach(async () => {
+    if (hermes?.process.exitCode === null) await hermes.stop();
+    hermes = undefined;
+    await model.close();
+    dir.cleanup();
+  });
+
+  describe("in Telegram", () => {
+    let telegram: FakeTelegram;
+    beforeEach(async () => {
+      telegram = await startFakeTelegram();
+    });
+    afterEach(() => telegram.close());
+    const start = async () => {
+      hermes = await startHermes(
+        {
+          ...baseSettings(model.url),
+          skills: { dirs: ["./skills"] },
+          connectors: { cron: { enabled: false }, telegram: telegram.settings([OWNER]) },
+        },
+        { dir: dir.path },
+      );
+      await telegram.waitFor((c) => c.method === "getUpdates");
+    };
+    const replied = (text: string) =>
+      telegram.waitFor((c) => c.method === "sendMessage" && Number(c.params.chat_id) === OWNER && c.params.text === text);
+
+    it("sends the text with the skill's body loaded for the turn, by its name with '-' or '_'; the menu lists it with '_'", async () => {
+      writeFixtureSkills(join(dir.path, "skills"));
+      model.respond(() => ({ text: "done" }));
+      await start();
+      const menu = await telegram.waitFor((c) => c.method === "setMyCommands");
+      const names = menu.params.commands.map((c: { command: string }) => c.command);
+      expect(names).toEqual(["start", "help", "new", "compact", "stop", "status", "daily_brief"]);
+      telegram.sendText(OWNER, "/daily_brief for Monday");
+      await replied("done");
+      const first = lastUser(model.requests[0]);
+      expect(first).toContain("Brief in three bullet points: weather, calendar, news.");
+      expect(first).toMatch(/<\/skill>\n\nfor Monday\n\n\(Current time:/);
+      telegram.sendText(OWNER, "/daily-brief");
+      await model.waitForRequests(2);
+      expect(lastUser(model.requests[1])).toContain('Use the skill "daily-brief"');
+      // Not user-invocable, unknown, or a built-in: not a skill command.
+      telegram.sendText(OWNER, "/quiet_helper please");
+      await replied("I do not know that command. Try /help.");
+      telegram.sendText(OWNER, "/status");
+      await telegram.waitFor((c) => c.method === "sendMessage" && String(c.params.text).startsWith("hermes "));
+      expect(model.requests).toHaveLength(2);
+    });
+
+    it("caps the menu under Telegram's 100 commands", async () => {
+      writeManySkills(join(dir.path, "skills"), 120, 30);
+      await start();
+      const menu = await telegram.waitFor((c) => c.method === "setMyCommands");
+      expect(menu.params.commands).toHaveLength(100);
+      expect(menu.params.commands.at(-1).command).toBe("skill_094");
+    });
+  });
+
+  describe("in Discord", () => {
+    let discord: FakeDiscord;
+    beforeEach(async () => {
+      discord = await startFakeDiscord();
+    });
+    afterEach(() => discord.close());
+
+    it("registers the skills as slash commands and runs them typed or from the menu", async () => {
+      writeFixtureSkills(join(dir.path, "skills"));
+      model.respond(() => ({ text: "done" }));
+      hermes = await startHermes(
+        {
+          ...baseSettings(model.url),
+          skills: { dirs: ["./skills"] },
+          connectors: { cron: { enabled: false }, discord: discord.settings([DISCORD_OWNER]) },
+        },
+        { dir: dir.path },
+      );
+      await hermes.waitForLog((l) => l.msg === "discord gateway ready");
+      const commands = await discord.waitFor((c) => c.method === `PUT /applications/${BOT_USER.id}/commands`);
+      expect(commands.body.map((c: { name: string }) => c.name)).toEqual(["new", "compact", "stop", "status", "help", "daily-brief"]);
+      expect(commands.body.at(-1).options).toEqual([{ type: 3, name: "text", description: "What to do with the skill", required: false }]);
+      const dm = discord.dmChannelOf(DISCORD_OWNER);
+      discord.dm(DISCORD_OWNER, "/daily-brief for Tuesday");
+      await model.waitForRequests(1);
+      expect(lastUser(model.requests[0])).toMatch(/Brief in three bullet points[\s\S]*<\/skill>\n\nfor Tuesday/);
+      discord.slash(DISCORD_OWNER, dm, "daily-brief", [{ name: "text", type: 3, value: "for Friday" }]);
+      const echo = await discord.waitFor((c) => c.method === "callback" && c.body.type === 4);
+      expect(echo.body.data.content).toBe("/daily-brief for Friday");
+      await model.waitForRequests(2);
+      expect(lastUser(model.requests[1])).toMatch(/Brief in three bullet points[\s\S]*<\/skill>\n\nfor Friday/);
+      await discord.waitFor((c) => c.method === `POST /channels/${dm}/messages` && c.body.content === "done", 0);
+    });
+  });
+});
