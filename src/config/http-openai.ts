@@ -30,7 +30,8 @@ interface Connectors {
 export function checkHttpOpenAi(c: Connectors, ctx: z.RefinementCtx): void {
   const { enabled, approvals_to } = c.http.openai;
   const target = approvals_to.split(":")[0] as "telegram" | "discord" | "cli";
-  if (!c.http.enabled || !enabled || !approvals_to || c[target].enabled) return;
+  // Also run for a target the regex refused (zod still refines the whole): such a one is reported there.
+  if (!c.http.enabled || !enabled || !APPROVAL_TARGET.test(approvals_to) || c[target].enabled) return;
   ctx.addIssue({
     code: "custom",
     path: ["connectors", "http", "openai", "approvals_to"],

@@ -60,9 +60,25 @@ describe("HTTP authentication", () => {
 describe("connectors.http config", () => {
   it("is off by default on 127.0.0.1:8787", () => {
     const { config } = parseConfig("", "/srv/hermes/hermes.yaml", {});
-    expect(config.connectors.http).toEqual({ enabled: false, listen: "127.0.0.1:8787", token: "", hooks: [] });
+    expect(config.connectors.http).toEqual({
+      enabled: false,
+      listen: "127.0.0.1:8787",
+      token: "",
+      hooks: [],
+      openai: { enabled: false, approvals_to: "" },
+    });
     expect(parseListen("[::1]:8787")).toEqual({ host: "::1", port: 8787 });
     expect(parseListen("0.0.0.0:80")).toEqual({ host: "0.0.0.0", port: 80 });
+  });
+
+  it("asks the OpenAI door's approvals only in a chat whose connector is on", () => {
+    const openai = (to: string) => `connectors:\n  http: { enabled: true, token: t, openai: { enabled: true, approvals_to: "${to}" } }\n`;
+    expect(problemsOf(openai("telegram:42"))).toEqual([
+      "connectors.http.openai.approvals_to: asks approvals in telegram, but connectors.telegram is not enabled",
+    ]);
+    expect(problemsOf(openai("mail:me"))[0]).toMatch(/approvals_to: expected telegram:<chat_id>/);
+    expect(problemsOf(openai("cli:default"))).toEqual([]);
+    expect(problemsOf(openai(""))).toEqual([]);
   });
 
   it("requires a token when enabled, a host:port, and hooks that deliver to an enabled connector", () => {
