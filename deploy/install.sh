@@ -72,7 +72,8 @@ install_app() {
     say "(skipped with --no-deps) npm ci --omit=dev"
   fi
   mkdir -p "$(dirname "$BIN")"
-  printf '#!/bin/sh\nexec %s %s/dist/app/hermes.js "$@"\n' "$NODE" "/opt/hermes" > "$BIN"
+  # HERMES_INSTALLED: this command looks for the service's config, not for a ./hermes.yaml (a checkout's).
+  printf '#!/bin/sh\nHERMES_INSTALLED=1 exec %s %s/dist/app/hermes.js "$@"\n' "$NODE" "/opt/hermes" > "$BIN"
   chmod 0755 "$BIN"
 }
 

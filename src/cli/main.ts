@@ -8,7 +8,7 @@ import { endQuietlyOnClosedPipe } from "./closed-pipe.js";
 import { useCompileCache } from "./compile-cache.js";
 import { confirmFor } from "./confirm.js";
 import { runMessage } from "./run-view.js";
-import { findConfigPath, socketPathOf } from "./socket-path.js";
+import { findConfigPath, loadEnvFile, socketPathOf } from "./socket-path.js";
 
 export const EXIT = { ok: 0, failure: 1, usage: 2, unreachable: 3 } as const;
 
@@ -40,7 +40,8 @@ Commands:
   config check                        validate the config and print it with secrets masked
 
 Options:
-  --config PATH   config file (default: $HERMES_CONFIG, ./hermes.yaml, /etc/hermes/hermes.yaml)
+  --config PATH   config file (default: $HERMES_CONFIG, ~/.config/hermes/hermes.yaml,
+                  ./hermes.yaml, /etc/hermes/hermes.yaml); hermes.env beside it is read too
   -h, --help      this help
 
 Exit codes: 0 ok, 1 failure, 2 usage error, 3 daemon not reachable.
@@ -92,6 +93,7 @@ async function main(argv: string[]): Promise<number> {
   if (values.version) return print("0.1.0");
   if (values.help || !command || command === "help") return print(HELP);
   const configPath = findConfigPath(values.config);
+  loadEnvFile(configPath);
   switch (command) {
     case "start":
       return (await daemonCode(() => import("./daemon-commands.js"))).start(configPath);
