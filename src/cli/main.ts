@@ -36,6 +36,8 @@ Commands:
   export [--session KEY] [--format md|json]
                                       conversations for reading or moving elsewhere
   tools [--json]                      every tool the model can see: source, whether it asks first, prompt cost
+  pair telegram|discord [--name NAME] [--timeout-s 600]
+                                      add the owner (or a second person) to allowed_users by a code
   doctor                              check config, storage, socket, model, tokens and the systemd setup
   config check                        validate the config and print it with secrets masked
 
@@ -59,6 +61,8 @@ const OPTIONS = {
   since: { type: "string" },
   by: { type: "string" },
   format: { type: "string" },
+  name: { type: "string" },
+  "timeout-s": { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -122,6 +126,8 @@ async function main(argv: string[]): Promise<number> {
       return (await daemonCode(() => import("./backup.js"))).backupCommand(configPath, rest[0]);
     case "restore":
       return (await daemonCode(() => import("./backup.js"))).restoreCommand(configPath, rest[0]);
+    case "pair":
+      return pairCommand(configPath, rest, values);
     case "export":
       return (await daemonCode(() => import("./export.js"))).exportCommand(configPath, values);
     default:
@@ -149,6 +155,14 @@ async function ask(configPath: string, rest: string[], values: CliValues): Promi
     const failed = ["model_error", "error", "interrupted", "refused"].includes(end.stopReason);
     return failed ? EXIT.failure : EXIT.ok;
   });
+}
+
+async function pairCommand(configPath: string, rest: string[], values: CliValues): Promise<number> {
+  const platform = rest[0];
+  const timeoutS = values["timeout-s"] === undefined ? 600 : Number(values["timeout-s"]);
+  if ((platform !== "telegram" && platform !== "discord") || rest.length > 1 || !(timeoutS > 0))
+    throw new UsageError("usage: hermes pair telegram|discord [--name NAME] [--timeout-s 600]");
+  return (await import("./pair.js")).pair(configPath, platform, { name: values.name, timeoutS });
 }
 
 async function usageCommand(configPath: string, values: CliValues): Promise<number> {

@@ -25,6 +25,7 @@ import { loadConnectors } from "./connectors.js";
 import { createModelMonitor, startHealthLoop, statusLine } from "./health.js";
 import { hintedModel } from "./health-hint.js";
 import { warnOfToolCost } from "./mcp-warn.js";
+import { Pairings } from "./pairing.js";
 import { createNotifier, type Notifier } from "./systemd.js";
 import { reportTools } from "./tools-report.js";
 
@@ -108,6 +109,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     fallbackListener: (channel) => listenerFor(connectors, channel),
   });
 
+  let reloadDaemon = async () => false;
   const core: Core = {
     submit: (req) => runner.submit(req),
     stop: (key) => runner.stop(key),
@@ -123,6 +125,8 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     config,
     store,
     log,
+    reload: () => reloadDaemon(),
+    pairings: new Pairings(),
   };
 
   runner.recover();
@@ -156,7 +160,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
   );
 
   let stopping: Promise<void> | undefined;
-  return {
+  const daemon: Daemon = {
     core,
     stop: () => {
       stopping ??= (async () => {
@@ -202,6 +206,8 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
       }
     },
   };
+  reloadDaemon = daemon.reload;
+  return daemon;
 }
 
 async function buildParts(config: Config, deps: Omit<ToolDeps, "config">, log: Logger, extra: AnyTool[] = [], model?: ModelClient) {
