@@ -36,6 +36,10 @@ Commands:
   export [--session KEY] [--format md|json]
                                       conversations for reading or moving elsewhere
   tools [--json]                      every tool the model can see: source, whether it asks first, prompt cost
+  setup [SECTION…] [--non-interactive] [--model-url URL] [--model NAME] [--telegram-token T]
+        [--discord-token T] [--timezone ZONE] [--briefing HH:MM|off] [--location PLACE] [--pair]
+                                      write the config and the secrets file, checking each answer;
+                                      sections: model, telegram, discord, timezone, briefing
   pair telegram|discord [--name NAME] [--timeout-s 600]
                                       add the owner (or a second person) to allowed_users by a code
   doctor                              check config, storage, socket, model, tokens and the systemd setup
@@ -62,6 +66,15 @@ const OPTIONS = {
   by: { type: "string" },
   format: { type: "string" },
   name: { type: "string" },
+  "model-url": { type: "string" },
+  model: { type: "string" },
+  "telegram-token": { type: "string" },
+  "discord-token": { type: "string" },
+  timezone: { type: "string" },
+  briefing: { type: "string" },
+  location: { type: "string" },
+  "non-interactive": { type: "boolean" },
+  pair: { type: "boolean" },
   "timeout-s": { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
@@ -96,6 +109,7 @@ async function main(argv: string[]): Promise<number> {
   if (!runsDaemon) endQuietlyOnClosedPipe();
   if (values.version) return print("0.1.0");
   if (values.help || !command || command === "help") return print(HELP);
+  if (command === "setup") return (await import("./setup-command.js")).setupCommand(values, rest);
   const configPath = findConfigPath(values.config);
   loadEnvFile(configPath);
   switch (command) {
