@@ -64,7 +64,7 @@ install_app() {
   say "installing the application to $APP"
   mkdir -p "$APP"
   rm -rf "$APP/dist"
-  cp -R "$SRC/dist" "$SRC/package.json" "$SRC/package-lock.json" "$SRC/README.md" "$SRC/config" "$APP/"
+  cp -R "$SRC/dist" "$SRC/package.json" "$SRC/package-lock.json" "$SRC/README.md" "$SRC/docs" "$SRC/config" "$APP/"
   mkdir -p "$APP/scripts" && cp "$SRC/scripts/prepare.mjs" "$APP/scripts/"   # npm ci's prepare step
   if [ "$DEPS" -eq 1 ]; then
     (cd "$APP" && npm ci --omit=dev --ignore-scripts=false --no-audit --no-fund)

@@ -207,6 +207,7 @@ async function pairOwner(
   const { readFileSync, writeFileSync } = await import("node:fs");
   writeFileSync(configPath, addAllowedUser(readFileSync(configPath, "utf8"), "telegram", paired.id, paired.name));
   doc.setIn(["connectors", "telegram", "allowed_users"], readConfigDoc(configPath).getIn(["connectors", "telegram", "allowed_users"]));
+  writeEnvFile(envFileOf(configPath), { TELEGRAM_OWNER_ID: paired.id }); // for examples/morning-briefing.yaml
   say(`✓ paired Telegram user ${paired.id} (${paired.name})`);
   return paired.id;
 }
@@ -250,8 +251,7 @@ function nextSteps(configPath: string, doc: Document): string {
     "  hermes doctor                 check everything",
     "  hermes start                  run it in the foreground (Ctrl-C stops it), then write to your bot",
     ...(telegram ? ["  hermes pair telegram          add someone else (--name), while hermes runs"] : []),
-    "  sudo deploy/install.sh        run it as a service (systemd), from the checkout; then",
-    `                                sudo cp ${configPath} ${envFileOf(configPath)} /etc/hermes/ && sudo systemctl restart hermes`,
-    "See docs/deployment.md.",
+    "  sudo deploy/install.sh        run it as a service (systemd), from the checkout: then move",
+    `                                ${configPath} and ${envFileOf(configPath)} over as docs/deployment.md says`,
   ].join("\n");
 }

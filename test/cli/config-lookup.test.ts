@@ -91,3 +91,14 @@ describe("hermes.example.yaml", () => {
     expect(result.code).toBe(0);
   });
 });
+
+describe("examples/morning-briefing.yaml", () => {
+  it("is a valid config with the owner's ids from the environment, its job delivering to the owner", async () => {
+    const result = await runCli(["config", "check", "--config", join(REPO, "examples/morning-briefing.yaml")], {
+      env: { TELEGRAM_BOT_TOKEN: "123456:example-token", TELEGRAM_OWNER_ID: "42" },
+    });
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toContain("deliver: telegram:42");
+    expect(result.stdout).toMatch(/allowed_users:\s*\n\s*- 42/);
+  });
+});
