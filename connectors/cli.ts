@@ -8,6 +8,7 @@ import { errorMessage } from "../src/errors.js";
 import type { UsageGrouping, UsageTotals } from "../src/store/usage.js";
 import { VERSION } from "../src/version.js";
 import { createUploads, isAskFile, takeFile } from "./cli-files.js";
+import { dispatchPairing } from "./cli-pair.js";
 import { dispatchStorage } from "./cli-storage.js";
 
 type Json = Record<string, unknown>;
@@ -198,6 +199,10 @@ async function dispatch(core: Core, id: string, req: Json, send: (reply: Reply) 
       const servers = (await core.status()).mcp ?? [];
       return result(true, undefined, { tools: core.tools(), servers });
     }
+    case "pair":
+    case "pair_confirm":
+    case "reload":
+      return dispatchPairing(core, id, req, send);
     case "schedule_run": {
       const scheduler = core.scheduler();
       if (!scheduler) return result(false, "the cron connector is off (connectors.cron.enabled)");
@@ -207,7 +212,7 @@ async function dispatch(core: Core, id: string, req: Json, send: (reply: Reply) 
     }
     default:
       return bad(
-        `unknown op ${JSON.stringify(req.op)}; ops: hello, ask, upload, decide, stop, new, compact, status, approvals, audit, schedules, schedule_run, usage, sessions, session_show, memories, forget, backup, tools`,
+        `unknown op ${JSON.stringify(req.op)}; ops: hello, ask, upload, decide, stop, new, compact, status, approvals, audit, schedules, schedule_run, usage, sessions, session_show, memories, forget, backup, tools, pair, pair_confirm, reload`,
       );
   }
 }

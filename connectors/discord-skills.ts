@@ -6,7 +6,7 @@ import { matchSkillCommand, skillCommands, withSkill } from "../src/skills/comma
 import { createChannelRenderer, type DiscordDeps } from "./discord-render.js";
 
 /** The connector's own commands: a skill of the same name is not offered as one. */
-const BUILT_IN = ["new", "compact", "stop", "status", "help", "start"];
+const BUILT_IN = ["new", "compact", "stop", "status", "whoami", "help", "start"];
 
 /** The user-invocable skills as slash commands with a text option, after the built-in ones and under Discord's 100. */
 export function skillMenu(core: Core) {

@@ -17,6 +17,7 @@ import type { Connector, ConnectorHealth, Core } from "../src/connector.js";
 import { waitAtMost } from "../src/deadline.js";
 import { DiskFullError, isDiskFull, TransportError } from "../src/errors.js";
 import { statusLines, strangerNoticeDue } from "./chat.js";
+import { menuCommands, whoamiText } from "./commands.js";
 import type { AttachmentInfo } from "./discord-media.js";
 import { createChannelRenderer, type DiscordDeps, decidedContent, sendText, showDecision } from "./discord-render.js";
 import { runSkillCommand, skillMenu, skillText } from "./discord-skills.js";
@@ -28,13 +29,6 @@ const INTENTS = [
   GatewayIntentBits.GuildMessages,
   GatewayIntentBits.DirectMessages,
   GatewayIntentBits.MessageContent,
-];
-const COMMANDS = [
-  { name: "new", description: "Start a fresh conversation" },
-  { name: "compact", description: "Summarise our conversation so far" },
-  { name: "stop", description: "Stop what I am doing" },
-  { name: "status", description: "Is everything working?" },
-  { name: "help", description: "What I can do" },
 ];
 const HELP =
   "Hi! I am hermes, your assistant on your home server. Write to me in a DM, or mention me in a channel.\n/new starts a fresh conversation, /compact summarises it so far, /stop stops what I am doing, /status shows whether everything works.";
@@ -170,7 +164,7 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
 
   async function registerCommands(applicationId: string): Promise<void> {
     try {
-      await rest.put(Routes.applicationCommands(applicationId), { body: [...COMMANDS, ...skillMenu(core)] });
+      await rest.put(Routes.applicationCommands(applicationId), { body: [...menuCommands(100), ...skillMenu(core)] });
     } catch (err) {
       log.warn({ err }, "registering the slash commands failed; the text commands still work");
     }
@@ -199,7 +193,20 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
       }),
       ...((message.stickers.size > 0 || message.poll) && { unusable: message.poll ? "polls" : "stickers" }),
     };
+    if (/^\/whoami$/.test(inbound.text)) {
+      await sendText(rest, inbound.channel, whoamiText("Discord", inbound.user, allowed(inbound.user)));
+      return;
+    }
     if (!allowed(inbound.user)) {
+      const reply = (text: string) => sendText(rest, inbound.channel, text);
+      const offer = {
+        connector: "discord" as const,
+        userId: inbound.user,
+        displayName: inbound.name ?? inbound.user,
+        text: inbound.text,
+        reply,
+      };
+      if (isDm && (await core.pairings.offer(offer))) return;
       log.warn({ userId: inbound.user, channel: inbound.channel }, "message from a user not in allowed_users ignored");
       if (strangerNoticeDue(core.store, "discord", inbound.user)) {
         await sendText(
@@ -325,6 +332,10 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
   }
 
   async function onSlash(interaction: ChatInputCommandInteraction): Promise<void> {
+    if (interaction.commandName === "whoami") {
+      const content = whoamiText("Discord", interaction.user.id, allowed(interaction.user.id));
+      return void (await interaction.reply({ content, flags: MessageFlags.Ephemeral }));
+    }
     if (!allowed(interaction.user.id)) {
       log.warn({ userId: interaction.user.id, command: interaction.commandName }, "slash command from a user not in allowed_users ignored");
       await interaction.reply({

@@ -9,6 +9,7 @@ import { DISK_FULL_MESSAGE, DiskFullError, TransportError } from "../src/errors.
 import { matchSkillCommand, skillCommands, withSkill } from "../src/skills/commands.js";
 import { Turns } from "../src/turns.js";
 import { statusLines, strangerNoticeDue } from "./chat.js";
+import { BUILTIN_COMMANDS, menuCommands, whoamiText } from "./commands.js";
 import { addressedText } from "./telegram-address.js";
 import { botApiFetch, retryWhileUnreachable } from "./telegram-network.js";
 import { createPoller } from "./telegram-polling.js";
@@ -23,16 +24,8 @@ const INIT_ATTEMPT_MS = 15_000;
 /** Calls whose network failures surface at once: polling and getMe back off on their own; a typing indicator is only worth sending now. */
 const NOT_RETRIED_ON_NETWORK_FAILURE = new Set(["getUpdates", "getMe", "sendChatAction"]);
 
-const COMMANDS = [
-  { command: "start", description: "Say hello and show your Telegram id" },
-  { command: "help", description: "What I can do" },
-  { command: "new", description: "Start a fresh conversation" },
-  { command: "compact", description: "Summarise our conversation so far" },
-  { command: "stop", description: "Stop what I am doing" },
-  { command: "status", description: "Is everything working?" },
-];
-
-const BUILT_IN = COMMANDS.map((c) => c.command);
+/** The connector's own commands (the menu's and /start): a skill of the same name is not offered as one. */
+const BUILT_IN = [...BUILTIN_COMMANDS.map((c) => c.name), "start"];
 
 /** The owner's phone: a Telegram bot on grammY, long polling through @grammyjs/runner. */
 export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connector {
@@ -87,7 +80,12 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
     const from = message.from;
     const updateId = ctx.update.update_id;
     const done = () => core.store.inbound.markDone("telegram", updateId);
+    if (/^\/whoami(@\w+)?$/.test(message.text.trim())) {
+      await ctx.reply(whoamiText("Telegram", from?.id, allowed(from?.id)));
+      return done();
+    }
     if (!allowed(from?.id)) {
+      if (message.chat.type === "private" && from && (await offerPairing(ctx, from, message.text))) return done();
       await noticeStranger(ctx, from?.id);
       return done();
     }
@@ -181,6 +179,13 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
     return skillCommands(core.skills?.(), "telegram", BUILT_IN).map((c) => ({ command: c.name, description: c.description }));
   }
 
+  /** A stranger's message while `hermes pair telegram` waits for its code. */
+  function offerPairing(ctx: Context, from: NonNullable<Message["from"]>, text: string): Promise<boolean> {
+    const displayName = from.username ? `${from.first_name} (@${from.username})` : from.first_name;
+    const reply = (t: string) => ctx.api.sendMessage(from.id, t);
+    return core.pairings.offer({ connector: "telegram", userId: String(from.id), displayName, text, reply });
+  }
+
   async function noticeStranger(ctx: Context, userId: number | undefined): Promise<void> {
     log.warn({ userId, chat: ctx.chat?.id }, "message from a user not in allowed_users ignored");
     if (userId === undefined || ctx.chat?.type !== "private") return;
@@ -244,7 +249,8 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
       throw err;
     }
     // The command menu is cosmetic: set in the background, so start-up does not wait one more round trip.
-    void bot.api.setMyCommands([...COMMANDS, ...skillMenu()], undefined, life.signal as never).catch((err: unknown) => {
+    const menu = [...menuCommands(256).map((c) => ({ command: c.name, description: c.description })), ...skillMenu()];
+    void bot.api.setMyCommands(menu, undefined, life.signal as never).catch((err: unknown) => {
       if (!life.signal.aborted) log.warn({ err }, "setMyCommands failed");
     });
     ready = true;

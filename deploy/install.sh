@@ -64,7 +64,7 @@ install_app() {
   say "installing the application to $APP"
   mkdir -p "$APP"
   rm -rf "$APP/dist"
-  cp -R "$SRC/dist" "$SRC/package.json" "$SRC/package-lock.json" "$SRC/README.md" "$SRC/config" "$APP/"
+  cp -R "$SRC/dist" "$SRC/package.json" "$SRC/package-lock.json" "$SRC/README.md" "$SRC/docs" "$SRC/config" "$APP/"
   mkdir -p "$APP/scripts" && cp "$SRC/scripts/prepare.mjs" "$APP/scripts/"   # npm ci's prepare step
   if [ "$DEPS" -eq 1 ]; then
     (cd "$APP" && npm ci --omit=dev --ignore-scripts=false --no-audit --no-fund)
@@ -72,7 +72,8 @@ install_app() {
     say "(skipped with --no-deps) npm ci --omit=dev"
   fi
   mkdir -p "$(dirname "$BIN")"
-  printf '#!/bin/sh\nexec %s %s/dist/app/hermes.js "$@"\n' "$NODE" "/opt/hermes" > "$BIN"
+  # HERMES_INSTALLED: this command looks for the service's config, not for a ./hermes.yaml (a checkout's).
+  printf '#!/bin/sh\nHERMES_INSTALLED=1 exec %s %s/dist/app/hermes.js "$@"\n' "$NODE" "/opt/hermes" > "$BIN"
   chmod 0755 "$BIN"
 }
 

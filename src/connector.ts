@@ -7,6 +7,7 @@
  */
 import type { DecideResult, EventListener, RunOutcome, SubmitRequest } from "./agent/types.js";
 import type { Config } from "./config/schema.js";
+import type { Pairings } from "./daemon/pairing.js";
 import type { ToolReport } from "./daemon/tools-report.js";
 import type { Logger } from "./log.js";
 import type { McpServerReport } from "./mcp/types.js";
@@ -110,4 +111,8 @@ export interface Core {
   skills?(): SkillSet | undefined;
   store: Store;
   log: Logger;
+  /** Reads the config file again (what SIGHUP does); false when the new one was refused. */
+  reload(): Promise<boolean>;
+  /** The owner handshake of `hermes pair`: chat connectors offer strangers' private messages to it. */
+  pairings: Pairings;
 }

@@ -194,7 +194,7 @@ function checkHttpToken(http: Config["connectors"]["http"]): Check {
     name: "http",
     outcome: "warn",
     detail: `listens on ${http.listen}, beyond this machine, in plain HTTP`,
-    fix: "keep connectors.http.listen on 127.0.0.1 and put a reverse proxy with TLS in front (see the README)",
+    fix: "keep connectors.http.listen on 127.0.0.1 and put a reverse proxy with TLS in front (see docs/http.md)",
   };
 }
 

@@ -8,7 +8,7 @@ import { endQuietlyOnClosedPipe } from "./closed-pipe.js";
 import { useCompileCache } from "./compile-cache.js";
 import { confirmFor } from "./confirm.js";
 import { runMessage } from "./run-view.js";
-import { findConfigPath, socketPathOf } from "./socket-path.js";
+import { findConfigPath, loadEnvFile, socketPathOf } from "./socket-path.js";
 
 export const EXIT = { ok: 0, failure: 1, usage: 2, unreachable: 3 } as const;
 
@@ -39,11 +39,18 @@ Commands:
                                       every past conversation searched by words, newest first
   tools [--json]                      every tool the model can see: source, whether it asks first, prompt cost
   skills [list | check PATH] [--json] the skills, their cost in the prompt's index and any problems; check a folder
+  setup [SECTION…] [--non-interactive] [--model-url URL] [--model NAME] [--telegram-token T]
+        [--discord-token T] [--timezone ZONE] [--briefing HH:MM|off] [--location PLACE] [--pair]
+                                      write the config and the secrets file, checking each answer;
+                                      sections: model, telegram, discord, timezone, briefing
+  pair telegram|discord [--name NAME] [--timeout-s 600]
+                                      add the owner (or a second person) to allowed_users by a code
   doctor                              check config, storage, socket, model, tokens and the systemd setup
   config check                        validate the config and print it with secrets masked
 
 Options:
-  --config PATH   config file (default: $HERMES_CONFIG, ./hermes.yaml, /etc/hermes/hermes.yaml)
+  --config PATH   config file (default: $HERMES_CONFIG, ~/.config/hermes/hermes.yaml,
+                  ./hermes.yaml, /etc/hermes/hermes.yaml); hermes.env beside it is read too
   -h, --help      this help
 
 Exit codes: 0 ok, 1 failure, 2 usage error, 3 daemon not reachable.
@@ -61,6 +68,17 @@ const OPTIONS = {
   since: { type: "string" },
   by: { type: "string" },
   format: { type: "string" },
+  name: { type: "string" },
+  "model-url": { type: "string" },
+  model: { type: "string" },
+  "telegram-token": { type: "string" },
+  "discord-token": { type: "string" },
+  timezone: { type: "string" },
+  briefing: { type: "string" },
+  location: { type: "string" },
+  "non-interactive": { type: "boolean" },
+  pair: { type: "boolean" },
+  "timeout-s": { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -94,7 +112,9 @@ async function main(argv: string[]): Promise<number> {
   if (!runsDaemon) endQuietlyOnClosedPipe();
   if (values.version) return print("0.1.0");
   if (values.help || !command || command === "help") return print(HELP);
+  if (command === "setup") return (await import("./setup-command.js")).setupCommand(values, rest);
   const configPath = findConfigPath(values.config);
+  loadEnvFile(configPath);
   switch (command) {
     case "start":
       return (await daemonCode(() => import("./daemon-commands.js"))).start(configPath);
@@ -125,6 +145,8 @@ async function main(argv: string[]): Promise<number> {
       return (await daemonCode(() => import("./backup.js"))).restoreCommand(configPath, rest[0]);
     case "skills":
       return (await daemonCode(() => import("./skills.js"))).skillsCommand(configPath, rest, values.json === true);
+    case "pair":
+      return pairCommand(configPath, rest, values);
     case "export":
       return (await daemonCode(() => import("./export.js"))).exportCommand(configPath, values);
     case "search":
@@ -154,6 +176,14 @@ async function ask(configPath: string, rest: string[], values: CliValues): Promi
     const failed = ["model_error", "error", "interrupted", "refused"].includes(end.stopReason);
     return failed ? EXIT.failure : EXIT.ok;
   });
+}
+
+async function pairCommand(configPath: string, rest: string[], values: CliValues): Promise<number> {
+  const platform = rest[0];
+  const timeoutS = values["timeout-s"] === undefined ? 600 : Number(values["timeout-s"]);
+  if ((platform !== "telegram" && platform !== "discord") || rest.length > 1 || !(timeoutS > 0))
+    throw new UsageError("usage: hermes pair telegram|discord [--name NAME] [--timeout-s 600]");
+  return (await import("./pair.js")).pair(configPath, platform, { name: values.name, timeoutS });
 }
 
 async function usageCommand(configPath: string, values: CliValues): Promise<number> {

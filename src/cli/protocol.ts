@@ -28,7 +28,13 @@ export type Request =
   | { v: 1; id: string; op: "session_show"; key: string }
   | { v: 1; id: string; op: "memories" }
   | { v: 1; id: string; op: "forget"; memory_id: number }
-  | { v: 1; id: string; op: "backup"; path?: string };
+  | { v: 1; id: string; op: "backup"; path?: string }
+  /** `hermes pair`: an event `pair_code`, then a result with the paired user's `{id, name}` (or why it is void). */
+  | { v: 1; id: string; op: "pair"; connector: "telegram" | "discord"; timeout_s?: number; name?: string }
+  /** Tells the user just paired that it worked (`ok`), once the config holding them is loaded. */
+  | { v: 1; id: string; op: "pair_confirm"; connector: "telegram" | "discord"; user_id: string; ok: boolean }
+  /** Reads the config file again, as SIGHUP does; the result says whether it was taken. */
+  | { v: 1; id: string; op: "reload" };
 
 /** A file an `ask` carries: an upload of this connection, heard (audio) or seen (image) like one from the phone. */
 export interface AskFile {

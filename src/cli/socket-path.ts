@@ -1,13 +1,53 @@
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, isAbsolute, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { parseEnv } from "node:util";
 import { substituteEnvRefs } from "../config/env.js";
 
-/** Where the CLI looks for the config: --config, $HERMES_CONFIG, ./hermes.yaml, /etc/hermes/hermes.yaml. */
+/**
+ * Where the CLI looks for the config: --config, $HERMES_CONFIG, the user's own
+ * ($XDG_CONFIG_HOME/hermes/hermes.yaml, by default ~/.config/hermes/hermes.yaml), ./hermes.yaml, then the
+ * service's /etc/hermes/hermes.yaml. The user's file comes before ./hermes.yaml so that a personal config
+ * outside the checkout wins over the tracked defaults in it. The installed command (the wrapper
+ * deploy/install.sh writes sets HERMES_INSTALLED=1) skips ./hermes.yaml: run from a checkout, `sudo hermes
+ * doctor` must look at the service, not at the checkout's defaults.
+ */
 export function findConfigPath(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   if (explicit) return explicit;
   if (env.HERMES_CONFIG) return env.HERMES_CONFIG;
-  if (existsSync("hermes.yaml")) return "hermes.yaml";
+  const user = userConfigPath(env);
+  if (user && existsSync(user)) return user;
+  if (env.HERMES_INSTALLED !== "1" && existsSync("hermes.yaml")) return "hermes.yaml";
   return "/etc/hermes/hermes.yaml";
+}
+
+/** The user's config file under the XDG base directory, or undefined without a home. */
+export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const base = env.XDG_CONFIG_HOME || (env.HOME ? join(env.HOME, ".config") : undefined);
+  return base && isAbsolute(base) ? join(base, "hermes", "hermes.yaml") : undefined;
+}
+
+/** The secrets file that sits next to a config: hermes.yaml → hermes.env. */
+export function envFileOf(configPath: string): string {
+  return join(dirname(resolve(configPath)), "hermes.env");
+}
+
+/**
+ * Reads the environment file next to the config (KEY=VALUE lines, as systemd's EnvironmentFile) into
+ * `env`, never over a variable already set. `sudo hermes doctor` thus sees the service's tokens, and
+ * `hermes start` the ones `hermes setup` wrote. A file this user cannot read is left alone.
+ */
+export function loadEnvFile(configPath: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const file = envFileOf(configPath);
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+  for (const [key, value] of Object.entries(parseEnv(text))) {
+    if (env[key] === undefined) env[key] = value;
+  }
+  return file;
 }
 
 /**

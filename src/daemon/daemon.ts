@@ -27,6 +27,7 @@ import { loadConnectors } from "./connectors.js";
 import { createModelMonitor, startHealthLoop, statusLine } from "./health.js";
 import { hintedModel } from "./health-hint.js";
 import { warnOfToolCost } from "./mcp-warn.js";
+import { Pairings } from "./pairing.js";
 import { createNotifier, type Notifier } from "./systemd.js";
 import { reportTools } from "./tools-report.js";
 
@@ -113,6 +114,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     fallbackListener: (channel) => listenerFor(connectors, channel),
   });
 
+  let reloadDaemon = async () => false;
   const core: Core = {
     submit: (req) => runner.submit(req),
     stop: (key) => runner.stop(key),
@@ -129,6 +131,8 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     skills: () => state.skills,
     store,
     log,
+    reload: () => reloadDaemon(),
+    pairings: new Pairings(),
   };
 
   runner.recover();
@@ -162,7 +166,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
   );
 
   let stopping: Promise<void> | undefined;
-  return {
+  const daemon: Daemon = {
     core,
     stop: () => {
       stopping ??= (async () => {
@@ -208,6 +212,8 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
       }
     },
   };
+  reloadDaemon = daemon.reload;
+  return daemon;
 }
 
 async function buildParts(config: Config, deps: Omit<ToolDeps, "config">, log: Logger, extra: AnyTool[] = [], model?: ModelClient) {

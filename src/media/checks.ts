@@ -20,7 +20,7 @@ export async function checkSpeech(config: Config, signal?: AbortSignal): Promise
     return {
       ok: false,
       detail: probe.detail,
-      fix: "start the speech server (see the README, Voice notes and photos), or fix speech.base_url",
+      fix: "start the speech server (see docs/media.md), or fix speech.base_url",
     };
   if (probe.modelPresent === false)
     return { ok: false, detail: `${where}: ${probe.detail}`, fix: "set speech.model to a model the server lists, or download it there" };

@@ -7,7 +7,7 @@ import { type Incoming, type Intake, MAX_DOWNLOAD_BYTES } from "./types.js";
 const SPEECH_NOT_CONFIGURED = [
   "I cannot listen to voice notes yet: speech-to-text is not set up. Add to hermes.yaml, for example:",
   "speech:\n  base_url: http://127.0.0.1:8000/v1\n  model: Systran/faster-whisper-small",
-  'and run a speech server there (the README\'s "Voice notes and photos" lists some), then reload hermes. Or write your message as text.',
+  "and run a speech server there (docs/media.md lists some), then reload hermes. Or write your message as text.",
 ].join("\n");
 
 const ECHO_CHARS = 3500;

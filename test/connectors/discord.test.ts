@@ -44,7 +44,7 @@ describe("the Discord connector", () => {
     const intents = identify.body.intents as number;
     for (const bit of [1 << 0, 1 << 9, 1 << 12, 1 << 15]) expect(intents & bit).toBe(bit);
     const commands = await discord.waitFor((c) => c.method === `PUT /applications/${BOT_USER.id}/commands`);
-    expect(commands.body.map((c: { name: string }) => c.name)).toEqual(["new", "compact", "stop", "status", "help"]);
+    expect(commands.body.map((c: { name: string }) => c.name)).toEqual(["new", "stop", "status", "compact", "whoami", "help"]);
     discord.dm(OWNER, "hi there");
     const reply = await sentIn(dmOf(OWNER));
     expect(reply.body.content).toBe("Hello **owner**, all is `fine`.");

@@ -44,12 +44,12 @@ describe("the Telegram connector", () => {
     await start();
     const commands = await telegram.waitFor((c) => c.method === "setMyCommands");
     expect(commands.params.commands.map((c: { command: string }) => c.command)).toEqual([
-      "start",
-      "help",
       "new",
-      "compact",
       "stop",
       "status",
+      "compact",
+      "whoami",
+      "help",
     ]);
     telegram.sendText(OWNER, "hi there");
     const reply = await sentTo(OWNER, (c) => c.params.text.includes("Hello"));

@@ -1,0 +1,55 @@
+import { accessSync, constants, readFileSync, writeFileSync } from "node:fs";
+import { addAllowedUser, type PairPlatform } from "./allowed-users.js";
+import { Client } from "./client.js";
+import { socketPathOf } from "./socket-path.js";
+
+interface PairOptions {
+  name?: string;
+  timeoutS: number;
+}
+
+/**
+ * `hermes pair telegram|discord`: the daemon shows the code's arrival; this process (the config file's
+ * owner: `sudo hermes pair` for the service) writes the user into the file, has the daemon reload it,
+ * and has the user told. A reload that refuses the file puts the old text back.
+ */
+export async function pair(configPath: string, platform: PairPlatform, options: PairOptions): Promise<number> {
+  const fail = (message: string) => {
+    process.stderr.write(`hermes: ${message}\n`);
+    return 1;
+  };
+  try {
+    accessSync(configPath, constants.R_OK | constants.W_OK);
+  } catch {
+    return fail(`cannot write ${configPath}: run this as the file's owner (for the service: sudo hermes pair ${platform})`);
+  }
+  const client = await Client.connect(await socketPathOf(configPath));
+  try {
+    let outcome: { ok: boolean; message?: string; data?: unknown } | undefined;
+    await client.stream({ op: "pair", connector: platform, timeout_s: options.timeoutS, name: options.name }, (reply) => {
+      if (reply.type === "event" && reply.event.type === "pair_code") {
+        const minutes = Math.round(Number(reply.event.timeout_s) / 60);
+        process.stdout.write(
+          `Send this code to the bot in a private chat, from the account to pair (within ${minutes} min):\n\n    ${reply.event.code}\n\n`,
+        );
+        return false;
+      }
+      if (reply.type === "result") outcome = reply;
+      if (reply.type === "error") outcome = { ok: false, message: reply.error.message };
+      return true;
+    });
+    if (!outcome?.ok) return fail(outcome?.message ?? "the daemon closed the connection");
+    const { id, name } = outcome.data as { id: string; name: string };
+    const before = readFileSync(configPath, "utf8");
+    writeFileSync(configPath, addAllowedUser(before, platform, id, name));
+    const reloaded = await client.call({ op: "reload" });
+    const ok = reloaded.type === "result" && reloaded.ok;
+    if (!ok) writeFileSync(configPath, before);
+    await client.call({ op: "pair_confirm", connector: platform, user_id: id, ok });
+    if (!ok) return fail(`the daemon refused the config with ${id} in it; the file is as it was`);
+    process.stdout.write(`paired ${platform} user ${id} (${name}): added to connectors.${platform}.allowed_users in ${configPath}\n`);
+    return 0;
+  } finally {
+    client.close();
+  }
+}

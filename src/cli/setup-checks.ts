@@ -1,0 +1,76 @@
+/** The live checks of `hermes setup`: each answers in words and never throws. */
+
+export interface ModelInfo {
+  name: string;
+  tools: boolean;
+  vision: boolean;
+}
+
+export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+const TIMEOUT_MS = 10_000;
+
+async function getJson(url: string, init: RequestInit = {}): Promise<unknown> {
+  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
+  const body = await res.text();
+  if (!res.ok) throw new Error(`${res.status} ${res.statusText}${body ? `: ${body.slice(0, 200)}` : ""}`);
+  return JSON.parse(body);
+}
+
+function reason(err: unknown): string {
+  const e = err as Error & { cause?: { code?: string; message?: string } };
+  return e.cause?.code ?? e.cause?.message ?? e.message;
+}
+
+/** Ollama's pulled models (`/api/tags`) and what each can do (`/api/show` capabilities). */
+export async function listModels(baseUrl: string): Promise<Checked<ModelInfo[]>> {
+  const base = baseUrl.replace(/\/+$/, "");
+  let tags: { models?: { name?: string }[] };
+  try {
+    tags = (await getJson(`${base}/api/tags`)) as typeof tags;
+  } catch (err) {
+    return { ok: false, problem: `cannot reach Ollama at ${base} (${reason(err)}); is it running? (systemctl status ollama)` };
+  }
+  const names = (tags.models ?? []).flatMap((m) => (typeof m.name === "string" ? [m.name] : []));
+  const models = await Promise.all(
+    names.map(async (name) => {
+      try {
+        const show = (await getJson(`${base}/api/show`, { method: "POST", body: JSON.stringify({ model: name }) })) as {
+          capabilities?: string[];
+        };
+        const caps = show.capabilities ?? [];
+        return { name, tools: caps.includes("tools"), vision: caps.includes("vision") };
+      } catch {
+        return { name, tools: false, vision: false };
+      }
+    }),
+  );
+  return { ok: true, value: models };
+}
+
+/** Telegram's getMe for a token: the bot's @name. */
+export async function telegramBot(apiRoot: string, token: string): Promise<Checked<{ username: string; name: string }>> {
+  if (!/^\d+:[\w-]{20,}$/.test(token))
+    return { ok: false, problem: "that does not look like a bot token (digits:letters, from @BotFather)" };
+  try {
+    const me = (await getJson(`${apiRoot.replace(/\/+$/, "")}/bot${token}/getMe`)) as {
+      result?: { username?: string; first_name?: string };
+    };
+    return { ok: true, value: { username: me.result?.username ?? "?", name: me.result?.first_name ?? "" } };
+  } catch (err) {
+    const why = reason(err);
+    return {
+      ok: false,
+      problem: /^401/.test(why) ? "Telegram rejected the token (401): copy it again from @BotFather" : `getMe failed: ${why}`,
+    };
+  }
+}
+
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: zone });
+    return zone.length > 0;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,54 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { parseEnv } from "node:util";
+import { type Document, parseDocument } from "yaml";
+
+/** The config `hermes setup` starts from when there is none: the defaults, with room for what it asks. */
+const FRESH = `# hermes configuration
+# Written by \`hermes setup\`; edit freely (a re-run changes only what it asks about). Secrets live in
+# hermes.env beside this file and are read as \${VAR}. Reference: docs/configuration.md
+model:
+  provider: ollama
+tools:
+  enabled: [clock, notes, memory, remind, read_file, list_files, write_file, http_get, weather]
+storage:
+  path: ./data/hermes.db
+connectors:
+  cli: { enabled: true }
+`;
+
+export function readConfigDoc(path: string): Document {
+  const doc = parseDocument(existsSync(path) ? readFileSync(path, "utf8") : FRESH);
+  if (doc.errors.length > 0) throw new Error(`${path} does not parse (${doc.errors[0]?.message.split("\n")[0]}); fix it or move it away`);
+  return doc;
+}
+
+export function writeConfigDoc(path: string, doc: Document): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  writeFileSync(path, doc.toString({ lineWidth: 0 }));
+}
+
+/** Sets secrets in the environment file (KEY=value lines), keeping its other lines; the file is 0600. */
+export function writeEnvFile(path: string, values: Record<string, string>): void {
+  const lines = existsSync(path)
+    ? readFileSync(path, "utf8").split("\n")
+    : ["# secrets for hermes (read as ${VAR} in hermes.yaml); keep this file 0600"];
+  for (const [key, value] of Object.entries(values)) {
+    const line = `${key}=${value}`;
+    const at = lines.findIndex((l) => Object.keys(parseEnv(l)).includes(key));
+    if (at >= 0) lines[at] = line;
+    else lines.splice(lines.at(-1) === "" ? lines.length - 1 : lines.length, 0, line);
+  }
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const text = `${lines.join("\n").replace(/\n*$/, "")}\n`;
+  writeFileSync(path, text, { mode: 0o600 });
+  chmodSync(path, 0o600);
+}
+
+export function readEnvFile(path: string): Record<string, string> {
+  try {
+    return parseEnv(readFileSync(path, "utf8")) as Record<string, string>;
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,257 @@
+import { existsSync } from "node:fs";
+import { createInterface, type Interface } from "node:readline/promises";
+import type { Document } from "yaml";
+import { addAllowedUser } from "./allowed-users.js";
+import { isTimeZone, listModels, telegramBot } from "./setup-checks.js";
+import { readConfigDoc, readEnvFile, writeConfigDoc, writeEnvFile } from "./setup-files.js";
+import { pairByPolling } from "./setup-pair.js";
+import { envFileOf } from "./socket-path.js";
+
+/** What can be given on the command line instead of typed (all of it for scripts: --non-interactive). */
+export interface SetupFlags {
+  modelUrl?: string;
+  model?: string;
+  telegramToken?: string;
+  discordToken?: string;
+  timezone?: string;
+  /** HH:MM, or "off". */
+  briefing?: string;
+  location?: string;
+  nonInteractive?: boolean;
+  pair?: boolean;
+}
+
+export const SECTIONS = ["model", "telegram", "discord", "timezone", "briefing"] as const;
+type Section = (typeof SECTIONS)[number];
+
+const TELEGRAM_ROOT = "https://api.telegram.org";
+
+/**
+ * `hermes setup [SECTION…]`: asks for what hermes needs and checks each answer live, then writes the
+ * config and the 0600 environment file beside it. A re-run shows the current values as the defaults
+ * (Enter keeps them) and touches only the sections named, or given as flags; nothing else in the file.
+ */
+export async function setup(configPath: string, sections: string[], flags: SetupFlags): Promise<number> {
+  const unknown = sections.filter((s) => !(SECTIONS as readonly string[]).includes(s));
+  if (unknown.length) throw new Error(`unknown section ${unknown.join(", ")}; sections: ${SECTIONS.join(", ")}`);
+  const fresh = !existsSync(configPath);
+  const doc = readConfigDoc(configPath);
+  const envPath = envFileOf(configPath);
+  const env = readEnvFile(envPath);
+  const secrets: Record<string, string> = {};
+  const io = flags.nonInteractive
+    ? undefined
+    : createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+  // Named sections, or in a script the ones given as flags; else every one (Enter keeps what is there).
+  const chosen = (s: Section) => (sections.length ? sections.includes(s) : !flags.nonInteractive || flagFor(s, flags) !== undefined);
+  try {
+    say(`hermes setup: ${configPath}${fresh ? " (new)" : ""}`);
+    if (chosen("model")) await modelSection(doc, io, flags, say);
+    if (chosen("telegram")) await telegramSection(doc, io, flags, say, env, secrets);
+    if (chosen("discord")) await discordSection(doc, io, flags, say, env, secrets);
+    if (chosen("timezone")) await timezoneSection(doc, io, flags, say);
+    writeConfigDoc(configPath, doc);
+    if (Object.keys(secrets).length) writeEnvFile(envPath, secrets);
+    say(`✓ wrote ${configPath}${Object.keys(secrets).length ? ` and ${envPath} (0600)` : ""}`);
+    const owner = await pairOwner(configPath, doc, io, flags, say, { ...env, ...secrets });
+    if (chosen("briefing")) {
+      await briefingSection(doc, io, flags, say, owner);
+      writeConfigDoc(configPath, doc);
+    }
+    say(nextSteps(configPath, doc));
+    return 0;
+  } finally {
+    io?.close();
+  }
+}
+
+function flagFor(s: Section, f: SetupFlags): string | undefined {
+  return { model: f.model ?? f.modelUrl, telegram: f.telegramToken, discord: f.discordToken, timezone: f.timezone, briefing: f.briefing }[
+    s
+  ];
+}
+
+/** One answer: the flag, else the typed line, else the default. */
+async function ask(io: Interface | undefined, question: string, fallback: string, flag?: string): Promise<string> {
+  if (flag !== undefined) return flag;
+  if (!io) return fallback;
+  const answer = (await io.question(`${question}${fallback ? ` [${fallback}]` : ""}: `)).trim();
+  return answer || fallback;
+}
+
+type Say = (line: string) => void;
+
+async function modelSection(doc: Document, io: Interface | undefined, f: SetupFlags, say: Say): Promise<void> {
+  for (;;) {
+    const url = await ask(io, "Ollama URL", String(doc.getIn(["model", "base_url"]) ?? "http://127.0.0.1:11434"), f.modelUrl);
+    const listed = await listModels(url.replace(/\$\{[^:}]+:-([^}]*)\}/, "$1"));
+    if (!listed.ok) {
+      say(`✗ ${listed.problem}`);
+      if (!io || f.modelUrl) throw new Error(listed.problem);
+      continue;
+    }
+    doc.setIn(["model", "base_url"], url);
+    const models = listed.value;
+    if (models.length === 0) {
+      say("✗ Ollama has no models yet. Pull one that can call tools, then run `hermes setup model` again:\n    ollama pull qwen3:8b");
+      return;
+    }
+    say("Models on this server (tools = can call tools, vision = can see photos):");
+    for (const [i, m] of models.entries()) say(`  ${i + 1}. ${m.name}${m.tools ? "  tools" : ""}${m.vision ? "  vision" : ""}`);
+    if (!models.some((m) => m.tools))
+      say("  None can call tools: hermes needs that for reminders, notes and the rest. Try: ollama pull qwen3:8b");
+    const current = String(doc.getIn(["model", "name"]) ?? "");
+    const fallback =
+      models.find((m) => m.name === current)?.name ?? models.find((m) => m.tools)?.name ?? (models[0] as { name: string }).name;
+    const pick = await ask(io, "Model (number or name)", fallback, f.model);
+    const model = models[Number(pick) - 1]?.name ?? pick;
+    if (!models.some((m) => m.name === model)) {
+      say(`✗ ${model} is not on this server; pull it with: ollama pull ${model}`);
+      if (!io) throw new Error(`model ${model} is not pulled`);
+      continue;
+    }
+    doc.setIn(["model", "name"], model);
+    say(`✓ model ${model}`);
+    return;
+  }
+}
+
+async function telegramSection(
+  doc: Document,
+  io: Interface | undefined,
+  f: SetupFlags,
+  say: Say,
+  env: Record<string, string>,
+  secrets: Record<string, string>,
+) {
+  const apiRoot = String(doc.getIn(["connectors", "telegram", "api_root"]) ?? TELEGRAM_ROOT);
+  for (;;) {
+    const known = env.TELEGRAM_BOT_TOKEN ?? "";
+    const typed = await ask(
+      io,
+      `Telegram bot token from @BotFather (${known ? "Enter keeps the current one" : "empty: no Telegram"})`,
+      "",
+      f.telegramToken,
+    );
+    const token = typed || known;
+    if (!token) return say("- Telegram skipped");
+    const bot = await telegramBot(apiRoot, token);
+    if (!bot.ok) {
+      say(`✗ ${bot.problem}`);
+      if (!io || f.telegramToken) throw new Error(bot.problem);
+      continue;
+    }
+    say(`✓ Telegram bot @${bot.value.username} (${bot.value.name})`);
+    secrets.TELEGRAM_BOT_TOKEN = token;
+    doc.setIn(["connectors", "telegram", "enabled"], true);
+    doc.setIn(["connectors", "telegram", "token"], "${TELEGRAM_BOT_TOKEN}");
+    if (!doc.hasIn(["connectors", "telegram", "allowed_users"]))
+      doc.setIn(["connectors", "telegram", "allowed_users"], doc.createNode([], { flow: true }));
+    return;
+  }
+}
+
+async function discordSection(
+  doc: Document,
+  io: Interface | undefined,
+  f: SetupFlags,
+  say: Say,
+  env: Record<string, string>,
+  secrets: Record<string, string>,
+) {
+  const known = env.DISCORD_BOT_TOKEN ?? "";
+  const token =
+    (await ask(io, `Discord bot token (${known ? "Enter keeps the current one" : "empty: no Discord"})`, "", f.discordToken)) || known;
+  if (!token) return say("- Discord skipped");
+  secrets.DISCORD_BOT_TOKEN = token;
+  doc.setIn(["connectors", "discord", "enabled"], true);
+  doc.setIn(["connectors", "discord", "token"], "${DISCORD_BOT_TOKEN}");
+  if (!doc.hasIn(["connectors", "discord", "allowed_users"]))
+    doc.setIn(["connectors", "discord", "allowed_users"], doc.createNode([], { flow: true }));
+  say("✓ Discord token saved (checked when hermes starts: `hermes doctor`); pair with `hermes pair discord`");
+}
+
+async function timezoneSection(doc: Document, io: Interface | undefined, f: SetupFlags, say: Say): Promise<void> {
+  for (;;) {
+    const zone = await ask(io, "Time zone", String(doc.get("timezone") ?? Intl.DateTimeFormat().resolvedOptions().timeZone), f.timezone);
+    if (isTimeZone(zone)) {
+      doc.set("timezone", zone);
+      return say(`✓ time zone ${zone}`);
+    }
+    say(`✗ ${zone} is not a time zone (say Europe/Berlin or America/New_York)`);
+    if (!io || f.timezone) throw new Error(`${zone} is not a time zone`);
+  }
+}
+
+/** The owner's Telegram id, paired now when the daemon is not running (it would hold the bot's updates). */
+async function pairOwner(
+  configPath: string,
+  doc: Document,
+  io: Interface | undefined,
+  f: SetupFlags,
+  say: Say,
+  env: Record<string, string>,
+) {
+  const users = doc.getIn(["connectors", "telegram", "allowed_users"]) as { toJSON(): unknown[] } | undefined;
+  const first = users?.toJSON?.()[0];
+  const known = typeof first === "object" && first !== null ? (first as { id: unknown }).id : first;
+  if (known !== undefined) return String(known);
+  const token = env.TELEGRAM_BOT_TOKEN;
+  if (!token || doc.getIn(["connectors", "telegram", "enabled"]) !== true) return undefined;
+  const go = f.pair ?? (io ? !/^n/i.test(await ask(io, "Pair your Telegram account now? (Y/n)", "Y")) : false);
+  if (!go) return undefined;
+  const apiRoot = String(doc.getIn(["connectors", "telegram", "api_root"]) ?? TELEGRAM_ROOT);
+  const paired = await pairByPolling(apiRoot, token, say);
+  if (!paired) return undefined;
+  const { readFileSync, writeFileSync } = await import("node:fs");
+  writeFileSync(configPath, addAllowedUser(readFileSync(configPath, "utf8"), "telegram", paired.id, paired.name));
+  doc.setIn(["connectors", "telegram", "allowed_users"], readConfigDoc(configPath).getIn(["connectors", "telegram", "allowed_users"]));
+  writeEnvFile(envFileOf(configPath), { TELEGRAM_OWNER_ID: paired.id }); // for examples/morning-briefing.yaml
+  say(`✓ paired Telegram user ${paired.id} (${paired.name})`);
+  return paired.id;
+}
+
+async function briefingSection(doc: Document, io: Interface | undefined, f: SetupFlags, say: Say, owner: string | undefined) {
+  const jobs =
+    (doc.getIn(["connectors", "cron", "jobs"]) as { toJSON(): { name: string; schedule: string }[] } | undefined)?.toJSON?.() ?? [];
+  const current = jobs.find((j) => j.name === "morning-briefing");
+  const currentTime = current
+    ? current.schedule.replace(/^(\d+) (\d+) .*/, (_m, mm: string, hh: string) => `${hh.padStart(2, "0")}:${mm.padStart(2, "0")}`)
+    : "07:00";
+  const time = await ask(io, "A morning briefing at (HH:MM, or off)", currentTime, f.briefing);
+  const others = jobs.filter((j) => j.name !== "morning-briefing");
+  if (/^off$/i.test(time)) {
+    doc.setIn(["connectors", "cron", "jobs"], others);
+    return say("- no morning briefing");
+  }
+  const hm = time.match(/^(\d{1,2}):(\d{2})$/);
+  if (!hm || Number(hm[1]) > 23 || Number(hm[2]) > 59) throw new Error(`${time} is not a time of day (HH:MM)`);
+  if (!owner) return say("- the briefing needs a chat to go to: pair first (hermes pair telegram), then run `hermes setup briefing`");
+  const location = await ask(io, "Weather for (a place name)", String(doc.getIn(["tools", "weather", "location"]) ?? ""), f.location);
+  if (location) doc.setIn(["tools", "weather", "location"], location);
+  const job = {
+    name: "morning-briefing",
+    schedule: `${Number(hm[2])} ${Number(hm[1])} * * *`,
+    prompt:
+      "Good morning briefing: today's date, the weather today, and my notes and reminders for today. Short, friendly, in bullet points.",
+    tools: ["clock", "weather", "notes"],
+    deliver: `telegram:${owner}`,
+  };
+  doc.setIn(["connectors", "cron", "enabled"], true);
+  doc.setIn(["connectors", "cron", "jobs"], [...others, job]);
+  say(`✓ morning briefing at ${time} to telegram:${owner} (calendar and feeds: examples/morning-briefing.yaml)`);
+}
+
+function nextSteps(configPath: string, doc: Document): string {
+  const telegram = doc.getIn(["connectors", "telegram", "enabled"]) === true;
+  return [
+    "",
+    "Next:",
+    "  hermes doctor                 check everything",
+    "  hermes start                  run it in the foreground (Ctrl-C stops it), then write to your bot",
+    ...(telegram ? ["  hermes pair telegram          add someone else (--name), while hermes runs"] : []),
+    "  sudo deploy/install.sh        run it as a service (systemd), from the checkout: then move",
+    `                                ${configPath} and ${envFileOf(configPath)} over as docs/deployment.md says`,
+  ].join("\n");
+}

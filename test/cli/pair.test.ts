@@ -1,0 +1,212 @@
+// `hermes pair` against the real daemon and the fake Bot API / fake Discord: the code, wrong codes, the
+// timeout, the config file's comments and ${VAR}s kept, the daemon reloaded without a restart; `/whoami`.
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { addAllowedUser } from "../../src/cli/allowed-users.js";
+import { DISCORD_TOKEN, type FakeDiscord, startFakeDiscord } from "../fakes/discord-server.js";
+import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
+import { type FakeTelegram, startFakeTelegram, TOKEN } from "../fakes/telegram-server.js";
+import { CLI, createTempDir, type Hermes, launch } from "../helpers/hermes.js";
+
+const OWNER = 42;
+const STRANGER = 7;
+
+function telegramConfig(model: FakeModel, telegram: FakeTelegram): string {
+  return `# my hermes: every comment here must survive pairing
+timezone: Europe/Berlin
+model: { provider: ollama, base_url: ${model.url}, name: hermes3:8b, retries: 2, retry_base_ms: 20, timeout_s: 20 }
+
+connectors:
+  cron: { enabled: false }
+  telegram:
+    enabled: true
+    token: \${TG_TOKEN} # read from the environment, never written here
+    api_root: ${telegram.apiRoot}
+    poll_timeout_s: 1
+    stream_replies: false
+    allowed_users: [${OWNER}] # the owner
+log: { level: info } # trailing comment
+`;
+}
+
+/** `hermes pair ARGS` as a child; `code` resolves the code it prints, `exit` its end. */
+function startPair(configPath: string, args: string[]) {
+  const child: ChildProcess = spawn(process.execPath, [CLI, "pair", ...args, "--config", configPath], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  let onOut = () => {};
+  child.stdout?.setEncoding("utf8").on("data", (d: string) => {
+    stdout += d;
+    onOut();
+  });
+  child.stderr?.setEncoding("utf8").on("data", (d: string) => {
+    stderr += d;
+  });
+  const exit = new Promise<{ code: number | null; stdout: string; stderr: string }>((r) =>
+    child.on("close", (code) => r({ code, stdout, stderr })),
+  );
+  const code = new Promise<string>((resolve, reject) => {
+    onOut = () => {
+      const m = stdout.match(/^ {4}(\d{6})$/m);
+      if (m) resolve(m[1] as string);
+    };
+    void exit.then((e) => reject(new Error(`hermes pair ended first: ${e.stderr}`)));
+  });
+  return { code, exit };
+}
+
+describe("hermes pair telegram", () => {
+  let model: FakeModel;
+  let telegram: FakeTelegram;
+  let hermes: Hermes | undefined;
+  let dir: { path: string; cleanup: () => void };
+  let configPath: string;
+  let original: string;
+
+  beforeEach(async () => {
+    model = await startFakeModel();
+    telegram = await startFakeTelegram();
+    dir = createTempDir();
+    configPath = join(dir.path, "hermes.yaml");
+    original = telegramConfig(model, telegram);
+    writeFileSync(configPath, original);
+    hermes = await launch(dir.path, configPath, { TG_TOKEN: TOKEN });
+    await telegram.waitFor((c) => c.method === "getUpdates");
+  });
+  afterEach(async () => {
+    await hermes?.stop();
+    await telegram.close();
+    await model.close();
+    dir.cleanup();
+  });
+  const sentTo = (chat: number, predicate: (text: string) => boolean) =>
+    telegram.waitFor((c) => c.method === "sendMessage" && Number(c.params.chat_id) === chat && predicate(String(c.params.text)));
+
+  it("adds the user who sends the code, keeps the rest of the file as written, and reloads without a restart", async () => {
+    const pid = hermes?.process.pid;
+    const run = startPair(configPath, ["telegram", "--name", "Alice", "--timeout-s", "60"]);
+    const code = await run.code;
+    const wrong = code === "123456" ? "654321" : "123456";
+    telegram.sendText(STRANGER, wrong);
+    await sentTo(STRANGER, (t) => t === "That is not the code. 4 tries left.");
+    telegram.sendText(STRANGER, code);
+    const end = await run.exit;
+    expect(end.stderr).toBe("");
+    expect(end.code).toBe(0);
+    expect(end.stdout).toContain(`paired telegram user ${STRANGER} (Alice)`);
+    expect(readFileSync(configPath, "utf8")).toBe(
+      original.replace(`allowed_users: [${OWNER}] # the owner`, `allowed_users: [${OWNER}, { id: ${STRANGER}, name: Alice }] # the owner`),
+    );
+    await sentTo(STRANGER, (t) => t.startsWith("You are paired"));
+    expect(hermes?.logs.some((l) => l.msg === "config reloaded")).toBe(true);
+    // The same process now answers the new user.
+    model.script({ text: "hello Alice" });
+    telegram.sendText(STRANGER, "hi");
+    await sentTo(STRANGER, (t) => t === "hello Alice");
+    expect(hermes?.process.pid).toBe(pid);
+    expect(hermes?.process.exitCode).toBeNull();
+  });
+
+  it("five wrong codes void the pairing: exit 1, the file untouched", async () => {
+    const run = startPair(configPath, ["telegram"]);
+    const code = await run.code;
+    const wrong = code === "111111" ? "222222" : "111111";
+    for (let i = 0; i < 5; i++) telegram.sendText(STRANGER, wrong);
+    const end = await run.exit;
+    expect(end.code).toBe(1);
+    expect(end.stderr).toContain("5 wrong codes");
+    await sentTo(STRANGER, (t) => t.includes("this pairing is void"));
+    // The right code after that is a stranger's message like any other.
+    telegram.sendText(STRANGER, code);
+    await sentTo(STRANGER, (t) => t.includes(`Your Telegram id is ${STRANGER}`));
+    expect(readFileSync(configPath, "utf8")).toBe(original);
+  });
+
+  it("the timeout voids it", async () => {
+    const run = startPair(configPath, ["telegram", "--timeout-s", "1"]);
+    await run.code;
+    const end = await run.exit;
+    expect(end.code).toBe(1);
+    expect(end.stderr).toContain("no code arrived within 1 s");
+    expect(readFileSync(configPath, "utf8")).toBe(original);
+  });
+
+  it("/whoami answers anyone with their id and whether they are allowed, and nothing reaches the model", async () => {
+    telegram.sendText(STRANGER, "/whoami");
+    await sentTo(STRANGER, (t) => t.startsWith(`Your Telegram id is ${STRANGER}. You are not allowed`));
+    telegram.sendText(OWNER, "/whoami");
+    await sentTo(OWNER, (t) => t === `Your Telegram id is ${OWNER}. You are allowed to use this assistant.`);
+    expect(model.requests).toHaveLength(0);
+  });
+});
+
+describe("hermes pair discord", () => {
+  const OWNER_ID = "2000000000000000042";
+  const NEW_ID = "2000000000000000007";
+  let model: FakeModel;
+  let discord: FakeDiscord;
+  let hermes: Hermes | undefined;
+  let dir: { path: string; cleanup: () => void };
+
+  beforeEach(async () => {
+    model = await startFakeModel();
+    discord = await startFakeDiscord();
+    dir = createTempDir();
+  });
+  afterEach(async () => {
+    await hermes?.stop();
+    await discord.close();
+    await model.close();
+    dir.cleanup();
+  });
+
+  it("adds the user to a block list of allowed_users in a DM handshake; the daemon reloads", async () => {
+    const settings = discord.settings([OWNER_ID]);
+    const configPath = join(dir.path, "hermes.yaml");
+    const original = `model: { provider: ollama, base_url: ${model.url}, name: hermes3:8b }
+connectors:
+  cron: { enabled: false }
+  discord:
+    enabled: true
+    token: "\${DC_TOKEN:-}"
+    api_root: ${String(settings.api_root)}
+    stream_replies: false
+    allowed_users:
+      - "${OWNER_ID}" # me
+    # more people go above this line
+log: { level: info }
+`;
+    writeFileSync(configPath, original);
+    hermes = await launch(dir.path, configPath, { DC_TOKEN: DISCORD_TOKEN });
+    await hermes.waitForLog((l) => l.msg === "discord gateway ready");
+    const run = startPair(configPath, ["discord", "--name", "Bob"]);
+    discord.dm(NEW_ID, await run.code);
+    const end = await run.exit;
+    expect(end.code).toBe(0);
+    expect(readFileSync(configPath, "utf8")).toBe(
+      original.replace(`      - "${OWNER_ID}" # me\n`, `      - "${OWNER_ID}" # me\n      - { id: "${NEW_ID}", name: Bob }\n`),
+    );
+    await discord.waitFor(
+      (c) => c.method === `POST /channels/${discord.dmChannelOf(NEW_ID)}/messages` && /You are paired/.test(c.body.content),
+    );
+    model.script({ text: "hi Bob" });
+    discord.dm(NEW_ID, "hello");
+    await discord.waitFor((c) => c.method === `POST /channels/${discord.dmChannelOf(NEW_ID)}/messages` && c.body.content === "hi Bob");
+  });
+});
+
+describe("addAllowedUser", () => {
+  it("leaves a file that already has the user as it is, and adds a list where there is none", () => {
+    const text = "connectors:\n  telegram: { enabled: true, allowed_users: [1, { id: 2, name: Al }] } # x\n";
+    expect(addAllowedUser(text, "telegram", "2", "Al")).toBe(text);
+    const none = "# top\nconnectors:\n  telegram:\n    enabled: true # on\n";
+    const added = addAllowedUser(none, "telegram", "5", "Eve Smith");
+    expect(added).toContain("# top");
+    expect(added).toContain("enabled: true # on");
+    expect(added).toContain("allowed_users: [ { id: 5, name: Eve Smith } ]");
+  });
+});

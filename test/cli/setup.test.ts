@@ -1,0 +1,161 @@
+// `hermes setup` typed at through a pseudo-terminal, against the fake Ollama and the fake Bot API: the
+// answers are checked live, the config and the 0600 environment file are written, the owner is paired,
+// and a second run changes only what it is asked about.
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { afterEach, beforeEach, describe, expect, it, onTestFailed } from "vitest";
+import { parse } from "yaml";
+import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
+import { type FakeTelegram, startFakeTelegram, TOKEN } from "../fakes/telegram-server.js";
+import { CLI, createTempDir, runCli } from "../helpers/hermes.js";
+
+const RELAY = resolve(import.meta.dirname, "../helpers/pty-relay.py");
+const OWNER = 42;
+/** ESC [ … letter: readline's cursor moves. */
+const ESCAPES = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*[A-Za-z]`, "g");
+
+/** `hermes ARGS` in a pseudo-terminal: `expect` waits for output, `type` answers. */
+function terminal(args: string[], env: NodeJS.ProcessEnv) {
+  const child = spawn("python3", [RELAY, process.execPath, CLI, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let output = "";
+  let seen = 0;
+  const waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
+  const exit = new Promise<number | null>((r) => child.on("close", r));
+  child.stdout.setEncoding("utf8").on("data", (d: string) => {
+    // The terminal's cursor moves (readline redraws its prompt) are not text.
+    output += d.replace(ESCAPES, "").replace(/\r/g, "");
+    for (const w of [...waiters]) {
+      const m = output.slice(seen).match(w.re);
+      if (m) {
+        seen += (m.index ?? 0) + m[0].length;
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(m);
+      }
+    }
+  });
+  return {
+    expect(re: RegExp): Promise<RegExpMatchArray> {
+      const m = output.slice(seen).match(re);
+      if (m) {
+        seen += (m.index ?? 0) + m[0].length;
+        return Promise.resolve(m);
+      }
+      return new Promise((resolveMatch, reject) => {
+        waiters.push({ re, resolve: resolveMatch });
+        void exit.then(() => reject(new Error(`setup ended before ${re}:\n${output}`)));
+      });
+    },
+    type: (line: string) => child.stdin.write(`${line}\r`),
+    exit,
+    output: () => output,
+  };
+}
+
+describe("hermes setup", () => {
+  let model: FakeModel;
+  let telegram: FakeTelegram;
+  let home: { path: string; cleanup: () => void };
+  let configPath: string;
+  let env: NodeJS.ProcessEnv;
+
+  beforeEach(async () => {
+    model = await startFakeModel();
+    model.models = ["llava:7b", "qwen3:8b"];
+    model.capabilities = { "llava:7b": ["completion", "vision"], "qwen3:8b": ["completion", "tools"] };
+    telegram = await startFakeTelegram();
+    home = createTempDir();
+    env = { HOME: home.path, XDG_CONFIG_HOME: "", HERMES_CONFIG: "" };
+    configPath = join(home.path, ".config/hermes/hermes.yaml");
+    // The owner's own line (and where the fake Bot API is): setup keeps it.
+    mkdirSync(join(home.path, ".config/hermes"), { recursive: true });
+    writeFileSync(
+      configPath,
+      `# my own note, kept\nconnectors:\n  telegram:\n    api_root: ${telegram.apiRoot} # the fake\n    poll_timeout_s: 1\n`,
+    );
+  });
+  afterEach(async () => {
+    await telegram.close();
+    await model.close();
+    home.cleanup();
+  });
+
+  it("asks, checks each answer live, writes the config and a 0600 env file, and pairs the owner", async () => {
+    const t = terminal(["setup"], env);
+    onTestFailed(() => console.log(t.output()));
+    await t.expect(/Ollama URL \[http:\/\/127\.0\.0\.1:11434\]: $/m);
+    t.type("http://127.0.0.1:1"); // nothing listens there
+    await t.expect(/✗ cannot reach Ollama at http:\/\/127\.0\.0\.1:1 .*\n/);
+    await t.expect(/Ollama URL .*: $/m);
+    t.type(model.url);
+    await t.expect(/1\. llava:7b {2}vision\n {2}2\. qwen3:8b {2}tools/);
+    await t.expect(/Model \(number or name\) \[qwen3:8b\]: $/m);
+    t.type("2");
+    await t.expect(/Telegram bot token .*: $/m);
+    t.type("123:not-a-token");
+    await t.expect(/✗ that does not look like a bot token/);
+    await t.expect(/Telegram bot token .*: $/m);
+    t.type(TOKEN);
+    await t.expect(/✓ Telegram bot @hermes_test_bot \(hermes\)/);
+    await t.expect(/Discord bot token .*: $/m);
+    t.type("");
+    await t.expect(/Time zone \[.*\]: $/m);
+    t.type("Mars/Olympus");
+    await t.expect(/✗ Mars\/Olympus is not a time zone/);
+    t.type("Europe/Berlin");
+    await t.expect(/Pair your Telegram account now\? \(Y\/n\) \[Y\]: $/m);
+    t.type("");
+    const code = (await t.expect(/^ {4}(\d{6})\s*$/m))[1] as string;
+    telegram.sendText(OWNER, code);
+    await t.expect(/✓ paired Telegram user 42 \(user42\)/);
+    await t.expect(/A morning briefing at \(HH:MM, or off\) \[07:00\]: $/m);
+    t.type("");
+    await t.expect(/Weather for \(a place name\).*: $/m);
+    t.type("Berlin");
+    await t.expect(/hermes start/);
+    expect(await t.exit).toBe(0);
+
+    const text = readFileSync(configPath, "utf8");
+    expect(text).toContain("# my own note, kept");
+    expect(text).toContain("token: ${TELEGRAM_BOT_TOKEN}");
+    expect(text).not.toContain(TOKEN);
+    const config = parse(text);
+    expect(config.model).toMatchObject({ base_url: model.url, name: "qwen3:8b" });
+    expect(config.timezone).toBe("Europe/Berlin");
+    expect(config.connectors.telegram).toMatchObject({
+      enabled: true,
+      api_root: telegram.apiRoot,
+      allowed_users: [{ id: OWNER, name: "user42" }],
+    });
+    expect(config.connectors.cron.jobs).toEqual([
+      expect.objectContaining({ name: "morning-briefing", schedule: "0 7 * * *", deliver: "telegram:42" }),
+    ]);
+    expect(config.tools.weather.location).toBe("Berlin");
+    const envFile = join(home.path, ".config/hermes/hermes.env");
+    expect(statSync(envFile).mode & 0o777).toBe(0o600);
+    expect(readFileSync(envFile, "utf8")).toContain(`TELEGRAM_BOT_TOKEN=${TOKEN}`);
+    expect(await telegram.waitFor((c) => c.method === "sendMessage" && Number(c.params.chat_id) === OWNER)).toBeTruthy();
+    // What setup wrote is a valid config, found from any directory, its secrets read from hermes.env.
+    const check = await runCli(["config", "check"], { env, cwd: home.path });
+    expect(check.stderr).toBe("");
+    expect(check.stdout).toContain(`# ${configPath}: valid`);
+
+    // A second run, for the time zone only: the rest stays as it was.
+    const before = parse(readFileSync(configPath, "utf8"));
+    const second = await runCli(["setup", "timezone", "--timezone", "America/New_York", "--non-interactive"], { env, cwd: home.path });
+    expect(second.code).toBe(0);
+    const after = readFileSync(configPath, "utf8");
+    expect(parse(after)).toEqual({ ...before, timezone: "America/New_York" });
+    expect(after).toContain("# my own note, kept");
+    expect(readFileSync(envFile, "utf8")).toContain(`TELEGRAM_BOT_TOKEN=${TOKEN}`);
+  }, 60_000);
+
+  it("with no model pulled, says which `ollama pull` to run", async () => {
+    model.models = [];
+    const result = await runCli(["setup", "model", "--model-url", model.url, "--non-interactive"], { env });
+    expect(result.stdout).toContain("ollama pull qwen3:8b");
+  });
+});
