@@ -132,8 +132,11 @@ export interface Limits {
  * the network: a fake server the plugin talks to, where the kit writes as users and reads what was shown.
  */
 export interface TestDriver {
-  /** Starts the fake network; returns the options that point the plugin at it. */
-  setup(): Promise<{ options: Record<string, unknown> }> | { options: Record<string, unknown> };
+  /**
+   * Starts the fake network; returns the options that point the plugin at it. `context.chats` names every
+   * chat the kit will write in (for networks that must subscribe to each); a driver may ignore it.
+   */
+  setup(context?: { chats: string[] }): Promise<{ options: Record<string, unknown> }> | { options: Record<string, unknown> };
   /** A user writes `text` in `chat` (through the fake network, as the real one would deliver it). */
   inbound(message: { chat: string; user: string; text: string }): Promise<void> | void;
   /** A user presses the button with id `button` on a message in `chat`. */

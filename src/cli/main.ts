@@ -38,6 +38,8 @@ Commands:
   tools [--json]                      every tool the model can see: source, whether it asks first, prompt cost
   doctor                              check config, storage, socket, model, tokens and the systemd setup
   config check                        validate the config and print it with secrets masked
+  connector-test MODULE [--options JSON]
+                                      run the connector conformance kit against a plugin
 
 Options:
   --config PATH   config file (default: $HERMES_CONFIG, ./hermes.yaml, /etc/hermes/hermes.yaml)
@@ -58,6 +60,7 @@ const OPTIONS = {
   since: { type: "string" },
   by: { type: "string" },
   format: { type: "string" },
+  options: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -91,6 +94,7 @@ async function main(argv: string[]): Promise<number> {
   if (!runsDaemon) endQuietlyOnClosedPipe();
   if (values.version) return print("0.1.0");
   if (values.help || !command || command === "help") return print(HELP);
+  if (command === "connector-test") return (await daemonCode(() => import("./connector-test.js"))).connectorTest(rest, values.options);
   const configPath = findConfigPath(values.config);
   switch (command) {
     case "start":

@@ -155,7 +155,12 @@ function resolvePaths(config: Config, base: string): Config {
       files: { ...config.tools.files, root: abs(config.tools.files.root) },
       calendar: { ...config.tools.calendar, sources: config.tools.calendar.sources.map((s) => (/^https?:\/\//.test(s) ? s : abs(s))) },
     },
-    connectors: { ...config.connectors, cli: { ...config.connectors.cli, socket: abs(config.connectors.cli.socket) } },
+    connectors: {
+      ...config.connectors,
+      cli: { ...config.connectors.cli, socket: abs(config.connectors.cli.socket) },
+      // A module given as a path is found from hermes.yaml's folder; a bare name is a package.
+      plugins: config.connectors.plugins.map((p) => (/^\.{0,2}\//.test(p.module) ? { ...p, module: abs(p.module) } : p)),
+    },
     mcp: { servers: Object.fromEntries(Object.entries(config.mcp.servers).map(([n, s]) => [n, s.cwd ? { ...s, cwd: abs(s.cwd) } : s])) },
   };
 }
@@ -198,8 +203,15 @@ export function maskSecrets(config: Config): Config {
     connectors: {
       ...config.connectors,
       telegram: { ...telegram, token: mask(telegram.token) },
+      plugins: config.connectors.plugins.map((p) => ({ ...p, options: maskSecretOptions(p.options) })),
       discord: { ...discord, token: mask(discord.token) },
       http: { ...http, token: mask(http.token), hooks: http.hooks.map((h) => ({ ...h, secret: mask(h.secret) })) },
     },
   };
+}
+
+/** Plugin options whose names say they hold a secret (token, password, key…) are masked like the built-in tokens. */
+function maskSecretOptions(options: Record<string, unknown>): Record<string, unknown> {
+  const secret = /token|secret|pass|key|auth|credential/i;
+  return Object.fromEntries(Object.entries(options).map(([k, v]) => [k, secret.test(k) && typeof v === "string" && v ? "********" : v]));
 }
