@@ -26,7 +26,8 @@ export async function runConformance(module: string, options: ConformanceOptions
   const checks = CHECKS.filter((c) => !options.only?.length || options.only.some((o) => c.name.includes(o)));
   for (const check of checks) {
     const started = Date.now();
-    let detail = "";
+    let failure = "";
+    let note = "";
     try {
       const h = await openHarness(loaded.plugin, loaded.driver, {
         extraOptions: options.options ?? {},
@@ -34,14 +35,14 @@ export async function runConformance(module: string, options: ConformanceOptions
         control: check.control,
       });
       try {
-        await check.run(h);
+        note = (await check.run(h)) ?? "";
       } finally {
         await h.close();
       }
     } catch (err) {
-      detail = err instanceof Error ? err.message : String(err);
+      failure = err instanceof Error ? err.message : String(err);
     }
-    record({ name: check.name, ok: detail === "", detail, ms: Date.now() - started });
+    record({ name: check.name, ok: failure === "", detail: failure || note, ms: Date.now() - started });
   }
   return report(results);
 }

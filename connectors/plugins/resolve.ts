@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, isAbsolute, join } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 
 /** A plugin module found on disk: the file to import and the version of the package it belongs to. */
 export interface FoundModule {
@@ -7,12 +7,12 @@ export interface FoundModule {
   version: string;
 }
 
-/** Finds `module` (an absolute path, or a package name looked up in node_modules from `fromDir` upwards). */
+/** Finds `module`: a path (relative to `fromDir`, hermes.yaml's folder) or a package name looked up in node_modules from `fromDir` upwards. */
 export function findModule(module: string, fromDir: string): FoundModule | { problem: string; fix: string } {
-  if (isAbsolute(module)) {
-    if (!existsSync(module))
-      return { problem: `no file ${module}`, fix: "correct the path; a relative one counts from hermes.yaml's folder" };
-    return { file: module, version: versionNear(dirname(module)) };
+  if (isAbsolute(module) || /^\.\.?\//.test(module)) {
+    const file = resolve(fromDir, module);
+    if (!existsSync(file)) return { problem: `no file ${file}`, fix: "correct the path; a relative one counts from hermes.yaml's folder" };
+    return { file, version: versionNear(dirname(file)) };
   }
   const dir = packageDir(module, fromDir);
   if (!dir) {

@@ -19,7 +19,7 @@ export interface ConformanceOptions {
 export interface CheckResult {
   name: string;
   ok: boolean;
-  /** What went wrong, in words a plugin author can act on; empty when ok. */
+  /** What went wrong, in words a plugin author can act on; when ok, empty or why the check did not apply. */
   detail: string;
   ms: number;
 }

@@ -16,7 +16,10 @@ export async function connectorTest(args: string[], optionsJson: string | undefi
     return 2;
   }
   const { runConformance } = await import("../../connectors/kit/run.js");
-  const print = (r: CheckResult) => process.stdout.write(`${r.ok ? "✓" : "✗"} ${r.name}${r.ok ? ` (${r.ms} ms)` : `\n    ${r.detail}`}\n`);
+  const print = (r: CheckResult) => {
+    const after = r.ok ? ` (${r.detail || `${r.ms} ms`})` : `\n    ${r.detail}`;
+    process.stdout.write(`${r.ok ? "✓" : "✗"} ${r.name}${after}\n`);
+  };
   const report = await runConformance(module, { options, onResult: print });
   process.stdout.write(`${report.passed} passed, ${report.failed} failed\n`);
   return report.failed ? 1 : 0;

@@ -155,12 +155,7 @@ function resolvePaths(config: Config, base: string): Config {
       files: { ...config.tools.files, root: abs(config.tools.files.root) },
       calendar: { ...config.tools.calendar, sources: config.tools.calendar.sources.map((s) => (/^https?:\/\//.test(s) ? s : abs(s))) },
     },
-    connectors: {
-      ...config.connectors,
-      cli: { ...config.connectors.cli, socket: abs(config.connectors.cli.socket) },
-      // A module given as a path is found from hermes.yaml's folder; a bare name is a package.
-      plugins: config.connectors.plugins.map((p) => (/^\.{0,2}\//.test(p.module) ? { ...p, module: abs(p.module) } : p)),
-    },
+    connectors: { ...config.connectors, cli: { ...config.connectors.cli, socket: abs(config.connectors.cli.socket) } },
     mcp: { servers: Object.fromEntries(Object.entries(config.mcp.servers).map(([n, s]) => [n, s.cwd ? { ...s, cwd: abs(s.cwd) } : s])) },
   };
 }
