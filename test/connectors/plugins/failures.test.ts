@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { afterEach, expect, it } from "vitest";
+import { afterEach, beforeEach, expect, it } from "vitest";
 import { type Daemon, startDaemon } from "../../../src/daemon/daemon.js";
 import { type FakeModel, startFakeModel } from "../../fakes/model-server.js";
 // @ts-expect-error: a JavaScript fixture without types
@@ -15,9 +15,13 @@ interface Room {
 
 let daemon: Daemon | undefined;
 let model: FakeModel | undefined;
-const dir = createTempDir();
+let dir: ReturnType<typeof createTempDir>;
+beforeEach(() => {
+  dir = createTempDir();
+});
 afterEach(async () => {
   await daemon?.stop();
+  daemon = undefined;
   await model?.close();
   dir.cleanup();
 });
@@ -77,3 +81,22 @@ async function waitForHealth(core: Daemon["core"], name: string) {
   }
   throw new Error(`${name} never turned red`);
 }
+
+it("a scheduled job with deliver: <plugin>:<chat> lands in that chat", async () => {
+  model = await startFakeModel();
+  model.script({ text: "Good morning: sunny, no meetings." });
+  const plugins = [{ name: "mem", module: MEMORY_CHAT, allowed_users: ["alice"], options: { room: "job-room" } }];
+  const jobs = [{ name: "brief", schedule: "0 7 * * *", prompt: "brief me", deliver: "mem:kitchen" }];
+  const base = baseSettings(model.url);
+  const config = writeConfig(dir.path, {
+    ...base,
+    log: { level: "silent" },
+    connectors: { cli: { enabled: false }, cron: { jobs }, plugins },
+  });
+  daemon = await startDaemon(config);
+  const fired = await daemon.core.scheduler()?.runNow("brief");
+  expect(fired?.status).toBe("ok");
+  const room = openRoom("job-room") as Room;
+  expect(room.messages.get("kitchen")?.map((m) => m.text)).toEqual(["Good morning: sunny, no meetings."]);
+  expect(fired?.message_id).toBe(room.messages.get("kitchen")?.[0]?.id);
+});

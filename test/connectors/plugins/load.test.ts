@@ -104,6 +104,23 @@ describe("connector plugins from the config", () => {
     );
   });
 
+  it("accepts deliver: <plugin>:<chat> for jobs, and names a target no connector has", async () => {
+    const entry = { name: "mem", module: MEMORY_CHAT, options: { room: "r6" } };
+    const job = (deliver: string) => ({
+      cron: { enabled: true, jobs: [{ name: "brief", schedule: "0 7 * * *", prompt: "brief me", deliver }] },
+    });
+    const good = withPlugins([entry]);
+    (good.connectors as Record<string, unknown>).cron = job("mem:kitchen").cron;
+    expect((await configCheck(good)).code).toBe(0);
+    const bad = withPlugins([entry]);
+    (bad.connectors as Record<string, unknown>).cron = job("nope:kitchen").cron;
+    const check = await configCheck(bad);
+    expect(check.code).toBe(1);
+    expect(check.stderr).toMatch(
+      /connectors\.cron\.jobs\.0\.deliver: delivers to nope, which is neither a built-in connector nor a connectors\.plugins entry/,
+    );
+  });
+
   it("keeps the daemon and the other connectors up when a plugin throws in start", async () => {
     model.script({ text: "still here" });
     const entry = { name: "mem", module: MEMORY_CHAT, options: { room: "r4", fail: "start" } };

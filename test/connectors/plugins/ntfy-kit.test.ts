@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
+// Through the package export, as a plugin author runs it.
+import { runConformance } from "hermes/testing";
 import { expect, it } from "vitest";
-import { runConformance } from "../../../connectors/kit/run.js";
 
 const NTFY = fileURLToPath(new URL("../../../examples/ntfy-connector/index.js", import.meta.url));
 
