@@ -32,6 +32,8 @@ export interface Connector {
   listenerFor?(channel: string): EventListener | undefined;
   /** Present on the cron connector. */
   scheduler?: Scheduler;
+  /** Present on a connector loaded from `connectors.plugins`: what `hermes status` lists with its health. */
+  plugin?: { module: string; version: string };
 }
 
 export interface ScheduleInfo {
@@ -65,7 +67,7 @@ export interface DaemonStatus {
   version: string;
   pid: number;
   uptime_s: number;
-  connectors: { name: string; ok: boolean; detail: string }[];
+  connectors: { name: string; ok: boolean; detail: string; module?: string; version?: string }[];
   model: { provider: string; base_url: string; name: string; reachable: boolean | null; detail: string };
   /** The endpoint that serves model calls now; `reason` says why it is not the primary. */
   serving?: { endpoint: string; model: string; primary: boolean; reason: string; context_tokens?: number };

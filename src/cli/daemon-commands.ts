@@ -67,9 +67,12 @@ export async function start(configPath: string): Promise<number> {
 }
 
 /** `hermes config check`: validate, then print the effective config with secrets masked. */
-export function configCheck(configPath: string): number {
+export async function configCheck(configPath: string): Promise<number> {
   try {
-    const { config } = loadConfig(configPath);
+    const { config, locate } = loadConfig(configPath);
+    // A plugin that cannot be loaded fails the check as it would fail the start.
+    if (config.connectors.plugins.length)
+      await (await import("../../connectors/plugins/load.js")).loadPlugins(config.connectors.plugins, configPath, locate);
     process.stdout.write(`# ${configPath}: valid\n${stringify(maskSecrets(config))}`);
     return 0;
   } catch (err) {

@@ -27,8 +27,10 @@ export async function doctor(configPath: string, env: NodeJS.ProcessEnv = proces
     process.stdout.write(`${MARK[c.outcome]} ${c.name.padEnd(9)} ${c.detail}${c.fix ? `\n            fix: ${c.fix}` : ""}\n`);
   };
   let config: Config;
+  let loaded: ReturnType<typeof loadConfig>;
   try {
-    config = loadConfig(configPath).config;
+    loaded = loadConfig(configPath);
+    config = loaded.config;
     report({ name: "config", outcome: "ok", detail: `${configPath} is valid` });
   } catch (err) {
     const detail = err instanceof ConfigError ? err.message : String(err);
@@ -48,6 +50,7 @@ export async function doctor(configPath: string, env: NodeJS.ProcessEnv = proces
   for (const c of await checkWindows(config)) report(c);
   for (const c of await checkMedia(config)) report(c);
   for (const c of checkTokens(config)) report(c);
+  if (config.connectors.plugins.length) for (const c of await (await import("./doctor-plugins.js")).checkPlugins(loaded)) report(c);
   for (const c of await (await import("./doctor-mcp.js")).checkMcpServers(config)) report(c);
   for (const c of await checkSystemd(config, env.HERMES_SYSTEMD_DIR ?? "/etc/systemd/system")) report(c);
   return checks.some((c) => c.outcome === "fail") ? 1 : 0;

@@ -47,6 +47,8 @@ Commands:
                                       add the owner (or a second person) to allowed_users by a code
   doctor                              check config, storage, socket, model, tokens and the systemd setup
   config check                        validate the config and print it with secrets masked
+  connector-test MODULE [--options JSON]
+                                      run the connector conformance kit against a plugin
 
 Options:
   --config PATH   config file (default: $HERMES_CONFIG, ~/.config/hermes/hermes.yaml,
@@ -79,6 +81,7 @@ const OPTIONS = {
   "non-interactive": { type: "boolean" },
   pair: { type: "boolean" },
   "timeout-s": { type: "string" },
+  options: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -113,6 +116,7 @@ async function main(argv: string[]): Promise<number> {
   if (values.version) return print("0.1.0");
   if (values.help || !command || command === "help") return print(HELP);
   if (command === "setup") return (await import("./setup-command.js")).setupCommand(values, rest);
+  if (command === "connector-test") return (await daemonCode(() => import("./connector-test.js"))).connectorTest(rest, values.options);
   const configPath = findConfigPath(values.config);
   loadEnvFile(configPath);
   switch (command) {

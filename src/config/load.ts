@@ -199,8 +199,15 @@ export function maskSecrets(config: Config): Config {
     connectors: {
       ...config.connectors,
       telegram: { ...telegram, token: mask(telegram.token) },
+      plugins: config.connectors.plugins.map((p) => ({ ...p, options: maskSecretOptions(p.options) })),
       discord: { ...discord, token: mask(discord.token) },
       http: { ...http, token: mask(http.token), hooks: http.hooks.map((h) => ({ ...h, secret: mask(h.secret) })) },
     },
   };
+}
+
+/** Plugin options whose names say they hold a secret (token, password, key…) are masked like the built-in tokens. */
+function maskSecretOptions(options: Record<string, unknown>): Record<string, unknown> {
+  const secret = /token|secret|pass|key|auth|credential/i;
+  return Object.fromEntries(Object.entries(options).map(([k, v]) => [k, secret.test(k) && typeof v === "string" && v ? "********" : v]));
 }

@@ -3,6 +3,7 @@ import { Cron } from "croner";
 import { z } from "zod";
 import { skillsSchema } from "../skills/schema.js";
 import { checkHttpOpenAi, httpOpenAi } from "./http-openai.js";
+import { deliverProblem, pluginEntries } from "./plugins-schema.js";
 import { DEFAULT_TOOLS, enabledEntry, MCP_SEPARATOR } from "./tool-names.js";
 
 // zod compiles each object schema to a function the first time it parses; the config is parsed once
@@ -11,7 +12,10 @@ z.config({ jitless: true });
 
 export { DEFAULT_TOOLS, MCP_SEPARATOR, TOOL_NAMES, type ToolName } from "./tool-names.js";
 
-const DELIVERY_TARGET = /^(telegram:-?\d+|discord:(user:)?\d+|cli:[\w.-]+)$/;
+// A plugin's targets are `<name>:<chat>` with any chat id; the prefix is checked against the entries below.
+const DELIVERY_TARGET = /^(telegram:-?\d+|discord:(user:)?\d+|cli:[\w.-]+|[a-z0-9_-]+:.+)$/;
+
+const DELIVERY_HINT = "expected telegram:<chat_id>, discord:<channel_id>, discord:user:<id>, cli:<name> or <plugin>:<chat>";
 
 let zones: Set<string> | undefined;
 /** Known names are looked up (2 ms); only others (aliases such as UTC) build a formatter, whose first use costs ~30 ms. */
@@ -217,7 +221,7 @@ const cronJob = z.strictObject({
   name: z.string().regex(/^[\w.-]+$/, "expected a name of letters, digits, '.', '_' or '-'"),
   schedule: z.string().min(1),
   prompt: z.string().min(1),
-  deliver: z.string().regex(DELIVERY_TARGET, "expected telegram:<chat_id>, discord:<channel_id>, discord:user:<id> or cli:<name>"),
+  deliver: z.string().regex(DELIVERY_TARGET, DELIVERY_HINT),
   tools: z.array(enabledEntry).optional(),
   enabled: z.boolean().default(true),
   timezone: z.string().refine(isTimeZone, "expected an IANA time zone such as Europe/Berlin").optional(),
@@ -226,7 +230,7 @@ const cronJob = z.strictObject({
 const httpHook = z.strictObject({
   name: z.string().regex(/^[\w.-]+$/, "expected a name of letters, digits, '.', '_' or '-'"),
   prompt: z.string().min(1),
-  deliver: z.string().regex(DELIVERY_TARGET, "expected telegram:<chat_id>, discord:<channel_id>, discord:user:<id> or cli:<name>"),
+  deliver: z.string().regex(DELIVERY_TARGET, DELIVERY_HINT),
   tools: z.array(enabledEntry).optional(),
   /** HMAC-SHA256 key for `X-Hub-Signature-256`; empty = only the bearer token is accepted. */
   secret: z.string().default(""),
@@ -293,6 +297,7 @@ const connectors = z
       })
       .prefault({}),
     http,
+    plugins: pluginEntries,
   })
   .prefault({});
 
@@ -359,10 +364,8 @@ export const configSchema = z
       seen.add(job.name);
       const problem = cronProblem(job.schedule);
       if (problem) ctx.addIssue({ code: "custom", path: at("schedule"), message: problem });
-      const target = job.deliver.split(":")[0] as "telegram" | "discord" | "cli";
-      if (!cfg.connectors[target].enabled) {
-        ctx.addIssue({ code: "custom", path: at("deliver"), message: `delivers to ${target}, but connectors.${target} is not enabled` });
-      }
+      const undeliverable = deliverProblem(cfg.connectors, job.deliver);
+      if (undeliverable) ctx.addIssue({ code: "custom", path: at("deliver"), message: undeliverable });
     });
   });
 
@@ -381,10 +384,8 @@ function checkHttp(c: Connectors, ctx: z.RefinementCtx): void {
     const at = (key: string) => ["connectors", "http", "hooks", i, key];
     if (seen.has(hook.name)) ctx.addIssue({ code: "custom", path: at("name"), message: `duplicate hook name '${hook.name}'` });
     seen.add(hook.name);
-    const target = hook.deliver.split(":")[0] as "telegram" | "discord" | "cli";
-    if (c.http.enabled && !c[target].enabled) {
-      ctx.addIssue({ code: "custom", path: at("deliver"), message: `delivers to ${target}, but connectors.${target} is not enabled` });
-    }
+    const problem = c.http.enabled ? deliverProblem(c, hook.deliver) : undefined;
+    if (problem) ctx.addIssue({ code: "custom", path: at("deliver"), message: problem });
   });
 }
 

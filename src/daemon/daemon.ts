@@ -23,7 +23,7 @@ import { toolSpec } from "../tools/define.js";
 import { loadMcpHub, loadTools } from "../tools/registry.js";
 import type { AnyTool, ToolDeps } from "../tools/types.js";
 import { VERSION } from "../version.js";
-import { loadConnectors } from "./connectors.js";
+import { loadConnectors, warnIfNoWorkingConnector } from "./connectors.js";
 import { createModelMonitor, startHealthLoop, statusLine } from "./health.js";
 import { hintedModel } from "./health-hint.js";
 import { warnOfToolCost } from "./mcp-warn.js";
@@ -137,8 +137,9 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
 
   runner.recover();
   try {
-    connectors = await loadConnectors(core, initial.config);
+    connectors = await loadConnectors(core, initial.config, initial);
     for (const c of connectors) await c.start();
+    warnIfNoWorkingConnector(connectors, log);
     runner.connectorsReady();
   } catch (err) {
     await Promise.allSettled(connectors.map((c) => c.stop()));
@@ -299,7 +300,7 @@ function statusOf(
     version: VERSION,
     pid: process.pid,
     uptime_s: Math.round((Date.now() - startedAt) / 1000),
-    connectors: connectors.map((c) => ({ name: c.name, ...c.health() })),
+    connectors: connectors.map((c) => ({ name: c.name, ...c.health(), ...c.plugin })),
     model: {
       provider: state.model.provider,
       base_url: state.model.baseUrl,

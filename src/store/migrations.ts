@@ -270,4 +270,23 @@ export const MIGRATIONS: {
     `,
     data: fillRecallIndex,
   },
+  {
+    version: 15,
+    name: "connector plugins: the message ids each has handed over (exactly once across restarts) and its small persisted values",
+    sql: `
+      CREATE TABLE plugin_inbound (
+        connector TEXT NOT NULL,
+        message_id TEXT NOT NULL,
+        received_at INTEGER NOT NULL,
+        PRIMARY KEY (connector, message_id)
+      );
+      CREATE TABLE plugin_state (
+        connector TEXT NOT NULL,
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (connector, key)
+      );
+    `,
+  },
 ];

@@ -1,0 +1,74 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { importModule } from "../plugins/import-module.js";
+import { findModule } from "../plugins/resolve.js";
+import type { CheckResult, ConformanceOptions, ConformanceReport } from "../sdk/testing.js";
+import { CONNECTOR_API, type ConnectorPlugin, type TestDriver } from "../sdk/types.js";
+import { CHECKS } from "./checks.js";
+import { openHarness } from "./harness.js";
+
+/** Runs every check against the plugin at `module` (see ../sdk/testing.ts). Never throws for a broken plugin: it fails. */
+export async function runConformance(module: string, options: ConformanceOptions = {}): Promise<ConformanceReport> {
+  const results: CheckResult[] = [];
+  const record = (result: CheckResult) => {
+    results.push(result);
+    options.onResult?.(result);
+  };
+  const loaded = await loadForKit(module);
+  record({
+    name: "the module loads: api 1, create(), a testDriver",
+    ok: !("problem" in loaded),
+    detail: "problem" in loaded ? loaded.problem : "",
+    ms: 0,
+  });
+  if ("problem" in loaded) return report(results);
+  const checks = CHECKS.filter((c) => !options.only?.length || options.only.some((o) => c.name.includes(o)));
+  for (const check of checks) {
+    const started = Date.now();
+    let failure = "";
+    let note = "";
+    try {
+      const h = await openHarness(loaded.plugin, loaded.driver, {
+        extraOptions: options.options ?? {},
+        timeoutMs: options.timeoutMs ?? 20_000,
+        control: check.control,
+      });
+      try {
+        note = (await check.run(h)) ?? "";
+      } finally {
+        await h.close();
+      }
+    } catch (err) {
+      failure = err instanceof Error ? err.message : String(err);
+    }
+    record({ name: check.name, ok: failure === "", detail: failure || note, ms: Date.now() - started });
+  }
+  return report(results);
+}
+
+function report(results: CheckResult[]): ConformanceReport {
+  return { passed: results.filter((r) => r.ok).length, failed: results.filter((r) => !r.ok).length, results };
+}
+
+async function loadForKit(module: string): Promise<{ plugin: ConnectorPlugin<unknown>; driver: TestDriver } | { problem: string }> {
+  const asPath = resolve(module);
+  const found = existsSync(asPath) ? { file: asPath } : findModule(module, process.cwd());
+  if ("problem" in found) return { problem: `${found.problem}; ${found.fix}` };
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await importModule(pathToFileURL(found.file).href)) as Record<string, unknown>;
+  } catch (err) {
+    return { problem: `cannot load ${found.file}: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  const fallback = (mod.default ?? {}) as Record<string, unknown>;
+  const plugin = (fallback.default && !("create" in fallback) ? fallback.default : fallback) as Partial<ConnectorPlugin<unknown>>;
+  const driver = (mod.testDriver ?? fallback.testDriver) as TestDriver | undefined;
+  if (typeof plugin.create !== "function") return { problem: "the default export has no create(host, options)" };
+  if (plugin.api !== CONNECTOR_API)
+    return { problem: `the plugin declares api ${JSON.stringify(plugin.api)}; this kit checks api ${CONNECTOR_API}` };
+  if (!driver || typeof driver.setup !== "function" || typeof driver.sent !== "function") {
+    return { problem: "the module exports no testDriver { setup, inbound, press, sent, teardown } (SPEC §17)" };
+  }
+  return { plugin: plugin as ConnectorPlugin<unknown>, driver };
+}

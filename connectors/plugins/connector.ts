@@ -1,0 +1,141 @@
+import type { Connector, ConnectorHealth, Core } from "../../src/connector.js";
+import { errorMessage } from "../../src/errors.js";
+import { PluginStore } from "../../src/store/plugins.js";
+import { createChatFlow } from "../chat/flow.js";
+import type { ChatFlow, ChatSurface } from "../chat/types.js";
+import type { ConnectorHost, OutboundMessage, Connector as PluginInstance } from "../sdk/types.js";
+import type { LoadedPlugin } from "./load.js";
+
+/** What a plugin's message may hold when it declares no `limits.text`. */
+const DEFAULT_TEXT_LIMIT = 4000;
+/** A plugin whose start has not settled by then is left starting: the daemon and the other connectors go on. */
+const START_WAIT_MS = 10_000;
+
+/** What `hermes status` says of a plugin besides its health. */
+export interface PluginInfo {
+  module: string;
+  version: string;
+}
+
+/**
+ * One configured plugin as a daemon connector: the plugin's network side behind the shared chat flow.
+ * Whatever the plugin throws (in create, start, send, edit, health) turns this connector's health red
+ * with the reason; nothing of it reaches the daemon or the other connectors.
+ */
+export function createPluginConnector(core: Core, loaded: LoadedPlugin): Connector & { plugin: PluginInfo } {
+  const { entry } = loaded;
+  const log = core.log.child({ connector: entry.name });
+  let fault: string | undefined;
+  let phase: "created" | "starting" | "started" | "stopped" = "created";
+  const onFault = (what: string, err: unknown) => {
+    fault = `${what} failed: ${errorMessage(err)}`;
+    log.error({ err, what }, "the plugin failed");
+  };
+  const onSuccess = () => {
+    fault = undefined;
+  };
+  let instance: PluginInstance | undefined;
+  let flow: ChatFlow | undefined;
+  const host = createHost(entry.name, log, new PluginStore(core.store.db), () => flow);
+  try {
+    instance = loaded.plugin.create(host, loaded.options);
+    if (!instance || typeof instance.send !== "function" || typeof instance.start !== "function")
+      throw new Error("create() returned no connector with start and send");
+    flow = createChatFlow({
+      core,
+      name: entry.name,
+      surface: surfaceOf(instance),
+      allowed: (user) => allowedUsers(core, entry.name).includes(user),
+      allowlistHome: `the connectors.plugins entry '${entry.name}'`,
+      log,
+      onFault,
+      onSuccess,
+    });
+  } catch (err) {
+    onFault("create", err);
+  }
+  const startIt = async (it: PluginInstance) => {
+    phase = "starting";
+    try {
+      await it.start();
+      phase = "started";
+    } catch (err) {
+      onFault("start", err);
+    }
+  };
+
+  return {
+    name: entry.name,
+    plugin: { module: entry.module, version: loaded.version },
+    async start() {
+      if (!instance) return;
+      const started = startIt(instance);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([started, new Promise<void>((resolve) => (timer = setTimeout(resolve, START_WAIT_MS)))]);
+      clearTimeout(timer);
+      if (phase === "starting") log.warn({ waitedMs: START_WAIT_MS }, "the plugin is still starting; going on without waiting");
+    },
+    async stop() {
+      if (!instance || phase === "stopped") return;
+      phase = "stopped";
+      await Promise.resolve()
+        .then(() => instance?.stop())
+        .catch((err: unknown) => log.warn({ err }, "the plugin failed to stop cleanly"));
+    },
+    health: () => healthOf(instance, phase, fault),
+    deliver: (target, text) => (flow ? flow.deliver(target, text) : Promise.reject(new Error(fault ?? "the plugin did not start"))),
+    listenerFor: (channel) => flow?.listenerFor(channel),
+  };
+}
+
+function createHost(name: string, log: Core["log"], store: PluginStore, flow: () => ChatFlow | undefined): ConnectorHost {
+  const notReady = () => Promise.reject(new Error(`${name}: the connector is not ready (its create() failed)`));
+  const logAt = (level: "info" | "warn" | "error" | "debug") => (obj: unknown, msg?: string) => {
+    if (typeof obj === "string") log[level](obj);
+    else log[level](obj as object, msg ?? "");
+  };
+  return {
+    name,
+    log: { info: logAt("info"), warn: logAt("warn"), error: logAt("error"), debug: logAt("debug") },
+    receive: (message) => flow()?.receive(message) ?? notReady(),
+    press: (press) => flow()?.press(press) ?? notReady(),
+    state: {
+      get: (key) => store.value(name, String(key)),
+      set: (key, value) => store.setValue(name, String(key), String(value)),
+    },
+  };
+}
+
+/** The plugin's network side as the chat flow sees it: its limits resolved, its calls made safe to await. */
+function surfaceOf(it: PluginInstance): ChatSurface {
+  const text = Number(it.limits?.text);
+  const edit = it.edit;
+  return {
+    send: async (chat, message) => {
+      const sent = await it.send(chat, message);
+      return { id: String(sent?.id ?? "") };
+    },
+    ...(typeof edit === "function" && {
+      edit: async (chat: string, id: string, message: OutboundMessage) => edit.call(it, chat, id, message),
+    }),
+    limits: { text: Number.isFinite(text) && text > 0 ? text : DEFAULT_TEXT_LIMIT, buttons: it.limits?.buttons !== false },
+  };
+}
+
+/** The entry's allowlist now (a reload may have changed it). */
+function allowedUsers(core: Core, name: string): string[] {
+  return core.config().connectors.plugins.find((p) => p.name === name)?.allowed_users ?? [];
+}
+
+function healthOf(it: PluginInstance | undefined, phase: string, fault: string | undefined): ConnectorHealth {
+  if (fault) return { ok: false, detail: fault };
+  if (!it) return { ok: false, detail: "not created" };
+  if (phase !== "started") return { ok: false, detail: phase === "starting" ? "starting" : `not started (${phase})` };
+  try {
+    const h = it.health?.();
+    if (!h) return { ok: true, detail: "started" };
+    return { ok: h.ok === true, detail: String(h.detail ?? "") };
+  } catch (err) {
+    return { ok: false, detail: `health() failed: ${errorMessage(err)}` };
+  }
+}

@@ -1,0 +1,53 @@
+import type { OptionsSchema } from "../sdk/types.js";
+
+/** One problem with a plugin's options: where under `options` (a key path) and what is wrong. */
+export interface OptionProblem {
+  path: (string | number)[];
+  message: string;
+}
+
+/** Checks options against a plugin's schema (zod: anything with safeParse; else a JSON Schema). */
+export async function checkOptions(
+  schema: OptionsSchema,
+  options: Record<string, unknown>,
+): Promise<{ ok: true; value: unknown } | { ok: false; problems: OptionProblem[] }> {
+  if (typeof (schema as { safeParse?: unknown }).safeParse === "function") return checkZod(schema as ZodLike, options);
+  return checkJsonSchema(schema as Record<string, unknown>, options);
+}
+
+interface ZodLike {
+  safeParse(value: unknown): { success: boolean; data?: unknown; error?: { issues?: { path?: PropertyKey[]; message?: string }[] } };
+}
+
+function checkZod(schema: ZodLike, options: Record<string, unknown>) {
+  const parsed = schema.safeParse(options);
+  if (parsed.success) return { ok: true as const, value: parsed.data };
+  const issues = parsed.error?.issues ?? [];
+  const problems = issues.map((i) => ({
+    path: (i.path ?? []).map((p) => (typeof p === "number" ? p : String(p))),
+    message: (i.message ?? "invalid").replace(/^Invalid input: /, ""),
+  }));
+  return { ok: false as const, problems: problems.length ? problems : [{ path: [], message: "invalid options" }] };
+}
+
+async function checkJsonSchema(schema: Record<string, unknown>, options: Record<string, unknown>) {
+  // ajv is loaded only for a plugin that declares a JSON Schema.
+  const { Ajv } = await import("ajv");
+  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
+  const value = structuredClone(options);
+  const validate = ajv.compile(schema);
+  if (validate(value)) return { ok: true as const, value };
+  const problems = (validate.errors ?? []).map((e) => {
+    const path = e.instancePath
+      .split("/")
+      .slice(1)
+      .map((p) => (/^\d+$/.test(p) ? Number(p) : p.replace(/~1/g, "/").replace(/~0/g, "~")));
+    const missing = e.keyword === "required" ? String((e.params as { missingProperty?: string }).missingProperty ?? "") : "";
+    const extra =
+      e.keyword === "additionalProperties" ? String((e.params as { additionalProperty?: string }).additionalProperty ?? "") : "";
+    if (missing) return { path, message: `missing required key '${missing}'` };
+    if (extra) return { path: [...path, extra], message: `unknown key '${extra}'` };
+    return { path, message: e.message ?? "invalid" };
+  });
+  return { ok: false as const, problems };
+}

@@ -1,0 +1,71 @@
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+
+/** A plugin module found on disk: the file to import and the version of the package it belongs to. */
+export interface FoundModule {
+  file: string;
+  version: string;
+}
+
+/** Finds `module`: a path (relative to `fromDir`, hermes.yaml's folder) or a package name looked up in node_modules from `fromDir` upwards. */
+export function findModule(module: string, fromDir: string): FoundModule | { problem: string; fix: string } {
+  if (isAbsolute(module) || /^\.\.?\//.test(module)) {
+    const file = resolve(fromDir, module);
+    if (!existsSync(file)) return { problem: `no file ${file}`, fix: "correct the path; a relative one counts from hermes.yaml's folder" };
+    return { file, version: versionNear(dirname(file)) };
+  }
+  const dir = packageDir(module, fromDir);
+  if (!dir) {
+    return {
+      problem: `no package '${module}' in node_modules`,
+      fix: `install it next to hermes.yaml (npm install ${module}), or give a path such as ./plugins/x.mjs`,
+    };
+  }
+  const pkg = readJson(join(dir, "package.json"));
+  const entry = entryOf(pkg);
+  const file = join(dir, entry);
+  if (!existsSync(file))
+    return { problem: `package '${module}' names ${entry} as its entry, which does not exist`, fix: "build or reinstall the package" };
+  return { file, version: typeof pkg.version === "string" ? pkg.version : "-" };
+}
+
+function packageDir(name: string, fromDir: string): string | undefined {
+  for (let dir = fromDir; ; dir = dirname(dir)) {
+    const candidate = join(dir, "node_modules", name);
+    if (existsSync(join(candidate, "package.json"))) return candidate;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/** The file a package's `import` resolves to: its `exports` for ".", else `main`, else index.js. */
+function entryOf(pkg: Record<string, unknown>): string {
+  const pick = (e: unknown): string | undefined => {
+    if (typeof e === "string") return e;
+    if (!e || typeof e !== "object") return undefined;
+    const o = e as Record<string, unknown>;
+    if ("." in o) return pick(o["."]);
+    return pick(o.import) ?? pick(o.node) ?? pick(o.default) ?? pick(o.require);
+  };
+  return pick(pkg.exports) ?? (typeof pkg.main === "string" ? pkg.main : "index.js");
+}
+
+/** The version in the nearest package.json at or above `dir` ("-" when there is none). */
+function versionNear(dir: string): string {
+  for (let d = dir; ; d = dirname(d)) {
+    const file = join(d, "package.json");
+    if (existsSync(file)) {
+      const version = readJson(file).version;
+      return typeof version === "string" ? version : "-";
+    }
+    if (dirname(d) === d) return "-";
+  }
+}
+
+function readJson(file: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(readFileSync(file, "utf8"));
+    return value && typeof value === "object" ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}

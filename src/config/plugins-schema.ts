@@ -1,0 +1,52 @@
+import { z } from "zod";
+
+/** The built-in connectors a `deliver` target may name; any other prefix must be a plugin entry's name. */
+const BUILT_IN_TARGETS = ["telegram", "discord", "cli"] as const;
+
+/** A plugin's name: it prefixes session keys and delivery targets (`echo:<chat>`), so it is short and plain. */
+export const PLUGIN_NAME = /^[a-z0-9_-]+$/;
+
+const RESERVED = new Set(["cli", "telegram", "discord", "cron", "http", "hook", "email"]);
+
+const pluginEntry = z.strictObject({
+  name: z
+    .string()
+    .regex(PLUGIN_NAME, "expected a name of a-z, 0-9, '_' or '-'")
+    .refine((n) => !RESERVED.has(n), "this name belongs to a built-in connector; choose another"),
+  /** A path (relative to hermes.yaml) or the name of an installed package. */
+  module: z.string().min(1, "expected a path such as ./plugins/echo.mjs or a package name"),
+  /** Who may reach the model through it; everyone else gets one notice naming their id. Numbers are read as text. */
+  allowed_users: z.array(z.union([z.string(), z.number()]).transform(String)).default([]),
+  /** Handed to the plugin's `create` after ${VAR} substitution (and checked by its schema, when it has one). */
+  options: z.record(z.string(), z.unknown()).default({}),
+});
+
+/** `connectors.plugins`: connector plugins loaded from the config (SPEC §17). */
+export const pluginEntries = z
+  .array(pluginEntry)
+  .default([])
+  .superRefine((entries, ctx) => {
+    const seen = new Set<string>();
+    entries.forEach((entry, i) => {
+      if (seen.has(entry.name)) ctx.addIssue({ code: "custom", path: [i, "name"], message: `duplicate plugin name '${entry.name}'` });
+      seen.add(entry.name);
+    });
+  });
+
+export type PluginEntry = z.output<typeof pluginEntry>;
+
+interface DeliverTargets {
+  telegram: { enabled: boolean };
+  discord: { enabled: boolean };
+  cli: { enabled: boolean };
+  plugins: { name: string }[];
+}
+
+/** Why a `deliver` target cannot be delivered to with these connectors, or undefined when it can. */
+export function deliverProblem(connectors: DeliverTargets, target: string): string | undefined {
+  const prefix = target.split(":")[0] ?? "";
+  const builtIn = BUILT_IN_TARGETS.find((n) => n === prefix);
+  if (builtIn) return connectors[builtIn].enabled ? undefined : `delivers to ${builtIn}, but connectors.${builtIn} is not enabled`;
+  if (connectors.plugins.some((p) => p.name === prefix)) return undefined;
+  return `delivers to ${prefix}, which is neither a built-in connector nor a connectors.plugins entry`;
+}

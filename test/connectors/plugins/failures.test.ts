@@ -1,0 +1,102 @@
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { type Daemon, startDaemon } from "../../../src/daemon/daemon.js";
+import { type FakeModel, startFakeModel } from "../../fakes/model-server.js";
+// @ts-expect-error: a JavaScript fixture without types
+import { openRoom } from "../../fixtures/plugins/memory-chat/index.js";
+import { baseSettings, createTempDir, writeConfig } from "../../helpers/hermes.js";
+
+const MEMORY_CHAT = fileURLToPath(new URL("../../fixtures/plugins/memory-chat/index.js", import.meta.url));
+
+interface Room {
+  messages: Map<string, { id: string; text: string }[]>;
+  listeners: Set<(event: Record<string, unknown>) => Promise<void>>;
+}
+
+let daemon: Daemon | undefined;
+let model: FakeModel | undefined;
+let dir: ReturnType<typeof createTempDir>;
+beforeEach(() => {
+  dir = createTempDir();
+});
+afterEach(async () => {
+  await daemon?.stop();
+  daemon = undefined;
+  await model?.close();
+  dir.cleanup();
+});
+
+async function say(room: Room, chat: string, text: string, id: string) {
+  for (const listener of room.listeners) await listener({ type: "message", id, chat, user: "alice", text });
+}
+
+async function until<T>(what: () => T | undefined, ms = 5000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = what();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+it("a plugin whose send throws turns only its own health red; the daemon and the other plugin keep working", async () => {
+  model = await startFakeModel();
+  model.script({ text: "first answer" });
+  model.script({ text: "second answer" });
+  const plugins = [
+    { name: "broken", module: MEMORY_CHAT, allowed_users: ["alice"], options: { room: "broken-room", fail: "send" } },
+    { name: "fine", module: MEMORY_CHAT, allowed_users: ["alice"], options: { room: "fine-room" } },
+  ];
+  const base = baseSettings(model.url);
+  const config = writeConfig(dir.path, {
+    ...base,
+    log: { level: "silent" },
+    connectors: { cli: { enabled: false }, cron: { enabled: false }, plugins },
+  });
+  daemon = await startDaemon(config);
+  const core = daemon.core;
+  await say(openRoom("broken-room"), "c1", "hello", "b1");
+  const red = await waitForHealth(core, "broken");
+  expect(red).toEqual({
+    name: "broken",
+    ok: false,
+    detail: "reply failed: the room refuses messages (fail: send)",
+    module: MEMORY_CHAT,
+    version: "2.3.4",
+  });
+  const fine = openRoom("fine-room") as Room;
+  await say(fine, "c2", "hello", "f1");
+  expect(await until(() => fine.messages.get("c2")?.[0]?.text)).toBe("second answer");
+  expect((await core.status()).connectors.find((c) => c.name === "fine")?.ok).toBe(true);
+  await expect(core.deliver("broken:c1", "note")).rejects.toThrow(/could not deliver to broken:c1: the room refuses messages/);
+});
+
+async function waitForHealth(core: Daemon["core"], name: string) {
+  const end = Date.now() + 5000;
+  while (Date.now() < end) {
+    const entry = (await core.status()).connectors.find((c) => c.name === name);
+    if (entry && !entry.ok) return entry;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`${name} never turned red`);
+}
+
+it("a scheduled job with deliver: <plugin>:<chat> lands in that chat", async () => {
+  model = await startFakeModel();
+  model.script({ text: "Good morning: sunny, no meetings." });
+  const plugins = [{ name: "mem", module: MEMORY_CHAT, allowed_users: ["alice"], options: { room: "job-room" } }];
+  const jobs = [{ name: "brief", schedule: "0 7 * * *", prompt: "brief me", deliver: "mem:kitchen" }];
+  const base = baseSettings(model.url);
+  const config = writeConfig(dir.path, {
+    ...base,
+    log: { level: "silent" },
+    connectors: { cli: { enabled: false }, cron: { jobs }, plugins },
+  });
+  daemon = await startDaemon(config);
+  const fired = await daemon.core.scheduler()?.runNow("brief");
+  expect(fired?.status).toBe("ok");
+  const room = openRoom("job-room") as Room;
+  expect(room.messages.get("kitchen")?.map((m) => m.text)).toEqual(["Good morning: sunny, no meetings."]);
+  expect(fired?.message_id).toBe(room.messages.get("kitchen")?.[0]?.id);
+});

@@ -1,0 +1,26 @@
+import { fileURLToPath } from "node:url";
+import { expect, it } from "vitest";
+import { runCli } from "../../helpers/hermes.js";
+
+const NTFY = fileURLToPath(new URL("../../../examples/ntfy-connector/index.js", import.meta.url));
+const MEMORY_CHAT = fileURLToPath(new URL("../../fixtures/plugins/memory-chat/index.js", import.meta.url));
+
+it("hermes connector-test runs the kit against the ntfy example and ends with N passed, N failed", { timeout: 120_000 }, async () => {
+  const result = await runCli(["connector-test", NTFY]);
+  expect(result.stdout).toMatch(/✓ a long reply is split in order under limits.text/);
+  expect(result.stdout.trim().split("\n").at(-1)).toBe("11 passed, 0 failed");
+  expect(result.code).toBe(0);
+});
+
+it("exits 1 and says why when a check fails", { timeout: 120_000 }, async () => {
+  const result = await runCli(["connector-test", MEMORY_CHAT, "--options", '{"drop_ids": true}']);
+  expect(result.stdout).toMatch(/✗ the same inbound id runs once, also after a restart\n {4}the plugin passed no id to host.receive/);
+  expect(result.stdout.trim().split("\n").at(-1)).toBe("10 passed, 1 failed");
+  expect(result.code).toBe(1);
+});
+
+it("is a usage error without a module", async () => {
+  const result = await runCli(["connector-test"]);
+  expect(result.code).toBe(2);
+  expect(result.stderr).toMatch(/usage: hermes connector-test MODULE/);
+});

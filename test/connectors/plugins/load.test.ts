@@ -1,0 +1,145 @@
+import { cpSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type FakeModel, startFakeModel } from "../../fakes/model-server.js";
+import { baseSettings, createTempDir, type Hermes, runCli, startHermes, writeConfig } from "../../helpers/hermes.js";
+
+const FIXTURES = fileURLToPath(new URL("../../fixtures/plugins/", import.meta.url));
+const MEMORY_CHAT = join(FIXTURES, "memory-chat/index.js");
+
+describe("connector plugins from the config", () => {
+  let model: FakeModel;
+  let dir: { path: string; cleanup: () => void };
+  let hermes: Hermes | undefined;
+  const withPlugins = (plugins: unknown[], extra: Record<string, unknown> = {}) => {
+    const base = baseSettings(model.url);
+    return { ...base, ...extra, connectors: { ...(base.connectors as object), plugins } };
+  };
+  const configCheck = (settings: Record<string, unknown>) => runCli(["config", "check", "--config", writeConfig(dir.path, settings)]);
+
+  beforeEach(async () => {
+    model = await startFakeModel();
+    dir = createTempDir();
+  });
+  afterEach(async () => {
+    await hermes?.stop();
+    hermes = undefined;
+    await model.close();
+    dir.cleanup();
+  });
+
+  it("loads a plugin by a path relative to hermes.yaml; status lists it with its module, version and health", async () => {
+    mkdirSync(join(dir.path, "plugins"));
+    cpSync(join(FIXTURES, "memory-chat"), join(dir.path, "plugins/memory-chat"), { recursive: true });
+    const entry = { name: "mem", module: "./plugins/memory-chat/index.js", allowed_users: ["alice"], options: { room: "r1" } };
+    expect((await configCheck(withPlugins([entry]))).code).toBe(0);
+    hermes = await startHermes(withPlugins([entry]), { dir: dir.path });
+    const status = await hermes.cli(["status", "--json"]);
+    const mem = JSON.parse(status.stdout).connectors.find((c: { name: string }) => c.name === "mem");
+    expect(mem).toEqual({ name: "mem", ok: true, detail: "in room r1", module: "./plugins/memory-chat/index.js", version: "2.3.4" });
+    expect((await hermes.cli(["status"])).stdout).toMatch(/mem\s+ok plugin \.\/plugins\/memory-chat\/index\.js 2\.3\.4: in room r1/);
+  });
+
+  it("loads a plugin by package name from node_modules beside hermes.yaml", async () => {
+    cpSync(join(FIXTURES, "memory-chat"), join(dir.path, "node_modules/hermes-connector-memory-chat"), { recursive: true });
+    const entry = { name: "mem", module: "hermes-connector-memory-chat", options: { room: "r2" } };
+    const check = await configCheck(withPlugins([entry]));
+    expect(check.stderr).toBe("");
+    expect(check.code).toBe(0);
+    hermes = await startHermes(withPlugins([entry]), { dir: dir.path });
+    const doctor = await hermes.cli(["doctor"]);
+    expect(doctor.stdout).toMatch(/plugin mem module hermes-connector-memory-chat 2\.3\.4 loads \(api 1\); healthy: in room r2/);
+  });
+
+  it.each([
+    [
+      "a missing module",
+      "./plugins/nowhere.mjs",
+      /plugin 'mem' \(module \.\/plugins\/nowhere\.mjs\): no file \/.*\/plugins\/nowhere\.mjs; fix: correct the path/,
+    ],
+    [
+      "a missing package",
+      "hermes-connector-nowhere",
+      /no package 'hermes-connector-nowhere' in node_modules; fix: install it next to hermes\.yaml/,
+    ],
+    [
+      "an unsupported api",
+      join(FIXTURES, "bad-api/plugin.mjs"),
+      /declares api 2, this hermes supports api 1; fix: install a version of the plugin written for api 1/,
+    ],
+    [
+      "no create",
+      join(FIXTURES, "no-create.cjs"),
+      /its default export has no create\(host, options\); fix: export default \{ api: 1, create/,
+    ],
+  ])("refuses %s at config check and at start, naming the entry, the module and the fix", async (_what, module, message) => {
+    const settings = withPlugins([{ name: "mem", module }]);
+    const check = await configCheck(settings);
+    expect(check.code).toBe(1);
+    expect(check.stderr).toMatch(/hermes\.yaml:\d+:\d+: connectors\.plugins\.0\.module: /);
+    expect(check.stderr).toMatch(message);
+    const start = await runCli(["start", "--config", join(dir.path, "hermes.yaml")]);
+    expect(start.code).toBe(1);
+    expect(start.stderr).toMatch(message);
+  });
+
+  it("reports an option the plugin's schema rejects at its file:line:col and key path", async () => {
+    const yaml = [
+      "model: { provider: ollama, base_url: 'http://127.0.0.1:9', name: m }",
+      "connectors:",
+      "  plugins:",
+      "    - name: mem",
+      `      module: ${MEMORY_CHAT}`,
+      "      options:",
+      "        room: r3",
+      "        fail: sometimes",
+      "",
+    ].join("\n");
+    writeFileSync(join(dir.path, "hermes.yaml"), yaml);
+    const check = await runCli(["config", "check", "--config", join(dir.path, "hermes.yaml")]);
+    expect(check.code).toBe(1);
+    expect(check.stderr).toContain(
+      `${join(dir.path, "hermes.yaml")}:8:15: connectors.plugins.0.options.fail: plugin 'mem': must be equal to one of the allowed values`,
+    );
+  });
+
+  it("accepts deliver: <plugin>:<chat> for jobs, and names a target no connector has", async () => {
+    const entry = { name: "mem", module: MEMORY_CHAT, options: { room: "r6" } };
+    const job = (deliver: string) => ({
+      cron: { enabled: true, jobs: [{ name: "brief", schedule: "0 7 * * *", prompt: "brief me", deliver }] },
+    });
+    const good = withPlugins([entry]);
+    (good.connectors as Record<string, unknown>).cron = job("mem:kitchen").cron;
+    expect((await configCheck(good)).code).toBe(0);
+    const bad = withPlugins([entry]);
+    (bad.connectors as Record<string, unknown>).cron = job("nope:kitchen").cron;
+    const check = await configCheck(bad);
+    expect(check.code).toBe(1);
+    expect(check.stderr).toMatch(
+      /connectors\.cron\.jobs\.0\.deliver: delivers to nope, which is neither a built-in connector nor a connectors\.plugins entry/,
+    );
+  });
+
+  it("keeps the daemon and the other connectors up when a plugin throws in start", async () => {
+    model.script({ text: "still here" });
+    const entry = { name: "mem", module: MEMORY_CHAT, options: { room: "r4", fail: "start" } };
+    hermes = await startHermes(withPlugins([entry]), { dir: dir.path });
+    const status = JSON.parse((await hermes.cli(["status", "--json"])).stdout);
+    expect(status.connectors.find((c: { name: string }) => c.name === "mem")).toMatchObject({
+      ok: false,
+      detail: "start failed: the room is closed (fail: start)",
+    });
+    expect(status.connectors.find((c: { name: string }) => c.name === "cli")).toMatchObject({ ok: true });
+    expect((await hermes.ask("hi")).stdout).toBe("still here\n");
+  });
+
+  it("says so when no connector works, instead of starting in silence", async () => {
+    const entry = { name: "mem", module: MEMORY_CHAT, options: { room: "r5", fail: "start" } };
+    const settings = { ...baseSettings(model.url), connectors: { cli: { enabled: false }, cron: { enabled: false }, plugins: [entry] } };
+    hermes = await startHermes(settings, { dir: dir.path });
+    const line = hermes.logs.find((l) => /no connector is working/.test(String(l.msg)));
+    expect(line?.level).toBe(50);
+    expect(JSON.stringify(line?.connectors)).toContain("start failed: the room is closed");
+  });
+});

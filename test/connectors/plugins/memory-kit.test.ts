@@ -1,0 +1,16 @@
+import { fileURLToPath } from "node:url";
+import { expect, it } from "vitest";
+import { runConformance } from "../../../connectors/kit/run.js";
+
+const MEMORY_CHAT = fileURLToPath(new URL("../../fixtures/plugins/memory-chat/index.js", import.meta.url));
+
+it("a plugin with buttons and edits passes every check of the kit", { timeout: 120_000 }, async () => {
+  const report = await runConformance(MEMORY_CHAT);
+  expect(report.results.filter((r) => !r.ok).map((r) => `${r.name}: ${r.detail}`)).toEqual([]);
+});
+
+it("the kit fails a plugin that hands over no message ids, and says why", { timeout: 60_000 }, async () => {
+  const report = await runConformance(MEMORY_CHAT, { options: { drop_ids: true }, only: ["inbound id"] });
+  expect(report.failed).toBe(1);
+  expect(report.results.find((r) => !r.ok)?.detail).toMatch(/passed no id to host.receive/);
+});
