@@ -7,9 +7,10 @@ const JOINER = 2;
 const HEADER = "Skills (before such a task, read one with the skill tool):";
 
 /**
- * The skill index for the system prompt, never longer than `maxTokens` × 4 characters with the blank line before it: every description
- * in full when that fits; else all cut to the longest length that fits (the longest are cut first); else
- * names alone, as many as fit, and a count of the rest. `skills` come sorted; the same input gives the same bytes.
+ * The skill index for the system prompt, never longer than `maxTokens` × 4 characters with the blank line
+ * before it: every description in full when that fits; else all cut to the longest length that fits (the
+ * longest are cut first); else names alone, as many as fit, and a count of the rest. `skills` come sorted;
+ * the same input gives the same bytes.
  */
 export function buildIndex(skills: readonly Skill[], maxTokens: number): SkillIndex {
   const cap = maxTokens * CHARS_PER_TOKEN - JOINER;
