@@ -26,6 +26,7 @@ import {
 } from "../test/helpers/hermes.js";
 import { httpEnv, httpSettings } from "../test/helpers/http.js";
 import { bareNodeMs, cleanEnv, Floor, setHere, timesAbove } from "./floors.js";
+import { prefill } from "./prefill.js";
 import { median, openFds, percentile, round, rssMb, timesOf } from "./stats.js";
 
 interface Figure {
@@ -382,6 +383,7 @@ async function main(): Promise<void> {
     ["ready", startToReady],
     ["prompt", promptSize],
     ["throughput", throughput],
+    ["prefill", () => prefill(record)],
   ];
   for (const [name, part] of parts) if (only.size === 0 || only.has(name)) await part();
   cache.cleanup();
