@@ -45,14 +45,15 @@ export function stateOf(store: Store) {
 /**
  * The prompt for the next model call: the system prompt with the session's running summary after it, then
  * the turns the summary does not cover, from where the session's window stood (see `planPrompt`). The
- * summary is never changed here: a compaction happens after a reply (see compact-idle.ts).
+ * summary is never changed here: a compaction happens after a reply (see compact-idle.ts). Without
+ * `moveWindow` (a turn whose images narrow the budget once), the session's window stays where it was.
  */
-export function promptWithSummary(target: CompactionTarget, deps: CompactionDeps, input: PromptInput): ChatMessage[] {
+export function promptWithSummary(target: CompactionTarget, deps: CompactionDeps, input: PromptInput, moveWindow = true): ChatMessage[] {
   const marked = withMark(deps.store, target.sessionId, input);
   const plan = deps.config().context.summaries
     ? planAfter(deps, marked, deps.store.summaries.latest(target.sessionId))
     : planPrompt(marked);
-  keepMark(deps.store, target.sessionId, plan);
+  if (moveWindow) keepMark(deps.store, target.sessionId, plan);
   return plan.messages;
 }
 

@@ -135,7 +135,7 @@ async function callModel(run: ActiveRun, deps: LoopDeps, call: CallContext): Pro
     contextTokens: cfg.model.context_tokens,
     outputTokens: cfg.model.max_output_tokens,
   };
-  let request = build(window, await promptWithSummary(run, deps, input(window)));
+  let request = build(window, await promptWithSummary(run, deps, input(window), !images));
   if (images) {
     // Loaded only for a turn that brought an image: a text-only daemon never pays for it.
     const { prepareImageTurn } = await import("../media/vision.js");
