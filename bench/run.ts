@@ -26,6 +26,7 @@ import {
 } from "../test/helpers/hermes.js";
 import { httpEnv, httpSettings } from "../test/helpers/http.js";
 import { bareNodeMs, cleanEnv, Floor, setHere, timesAbove } from "./floors.js";
+import { prefill } from "./prefill.js";
 import { recallBench } from "./recall.js";
 import { skillsPromptSize } from "./skills.js";
 import { median, openFds, percentile, round, rssMb, timesOf } from "./stats.js";
@@ -386,6 +387,7 @@ async function main(): Promise<void> {
     ["skills", () => skillsPromptSize(record)],
     ["throughput", throughput],
     ["recall", () => recallBench(record)],
+    ["prefill", () => prefill(record)],
   ];
   for (const [name, part] of parts) if (only.size === 0 || only.has(name)) await part();
   cache.cleanup();

@@ -4,17 +4,9 @@ import type { Store } from "../store/store.js";
 import type { SummaryRow } from "../store/summaries.js";
 import { usageRow } from "../store/usage.js";
 import { summarize, truncateResult } from "../text.js";
-import {
-  estimateTokens,
-  messageTokens,
-  type PromptInput,
-  type PromptPlan,
-  planPrompt,
-  promptTokens,
-  repairPairs,
-  toolTokens,
-} from "./context.js";
+import { estimateTokens, type PromptInput, type PromptPlan, planPrompt, promptTokens, repairPairs } from "./context.js";
 import type { LoopDeps } from "./loop.js";
+import { keepMark, withMark } from "./window.js";
 
 /** The first words of every compaction request (the fake model in the tests knows them too). */
 export const COMPACTION_MARKER = "You keep the running summary of a conversation";
@@ -37,12 +29,12 @@ export interface CompactionTarget {
 }
 
 /**
- * Per store: the newest user message at which a compaction of each session was last tried, so a failing
+ * Per store: the newest user message at which a compaction of each session last failed, so a failing
  * one is not tried again before `compact_every` more turns; and the sessions being compacted right now.
  */
 const attempts = new WeakMap<Store, { tried: Map<number, number>; busy: Set<number> }>();
 
-function stateOf(store: Store) {
+export function stateOf(store: Store) {
   const known = attempts.get(store);
   if (known) return known;
   const state = { tried: new Map<number, number>(), busy: new Set<number>() };
@@ -52,25 +44,26 @@ function stateOf(store: Store) {
 
 /**
  * The prompt for the next model call: the system prompt with the session's running summary after it, then
- * the recent turns the summary does not cover. When turns would be dropped and a compaction is due, they
- * are summarised first; when that fails the turns are dropped as without summaries, and the run goes on.
+ * the turns the summary does not cover, from where the session's window stood (see `planPrompt`). The
+ * summary is never changed here: a compaction happens after a reply (see compact-idle.ts). Without
+ * `moveWindow` (a turn whose images narrow the budget once), the session's window stays where it was.
  */
-export async function promptWithSummary(target: CompactionTarget, deps: CompactionDeps, input: PromptInput): Promise<ChatMessage[]> {
-  const cfg = deps.config();
+export function promptWithSummary(target: CompactionTarget, deps: CompactionDeps, input: PromptInput, moveWindow = true): ChatMessage[] {
+  const marked = withMark(deps.store, target.sessionId, input);
   // An ephemeral session keeps nothing, a summary included.
-  if (!cfg.context.summaries || deps.store.history.isEphemeral(target.sessionId)) return planPrompt(input).messages;
-  const summary = deps.store.summaries.latest(target.sessionId);
-  const plan = planAfter(deps, input, summary);
-  if (!plan.over || !compactionDue(deps, target.sessionId, plan.history, summary)) return plan.messages;
-  const keep = planAfter(deps, { ...input, budgetTokens: keepBudget(deps, input, plan.history) }, summary);
-  const made = await compact(target, deps, keep.history, keep.keptFrom, summary);
-  return made ? planAfter(deps, input, made).messages : plan.messages;
+  const plan =
+    deps.config().context.summaries && !deps.store.history.isEphemeral(target.sessionId)
+      ? planAfter(deps, marked, deps.store.summaries.latest(target.sessionId))
+      : planPrompt(marked);
+  if (moveWindow) keepMark(deps.store, target.sessionId, plan);
+  return plan.messages;
 }
 
-/** The prompt around the session's stored summary, without compacting (a prompt rebuilt for another window). */
+/** The prompt around the session's stored summary, for another window: the session's window mark is read, not moved. */
 export function promptWithStoredSummary(deps: CompactionDeps, sessionId: number, input: PromptInput): ChatMessage[] {
-  if (!deps.config().context.summaries) return planPrompt(input).messages;
-  return planAfter(deps, input, deps.store.summaries.latest(sessionId)).messages;
+  const marked = withMark(deps.store, sessionId, input);
+  if (!deps.config().context.summaries) return planPrompt(marked).messages;
+  return planAfter(deps, marked, deps.store.summaries.latest(sessionId)).messages;
 }
 
 /** `/compact`: summarises every turn of the session but the newest one, now. */
@@ -87,12 +80,12 @@ export async function compactNow(target: CompactionTarget, deps: CompactionDeps)
 }
 
 /** The summary as the model reads it, right after the system prompt. */
-function withSummary(system: string, summary: SummaryRow | undefined): string {
+export function withSummary(system: string, summary: SummaryRow | undefined): string {
   if (!summary) return system;
   return `${system}\n\nSummary of the earlier conversation (its messages are no longer shown):\n${summary.summary}`;
 }
 
-function planAfter(deps: CompactionDeps, input: PromptInput, summary: SummaryRow | undefined): PromptPlan {
+export function planAfter(deps: CompactionDeps, input: PromptInput, summary: SummaryRow | undefined): PromptPlan {
   return planPrompt({ ...input, system: withSummary(input.system, summary), history: uncovered(deps, input.history, summary) });
 }
 
@@ -110,55 +103,27 @@ function uncovered(deps: CompactionDeps, history: ChatMessage[], summary: Summar
   return lo === 0 ? history : history.slice(lo);
 }
 
-/** At most one compaction per `compact_every` user turns since the last summary or attempt. */
-function compactionDue(deps: CompactionDeps, sessionId: number, history: ChatMessage[], summary: SummaryRow | undefined): boolean {
-  const tried = stateOf(deps.store).tried.get(sessionId);
-  if (tried === undefined && !summary) return true;
-  const since = Math.max(tried ?? 0, summary?.to_message_id ?? 0);
-  const ids = deps.store.history;
-  let turns = 0;
-  for (const m of history) if (m.role === "user" && (ids.messageId(m) ?? 0) > since) turns++;
-  return turns >= deps.config().context.compact_every;
-}
-
-/**
- * A compaction keeps the newest turns that leave room for `compact_every` more turns of the size seen so
- * far, so the prompt grows without losing anything (and keeps its prefix) until the next one may run;
- * but never less than half the room.
- */
-function keepBudget(deps: CompactionDeps, input: PromptInput, history: ChatMessage[]): number {
-  const ratio = input.ratio ?? 1;
-  const fixed = Math.ceil((estimateTokens(input.system) + 22 + toolTokens(input.tools) + summaryCapTokens(deps)) * ratio);
-  const first = history.findIndex((m) => m.role === "user");
-  let size = 0;
-  let turns = 0;
-  for (let i = Math.max(0, first); i < history.length; i++) {
-    const m = history[i] as ChatMessage;
-    size += messageTokens(m) * ratio;
-    if (m.role === "user") turns++;
-  }
-  const growth = Math.ceil((size / Math.max(1, turns)) * deps.config().context.compact_every * 1.2);
-  const room = input.budgetTokens - fixed;
-  // Half the room stays verbatim even when turns are too big to last until the next compaction.
-  return fixed + Math.max(Math.floor(room / 2), room - growth);
-}
-
 /** How long a summary may grow: a sixth of the window, and within one answer of the model. */
-function summaryCapTokens(deps: CompactionDeps): number {
+export function summaryCapTokens(deps: CompactionDeps): number {
   const m = deps.config().model;
   return Math.max(64, Math.min(Math.floor((m.context_tokens - m.max_output_tokens) / 6), Math.floor(m.max_output_tokens * 0.8)));
 }
 
+/** Writes the new summary text (`part`: the messages it must newly cover); throws when it cannot. */
+export type Summariser = (part: ChatMessage[], signal: AbortSignal) => Promise<string>;
+
 /**
  * Summarises `history[first user message .. keptFrom)` into a new running summary and stores it. Returns
- * undefined (and logs why) when it could not: the caller then drops those turns as before.
+ * undefined (and logs why) when it could not: the window then drops those turns as without summaries.
+ * `summarise` writes the text; by default a transcript is folded in, chunk by chunk, in requests of its own.
  */
-async function compact(
+export async function compact(
   target: CompactionTarget,
   deps: CompactionDeps,
   history: ChatMessage[],
   keptFrom: number,
   previous: SummaryRow | undefined,
+  summarise: Summariser = (part, signal) => summariseInChunks(deps, target, part, previous?.summary, signal),
 ): Promise<SummaryRow | undefined> {
   const state = stateOf(deps.store);
   const ids = deps.store.history;
@@ -167,13 +132,13 @@ async function compact(
   const covered = part.map((m) => ids.messageId(m)).filter((id): id is number => id !== undefined);
   if (first < 0 || part.length === 0 || covered.length === 0 || state.busy.has(target.sessionId)) return undefined;
   const newest = history.findLast((m) => m.role === "user");
-  state.tried.set(target.sessionId, (newest && ids.messageId(newest)) ?? Math.max(...covered));
+  const failed = () => state.tried.set(target.sessionId, (newest && ids.messageId(newest)) ?? Math.max(...covered));
   state.busy.add(target.sessionId);
   const timeoutS = deps.config().context.compact_timeout_s;
   const signal = AbortSignal.any([target.signal, AbortSignal.timeout(timeoutS * 1000)]);
   const started = performance.now();
   try {
-    const text = await summariseInChunks(deps, target, part, previous?.summary, signal);
+    const text = await summarise(part, signal);
     const turns = part.filter((m) => m.role === "user").length + (previous?.turns ?? 0);
     const row = deps.store.summaries.add({
       session_id: target.sessionId,
@@ -183,10 +148,12 @@ async function compact(
       turns,
     });
     const ms = Math.round(performance.now() - started);
+    state.tried.delete(target.sessionId);
     deps.log?.info({ session: target.sessionKey, turns, chars: text.length, ms }, "compacted the oldest turns into the session's summary");
     return row;
   } catch (err) {
     const reason = signal.aborted && !target.signal.aborted ? `timed out after ${timeoutS} s` : (err as Error).message;
+    failed();
     deps.log?.warn({ session: target.sessionKey, reason }, "compaction failed; the oldest turns are dropped instead");
     return undefined;
   } finally {

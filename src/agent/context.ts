@@ -42,16 +42,32 @@ export interface PromptInput {
   budgetTokens: number;
   /** Real tokens per estimated token for this model (1 until calibrated). */
   ratio?: number;
+  /** Where the previous request's window started, and the store's ids of the history's messages. */
+  mark?: WindowMark;
+  idOf?: (m: ChatMessage) => number | undefined;
+  /** Keep the window where it stands even when it no longer fits (`over` says so): the prompt a compaction extends. */
+  noJump?: boolean;
 }
 
-/** Old tool results longer than this are shortened before any turn is dropped. */
+/**
+ * Where the window's last jump left the history, by message id: the first message kept, and the first
+ * whose tool result is still whole (older ones were shortened at that jump).
+ */
+export interface WindowMark {
+  fromId: number;
+  wholeFromId: number;
+}
+
+/** Old tool results longer than this are shortened, at a jump, before any turn is dropped. */
 export const OLD_RESULT_CHARS = 600;
 const NO_RESULT = "no result: the run ended before this call was answered.";
 
 /**
- * System prompt, then as much recent history as fits: old tool results are shortened first, then turns
- * (a user message and everything after it) are dropped oldest first, so a tool call is never separated
- * from its result. The current turn is always kept; a user message too large on its own is cut.
+ * System prompt, then the history from where the last jump left it, as long as that fits. When it does
+ * not, the window jumps: every old tool result is shortened and the oldest turns (a user message and
+ * everything after it) are dropped at once, down to half the budget, so the turns after it append to a
+ * prefix the model server still holds. A tool call is never separated from its result; the current turn
+ * is always kept, and a user message too large on its own is cut.
  */
 export function buildPrompt(input: PromptInput): ChatMessage[] {
   return planPrompt(input).messages;
@@ -66,45 +82,120 @@ export interface PromptPlan {
   keptFrom: number;
   /** Whole turns (a user message and what followed) left out. */
   droppedTurns: number;
-  /** The history did not fit as it is: old tool results were shortened (and maybe turns dropped). */
+  /** The history did not fit from where the window stood: it jumped. */
   over: boolean;
+  /** The window this prompt was built with, for the next request (absent when messages have no ids). */
+  mark?: WindowMark;
 }
 
-/** `buildPrompt`, also saying what it left out (what a compaction would summarise). */
-export function planPrompt(input: PromptInput): PromptPlan {
+/** The history of a prompt, split into turns: what planning a window needs. */
+interface Turned {
+  messages: ChatMessage[];
+  /** Index of each user message (the start of each turn). */
+  starts: number[];
+  cost: (m: ChatMessage) => number;
+  /** Tokens of the system prompt, tool signatures and framing. */
+  fixed: number;
+}
+
+function turned(input: PromptInput): Turned {
   const ratio = input.ratio ?? 1;
-  const cost = (m: ChatMessage) => Math.ceil(messageTokens(m) * ratio);
-  const fixed = Math.ceil((estimateTokens(input.system) + 6 + toolTokens(input.tools) + 16) * ratio);
-  const system: ChatMessage = { role: "system", content: input.system };
-  const room = input.budgetTokens - fixed;
-  // A turn is a user message and everything up to the next one; anything before the first is dropped.
-  let messages = repairPairs(input.history);
+  const messages = repairPairs(input.history);
   const starts: number[] = [];
   for (let i = 0; i < messages.length; i++) if (messages[i]?.role === "user") starts.push(i);
+  return {
+    messages,
+    starts,
+    cost: (m) => Math.ceil(messageTokens(m) * ratio),
+    fixed: Math.ceil((estimateTokens(input.system) + 6 + toolTokens(input.tools) + 16) * ratio),
+  };
+}
+
+const sum = (t: Turned, messages: ChatMessage[], from: number, to = messages.length) => {
+  let total = 0;
+  for (let i = from; i < to; i++) total += t.cost(messages[i] as ChatMessage);
+  return total;
+};
+
+/**
+ * Index of the first turn a jump keeps: the newest turns whose cost (old results shortened) stays within
+ * `keepTokens` for the whole prompt; the current turn always.
+ */
+export function jumpFrom(input: PromptInput, keepTokens: number): { history: ChatMessage[]; from: number } {
+  const t = turned(input);
+  const current = t.starts.at(-1);
+  if (current === undefined) return { history: t.messages, from: t.messages.length };
+  const shortened = t.messages.map((m, i) => (i < current ? shortenOldResult(m) : m));
+  let from = current;
+  let left = keepTokens - t.fixed - sum(t, shortened, current);
+  for (let k = t.starts.length - 2; k >= 0; k--) {
+    const size = sum(t, shortened, t.starts[k] as number, from);
+    if (size > left) break;
+    left -= size;
+    from = t.starts[k] as number;
+  }
+  return { history: t.messages, from };
+}
+
+/** `buildPrompt`, also saying what it left out (what a compaction would summarise) and where the window stands. */
+export function planPrompt(input: PromptInput): PromptPlan {
+  const t = turned(input);
+  const { messages, starts } = t;
+  const system: ChatMessage = { role: "system", content: input.system };
   const current = starts.at(-1);
   if (current === undefined) return { messages: [system], history: messages, keptFrom: messages.length, droppedTurns: 0, over: false };
-  const repaired = messages;
-  let total = 0;
-  for (let i = starts[0] as number; i < messages.length; i++) total += cost(messages[i] as ChatMessage);
-  const over = total > room;
-  if (over) messages = messages.map((m, i) => (i < current ? shortenOldResult(m) : m));
-  // Newest turn first: whole turns while they fit; the current turn always.
-  let from = messages.length;
-  let left = room;
-  for (let k = starts.length - 1; k >= 0; k--) {
-    const start = starts[k] as number;
-    let size = 0;
-    for (let i = start; i < from; i++) size += cost(messages[i] as ChatMessage);
-    if (size > left && from < messages.length) break;
-    left -= size;
-    from = start;
-  }
+  const room = input.budgetTokens - t.fixed;
   const dropped = (index: number) => starts.filter((start) => start < index).length;
-  if (left < 0) {
-    const turn = fitCurrentTurn(messages.slice(current), room, ratio);
-    return { messages: [system, ...turn], history: repaired, keptFrom: current, droppedTurns: dropped(current), over };
+  const markOf = (from: number, whole: number): WindowMark | undefined => {
+    const fromId = input.idOf?.(messages[from] as ChatMessage);
+    const wholeFromId = input.idOf?.(messages[whole] as ChatMessage) ?? fromId;
+    return fromId === undefined || wholeFromId === undefined ? undefined : { fromId, wholeFromId };
+  };
+  // Where the previous request's window stood: the history appends to it while it fits.
+  const at = (id: number) => {
+    const i = messages.findIndex((m) => (input.idOf?.(m) ?? Number.NEGATIVE_INFINITY) >= id);
+    return i < 0 ? messages.length : i;
+  };
+  let from = starts[0] as number;
+  let whole = from;
+  if (input.mark && input.idOf) {
+    from = starts.find((s) => s >= at(input.mark?.fromId as number)) ?? current;
+    whole = Math.max(from, at(input.mark.wholeFromId));
   }
-  return { messages: [system, ...messages.slice(from)], history: repaired, keptFrom: from, droppedTurns: dropped(from), over };
+  const window = messages.slice(from).map((m, i) => (from + i < whole ? shortenOldResult(m) : m));
+  const fits = sum(t, window, 0) <= room;
+  if (fits || input.noJump) {
+    return {
+      messages: [system, ...window],
+      history: messages,
+      keptFrom: from,
+      droppedTurns: dropped(from),
+      over: !fits,
+      mark: markOf(from, whole),
+    };
+  }
+  // A jump: every old result shortened and the oldest turns dropped at once, down to half the budget.
+  const jump = jumpFrom(input, Math.floor(input.budgetTokens / 2)).from;
+  const kept = messages.slice(jump).map((m, i) => (jump + i < current ? shortenOldResult(m) : m));
+  if (sum(t, kept, 0) > room) {
+    const turn = fitCurrentTurn(messages.slice(current), room, input.ratio ?? 1);
+    return {
+      messages: [system, ...turn],
+      history: messages,
+      keptFrom: current,
+      droppedTurns: dropped(current),
+      over: true,
+      mark: markOf(current, current),
+    };
+  }
+  return {
+    messages: [system, ...kept],
+    history: messages,
+    keptFrom: jump,
+    droppedTurns: dropped(jump),
+    over: true,
+    mark: markOf(jump, current),
+  };
 }
 
 function shortenOldResult(m: ChatMessage): ChatMessage {

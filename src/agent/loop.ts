@@ -7,6 +7,7 @@ import type { ChatMessage, ModelCall, ModelClient, ModelRequest, ModelResult, Pr
 import type { RunStatus } from "../store/history.js";
 import type { Store } from "../store/store.js";
 import { type UsageRecord, usageRow } from "../store/usage.js";
+import { compactAfterReply } from "./compact-idle.js";
 import { promptWithStoredSummary, promptWithSummary } from "./compaction.js";
 import { type PromptInput, promptTokens, type TokenCalibration } from "./context.js";
 import type { Limiter } from "./limiter.js";
@@ -134,7 +135,7 @@ async function callModel(run: ActiveRun, deps: LoopDeps, call: CallContext): Pro
     contextTokens: cfg.model.context_tokens,
     outputTokens: cfg.model.max_output_tokens,
   };
-  let request = build(window, await promptWithSummary(run, deps, input(window)));
+  let request = build(window, await promptWithSummary(run, deps, input(window), !images));
   if (images) {
     // Loaded only for a turn that brought an image: a text-only daemon never pays for it.
     const { prepareImageTurn } = await import("../media/vision.js");
@@ -171,6 +172,33 @@ async function callModel(run: ActiveRun, deps: LoopDeps, call: CallContext): Pro
       onNotice,
     }),
   );
+}
+
+/** After the run's reply has gone out: a compaction for the primary model's window, when the budget needs one. */
+export function compactAfterRun(run: ActiveRun, deps: LoopDeps): Promise<void> {
+  const cfg = deps.config();
+  const model = deps.model();
+  const window = model.window ?? {
+    model: model.modelName,
+    contextTokens: cfg.model.context_tokens,
+    outputTokens: cfg.model.max_output_tokens,
+  };
+  return compactAfterReply(run, deps, {
+    system: run.system,
+    tools: run.allowedTools ? deps.toolSpecs().filter((t) => run.allowedTools?.has(t.name)) : deps.toolSpecs(),
+    history: deps.store.history.recentMessages(run.sessionId, 400),
+    budgetTokens: window.contextTokens - window.outputTokens,
+    ratio: deps.calibration.ratio(window.model),
+  });
+}
+
+/** Runs the idle work after a reply; its failure is logged and never reaches the run. */
+export async function workAfterReply(work: (() => Promise<void>) | undefined, log: Logger, session: string): Promise<void> {
+  try {
+    await work?.();
+  } catch (err) {
+    log.warn({ err, session }, "the work after a reply failed; ignored");
+  }
 }
 
 /** True when the run's recorded tokens plus the next prompt's estimate would pass agent.max_run_tokens. */

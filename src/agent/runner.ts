@@ -7,7 +7,7 @@ import { defaultSender, type Person, senderOf } from "../store/memory.js";
 import { Turns } from "../turns.js";
 import { compactNow } from "./compaction.js";
 import { closedDecision } from "./decisions.js";
-import { driveRun, type LoopDeps } from "./loop.js";
+import { compactAfterRun, driveRun, type LoopDeps, workAfterReply } from "./loop.js";
 import { abandonEphemeral, sendOwedReplies, unshownApprovals } from "./restart.js";
 import type { AgentEvent, DecideResult, EventListener, RunOutcome, SubmitRequest } from "./types.js";
 
@@ -33,6 +33,8 @@ interface Live {
   listener: EventListener | undefined;
   sender?: Person;
   wake?: () => void;
+  /** Work for idle time once the reply has gone out (a compaction); the session's next run waits for it. */
+  afterReply?: () => Promise<void>;
 }
 
 interface Lane {
@@ -243,6 +245,8 @@ export class Runner {
   async shutdown(graceMs: number): Promise<void> {
     this.accepting = false;
     for (const t of this.timers.values()) clearTimeout(t);
+    // A compaction is optional work: it is made again when the budget next needs it.
+    for (const live of this.live.values()) if (live.afterReply) live.controller.abort(new ShutdownAbort());
     if (await this.idleWithin(graceMs)) return;
     for (const live of this.live.values()) if (!live.wake) live.controller.abort(new ShutdownAbort());
     await this.idleWithin(2000);
@@ -276,6 +280,10 @@ export class Runner {
     const lane = this.lanes.get(key) ?? { tail: Promise.resolve(), waiting: 0 };
     this.lanes.set(key, lane);
     lane.waiting++;
+    let replied!: (outcome: RunOutcome) => void;
+    const ended = new Promise<RunOutcome>((resolve) => {
+      replied = resolve;
+    });
     const result = lane.tail.then(async () => {
       await this.starts.next();
       if (!this.accepting && this.deps.store.history.run(live.runId)?.status === "queued") {
@@ -289,7 +297,10 @@ export class Runner {
       lane.current = live;
       this.live.set(live.runId, live);
       try {
-        return await start();
+        const outcome = await start();
+        replied(outcome);
+        if (this.accepting) await workAfterReply(live.afterReply, this.deps.log, live.sessionKey);
+        return outcome;
       } catch (err) {
         this.deps.log.error({ err, runId: live.runId }, "run failed unexpectedly");
         const reply = "Something went wrong inside hermes while handling this; the details are in the log.";
@@ -305,28 +316,28 @@ export class Runner {
       }
     });
     lane.tail = result.catch(() => {});
-    return result;
+    // The caller has its outcome once the reply is out; the lane stays busy until the idle work is done.
+    return Promise.race([ended, result]);
   }
 
   private async drive(live: Live, sessionId: number): Promise<RunOutcome> {
     await this.deps.toolsKnown?.();
     for (;;) {
-      const outcome = await driveRun(
-        {
-          runId: live.runId,
-          sessionId,
-          sessionKey: live.sessionKey,
-          channel: live.channel,
-          allowedTools: live.tools ? new Set(live.tools) : undefined,
-          signal: live.controller.signal,
-          emit: (e) => this.emit(live, e),
-          system: this.deps.systemPrompt(live.sender),
-        },
-        this.deps,
-      );
+      const run = {
+        runId: live.runId,
+        sessionId,
+        sessionKey: live.sessionKey,
+        channel: live.channel,
+        allowedTools: live.tools ? new Set(live.tools) : undefined,
+        signal: live.controller.signal,
+        emit: (e: AgentEvent) => this.emit(live, e),
+        system: this.deps.systemPrompt(live.sender),
+      };
+      const outcome = await driveRun(run, this.deps);
       if (outcome.stopReason !== "suspended") {
         this.deps.log.info({ runId: live.runId, session: live.sessionKey, stopReason: outcome.stopReason }, "run ended");
         this.emit(live, { type: "run_end", runId: live.runId, reply: outcome.reply, stopReason: outcome.stopReason });
+        if (!live.controller.signal.aborted) live.afterReply = () => compactAfterRun(run, this.deps);
         return outcome;
       }
       // Decisions may have arrived while the rest of the step ran; only wait for ones still open.

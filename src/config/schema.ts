@@ -182,7 +182,7 @@ const context = z
   .strictObject({
     /** Summarise turns that no longer fit the window instead of only dropping them. */
     summaries: z.boolean().default(true),
-    /** At most one compaction per this many user turns of a session. */
+    /** After a failed compaction of a session, the next try waits this many user turns. */
     compact_every: positiveInt().default(20),
     compact_timeout_s: z.number().positive().default(120),
   })

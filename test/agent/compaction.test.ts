@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { COMPACTION_MARKER } from "../../src/agent/compaction.js";
 import { promptTokens } from "../../src/agent/context.js";
 import type { ChatMessage } from "../../src/model/types.js";
 import { defineTool } from "../../src/tools/define.js";
@@ -79,19 +80,30 @@ describe("summaries of long chats", () => {
       const specs = req.tools.map((t) => t.function) as never;
       expect(promptTokens(asChat(req.messages), specs)).toBeLessThanOrEqual(budget);
     }
-    const compactions = model.requests.map((r, i) => ({ r, turn: turnOf[i] as number })).filter((x) => x.r.compaction);
-    expect(compactions.length).toBeGreaterThanOrEqual(3);
-    // At most one per compact_every (20) turns.
-    for (let k = 1; k < compactions.length; k++)
-      expect((compactions[k]?.turn ?? 0) - (compactions[k - 1]?.turn ?? 0)).toBeGreaterThanOrEqual(20);
-    // A fact told in the first turn reaches the first compaction request, and the summaries carry it on.
-    expect(compactions[0]?.r.messages[1]?.content).toContain("my locker code is 4711");
-    // Tool results in summarised turns are summarised, not pasted.
-    for (const { r } of compactions) {
+    const all = model.requests.map((r, i) => ({ r, i })).filter((x) => x.r.compaction);
+    // Turns dropped by a jump (a turn larger than foreseen) are caught up with from a transcript: rare.
+    const compactions = all.filter(({ r }) => r.tools.length > 0);
+    for (const { r } of all.filter((x) => !compactions.includes(x))) {
       expect(r.messages[1]?.content).toContain("Result of lookup: LOOKUP-RESULT");
       expect(r.messages[1]?.content).not.toContain("R".repeat(400));
-      expect(r.tools).toHaveLength(0);
     }
+    expect(all.length - compactions.length).toBeLessThanOrEqual(2);
+    expect(compactions.length).toBeGreaterThanOrEqual(3);
+    for (const { r, i } of compactions) {
+      // Only when the budget needs it: the chat's prompt it extends was near the budget.
+      const chat = r.messages.slice(0, -1);
+      expect(promptTokens(asChat(chat), r.tools.map((t) => t.function) as never)).toBeGreaterThan(budget * 0.8);
+      // The chat's own prompt, tools included, with the reply that went out and one more message asking for the summary.
+      const previous = model.requests[i - 1] as RecordedRequest;
+      expect(r.body.tools).toEqual(previous.body.tools);
+      expect(chat.slice(0, previous.messages.length)).toEqual(previous.messages);
+      expect(chat.at(-1)?.role).toBe("assistant");
+      expect(r.messages.at(-1)?.content.startsWith(COMPACTION_MARKER)).toBe(true);
+      // The next request starts with the new summary in place.
+      expect(model.requests[i + 1]?.messages[0]?.content).toContain(FAKE_SUMMARY);
+    }
+    // A fact told in the first turn reaches the first compaction request, and the summaries carry it on.
+    expect(compactions[0]?.r.messages[1]?.content).toContain("my locker code is 4711");
     const final = model.requests.at(-1) as RecordedRequest;
     expect(final.compaction).toBe(false);
     expect(final.messages[0]?.content).toContain(FAKE_SUMMARY);
@@ -100,7 +112,8 @@ describe("summaries of long chats", () => {
     expect(users.at(-1)).toMatch(/^turn 199 w{250}\n\n\(Current time: /);
     expect(users.at(-2)).toMatch(/^turn 198 w{250}\n\n\(Current time: /);
     expect(final.messages.at(-2)?.content).toMatch(/^answer 198 a{200}$/);
-    expect(users.length).toBeGreaterThan(10);
+    // After a compaction the window holds half the budget, and grows until the budget needs the next one.
+    expect(users.length).toBeGreaterThan(3);
     // Compactions are model calls like any other: every request the model saw has its row in the usage ledger.
     expect(hermes?.daemon.core.store.usage.totals(0)[0]?.calls).toBe(model.requests.length);
   }, 120_000);
@@ -108,7 +121,7 @@ describe("summaries of long chats", () => {
   it("keeps every request between two compactions a byte-identical prefix of the next", async () => {
     await start({ context_tokens: 8192, max_output_tokens: 1024 });
     answerByTurn(false, 80);
-    await chat(150, "cli:long", (i) => `turn ${i} ${"w".repeat(80)}`);
+    await chat(200, "cli:long", (i) => `turn ${i} ${"w".repeat(80)}`);
     const starts = model.requests.flatMap((r, i) => (r.compaction ? [i] : []));
     expect(starts.length).toBeGreaterThanOrEqual(3);
     let pairs = 0;

@@ -189,7 +189,10 @@ export async function startFakeModel(options: { port?: number; tls?: { key: stri
       waiters.splice(waiters.indexOf(w), 1);
       w.resolve();
     }
-    recorded.compaction = String(recorded.messages[0]?.content ?? "").startsWith(COMPACTION_MARKER);
+    const lastMessage = recorded.messages.at(-1);
+    recorded.compaction = [recorded.messages[0], lastMessage?.role === "user" ? lastMessage : undefined].some((m) =>
+      String(m?.content ?? "").startsWith(COMPACTION_MARKER),
+    );
     const turn = recorded.compaction
       ? (compactionQueue.shift() ?? { text: fakeSummary(recorded) })
       : (queue.shift() ?? responder(recorded, requests.length - 1));
@@ -260,9 +263,22 @@ export const FAKE_SUMMARY = "[summary by the fake model]";
  * oldest first and at most 1200 characters, so early facts are carried from one summary into the next.
  */
 export function fakeSummary(req: RecordedRequest): string {
+  if (!String(req.messages[0]?.content).startsWith(COMPACTION_MARKER)) return fakeSummaryInPlace(req);
   const body = String(req.messages[1]?.content ?? "");
   const previous = body.match(/^Summary so far:\n([\s\S]*?)\n\nNew part of the conversation:/)?.[1] ?? "";
   const said = [...body.matchAll(/^User: (.*)$/gm)].map((m) => (m[1] ?? "").replace(/\s*\(Current time:.*$/, ""));
+  const kept = previous.startsWith(FAKE_SUMMARY) ? previous.slice(FAKE_SUMMARY.length).trim() : "";
+  return `${FAKE_SUMMARY} ${[kept, ...said].filter(Boolean).join("; ")}`.slice(0, 1200);
+}
+
+/** The same for a summary asked for at the end of the chat's own prompt: the summary in the system prompt, then each user message. */
+function fakeSummaryInPlace(req: RecordedRequest): string {
+  const system = String(req.messages[0]?.content ?? "");
+  const previous = system.match(/Summary of the earlier conversation[^\n]*\n([\s\S]*)$/)?.[1] ?? "";
+  const said = req.messages
+    .slice(1, -1)
+    .filter((m) => m.role === "user")
+    .map((m) => String(m.content).split("\n")[0] ?? "");
   const kept = previous.startsWith(FAKE_SUMMARY) ? previous.slice(FAKE_SUMMARY.length).trim() : "";
   return `${FAKE_SUMMARY} ${[kept, ...said].filter(Boolean).join("; ")}`.slice(0, 1200);
 }

@@ -1,0 +1,105 @@
+import type { ChatMessage, ModelCall, ToolSpec } from "../model/types.js";
+import { usageRow } from "../store/usage.js";
+import { truncateResult } from "../text.js";
+import {
+  COMPACTION_MARKER,
+  type CompactionDeps,
+  type CompactionTarget,
+  compact,
+  planAfter,
+  stateOf,
+  summaryCapTokens,
+  withSummary,
+} from "./compaction.js";
+import { jumpFrom, type PromptInput, promptTokens } from "./context.js";
+import { withMark } from "./window.js";
+
+/**
+ * After a reply has gone out: when the next turn, if as large as this one, would no longer fit, the turns
+ * before the newest ones are folded into the running summary now, in idle time, so that the next request
+ * starts with the new summary in place and then only appends until the budget needs the next one. The
+ * summary request is the chat's own prompt with one more message asking for the summary: a model server
+ * with a prefix cache reads only that message (any other request would evict the chat's cache on a
+ * one-slot server). When that request would not fit the window, the transcript is summarised in requests
+ * of its own instead. A failure changes nothing and is tried again `compact_every` turns later.
+ */
+export async function compactAfterReply(target: CompactionTarget, deps: CompactionDeps, input: PromptInput): Promise<void> {
+  const cfg = deps.config();
+  // An ephemeral session (an API request without a session) keeps nothing, a summary included.
+  if (!cfg.context.summaries || deps.store.history.isEphemeral(target.sessionId)) return;
+  const previous = deps.store.summaries.latest(target.sessionId);
+  const plan = planAfter(deps, { ...withMark(deps.store, target.sessionId, input), noJump: true }, previous);
+  const ratio = input.ratio ?? 1;
+  const last = plan.history.findLastIndex((m) => m.role === "user");
+  if (last < 0 || !retryDue(deps, target.sessionId, plan.history)) return;
+  // Turns the window dropped (a turn larger than foreseen) are caught up with in requests of their own.
+  if (plan.droppedTurns > 0) return void (await compact(target, deps, plan.history, plan.keptFrom, previous));
+  // The next turn, as large as the largest in the window or half again this one, and the framing the window counts.
+  const next = (Math.max(largestTurn(plan.history, plan.keptFrom), promptTokens(plan.history.slice(last), []) * 1.5) + 16) * ratio;
+  if (!plan.over && promptTokens(plan.messages, input.tools) * ratio + next <= input.budgetTokens) return;
+  const capTokens = summaryCapTokens(deps);
+  // Half the budget stays verbatim after the summary (the summary at its longest).
+  const keepTokens = Math.floor(input.budgetTokens / 2) - Math.ceil(capTokens * ratio);
+  const { from } = jumpFrom({ ...input, system: withSummary(input.system, previous), history: plan.history }, keepTokens);
+  if (!plan.history.slice(0, from).some((m) => m.role === "user")) return;
+  const request = [...plan.messages, { role: "user" as const, content: idleInstructions(Math.floor(capTokens * 0.7)) }];
+  const window = Math.min(cfg.model.context_tokens, input.budgetTokens + cfg.model.max_output_tokens);
+  const fits = (promptTokens(request, input.tools) + capTokens) * ratio <= window;
+  await compact(
+    target,
+    deps,
+    plan.history,
+    from,
+    previous,
+    fits ? (_, signal) => summariseInPlace(deps, target, request, input.tools, signal) : undefined,
+  );
+}
+
+/** Estimated tokens of the largest turn from `from` on. */
+function largestTurn(history: ChatMessage[], from: number): number {
+  let largest = 0;
+  let size = 0;
+  for (let i = from; i < history.length; i++) {
+    const m = history[i] as ChatMessage;
+    if (m.role === "user") size = 0;
+    size += promptTokens([m], []);
+    largest = Math.max(largest, size);
+  }
+  return largest;
+}
+
+/** True unless a compaction of the session failed less than `compact_every` user turns ago. */
+function retryDue(deps: CompactionDeps, sessionId: number, history: ChatMessage[]): boolean {
+  const failedAt = stateOf(deps.store).tried.get(sessionId);
+  if (failedAt === undefined) return true;
+  let turns = 0;
+  for (const m of history) if (m.role === "user" && (deps.store.history.messageId(m) ?? 0) > failedAt) turns++;
+  return turns >= deps.config().context.compact_every;
+}
+
+/** The chat's prompt, the tools included (they are part of the prefix the server holds), asking for the summary. */
+async function summariseInPlace(
+  deps: CompactionDeps,
+  target: CompactionTarget,
+  messages: ChatMessage[],
+  tools: ToolSpec[],
+  signal: AbortSignal,
+): Promise<string> {
+  const send = deps.model().prepare({ messages, tools, estimatedTokens: promptTokens(messages, tools) });
+  const onCall = (call: ModelCall) =>
+    deps.store.usage.record(usageRow(call, { runId: target.runId ?? null, sessionId: target.sessionId, step: null }));
+  const result = await deps.limiter.run((release) => send({ signal, onAnswered: release, onCall }));
+  if (!result.ok) throw new Error(result.error.message);
+  if (result.toolCalls.length) throw new Error("the model called a tool instead of writing the summary");
+  const text = result.text.trim();
+  if (!text) throw new Error("the model sent an empty summary");
+  return truncateResult(text, Math.floor(summaryCapTokens(deps) * 3.6));
+}
+
+function idleInstructions(words: number): string {
+  return `${COMPACTION_MARKER} so far, so the assistant can go on without its older messages: this is not a message from the user, do not answer it and call no tool.
+Merge the summary above (if there is one) with the conversation into one new summary.
+Keep every fact, name, number, date, preference, decision, promise and open task; drop greetings and small talk.
+For tool calls, say in a few words what was looked up or done and what came of it; never copy tool output.
+Write short plain sentences or bullets, at most ${words} words. Answer with the summary only.`;
+}

@@ -1,0 +1,27 @@
+import type { Store } from "../store/store.js";
+import type { PromptInput, PromptPlan, WindowMark } from "./context.js";
+
+/**
+ * Per store, where each session's window stood at its last request (see `planPrompt`). Held in memory:
+ * after a restart the first request that does not fit jumps afresh, which costs one re-read.
+ */
+const marks = new WeakMap<Store, Map<number, WindowMark>>();
+/** Sessions remembered per store; the least recently used is forgotten first. */
+const MAX_SESSIONS = 1000;
+
+/** The prompt input with the session's window mark and the store's message ids. */
+export function withMark(store: Store, sessionId: number, input: PromptInput): PromptInput {
+  return { ...input, mark: marks.get(store)?.get(sessionId), idOf: (m) => store.history.messageId(m) };
+}
+
+/** Remembers where the window of the request just built stands, for the session's next request. */
+export function keepMark(store: Store, sessionId: number, plan: PromptPlan): void {
+  let byStore = marks.get(store);
+  if (!byStore) {
+    byStore = new Map();
+    marks.set(store, byStore);
+  }
+  byStore.delete(sessionId);
+  if (plan.mark) byStore.set(sessionId, plan.mark);
+  if (byStore.size > MAX_SESSIONS) byStore.delete(byStore.keys().next().value as number);
+}

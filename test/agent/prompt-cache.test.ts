@@ -1,0 +1,108 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { promptTokens } from "../../src/agent/context.js";
+import { DEFAULT_TOOLS } from "../../src/config/schema.js";
+import type { ChatMessage } from "../../src/model/types.js";
+import { FAKE_SUMMARY, type FakeModel, type RecordedRequest, startFakeModel } from "../fakes/model-server.js";
+import { baseSettings } from "../helpers/hermes.js";
+import { startInProcess } from "../helpers/in-process.js";
+
+const CONTEXT = 4096;
+const BUDGET = CONTEXT - 1024;
+
+const tokensOf = (r: RecordedRequest, messages = r.messages) =>
+  promptTokens(
+    messages.map((m) => ({ role: m.role, content: m.content, toolCalls: m.tool_calls }) as ChatMessage),
+    r.tools.map((t) => t.function) as never,
+  );
+
+/** Request `b` carries everything `a` did, byte for byte, and more after it. */
+const extends_ = (a: RecordedRequest, b: RecordedRequest) =>
+  JSON.stringify(a.body.tools) === JSON.stringify(b.body.tools) &&
+  b.messages.length > a.messages.length &&
+  JSON.stringify(b.messages.slice(0, a.messages.length)) === JSON.stringify(a.messages);
+
+describe("a long chat and the model's prompt cache", () => {
+  let model: FakeModel;
+  let hermes: Awaited<ReturnType<typeof startInProcess>> | undefined;
+  beforeEach(async () => {
+    model = await startFakeModel();
+    // A clock call every sixth turn; replies of about a hundred tokens.
+    model.respond((req) => {
+      const n = Number(req.messages.findLast((m) => m.role === "user")?.content.match(/^turn (\d+)/)?.[1]);
+      if (req.messages.at(-1)?.role === "user" && n % 6 === 5) return { toolCalls: [{ name: "clock", arguments: {} }] };
+      return { text: `answer ${n}: ${"the reply goes on; ".repeat(20)}` };
+    });
+  });
+  afterEach(async () => {
+    await hermes?.close();
+    hermes = undefined;
+    await model.close();
+  });
+
+  /** 60 turns at a 4k window; each turn's reply time (when its outcome arrived). */
+  const chat = async (summaries: boolean) => {
+    const settings = baseSettings(model.url);
+    hermes = await startInProcess(
+      {
+        ...settings,
+        model: { ...(settings.model as object), context_tokens: CONTEXT },
+        tools: { enabled: [...DEFAULT_TOOLS] },
+        context: { summaries },
+      },
+      [],
+    );
+    const replied: number[] = [];
+    for (let i = 0; i < 60; i++) {
+      const outcome = await hermes.ask(`turn ${i}: ${`point ${i} of a message with some words, `.repeat(12)}`, "cli:cache");
+      expect(outcome.stopReason).toBe("done");
+      replied.push(performance.now());
+    }
+    return replied;
+  };
+
+  /** Indexes of the requests that do not extend the one before them. */
+  const jumpsIn = (requests: RecordedRequest[]) =>
+    requests.flatMap((r, k) => (k > 0 && !extends_(requests[k - 1] as RecordedRequest, r) ? [k] : []));
+
+  for (const summaries of [false, true]) {
+    it(`keeps its prefix between jumps, and every request fits (summaries ${summaries ? "on" : "off"})`, async () => {
+      const replied = await chat(summaries);
+      const requests = model.requests;
+      for (const r of requests) {
+        // Never over the window; a chat request within its budget, its newest message present.
+        if (r.compaction) expect(tokensOf(r)).toBeLessThanOrEqual(CONTEXT);
+        else {
+          expect(tokensOf(r)).toBeLessThanOrEqual(BUDGET);
+          expect(r.messages.findLast((m) => m.role === "user")?.content).toMatch(/^turn \d+: /);
+        }
+      }
+      expect(requests.at(-1)?.messages.findLast((m) => m.role === "user")?.content).toMatch(/^turn 59: /);
+      const jumps = jumpsIn(requests);
+      // Requests k and k+1 share everything but the new turn, except at a jump: a few, far apart.
+      expect(jumps.length).toBeGreaterThan(3);
+      expect(jumps.length).toBeLessThanOrEqual(15);
+      for (let j = 1; j < jumps.length; j++) expect((jumps[j] as number) - (jumps[j - 1] as number)).toBeGreaterThanOrEqual(3);
+      for (const k of jumps) {
+        const r = requests[k] as RecordedRequest;
+        // A jump keeps the system prompt and tools, and drops to half the budget (the current turn and the
+        // one before it, which a compaction keeps verbatim, aside).
+        expect(r.messages[0]?.content.startsWith(requests[0]?.messages[0]?.content ?? "?")).toBe(true);
+        const current = r.messages.findLastIndex((m) => m.role === "user");
+        const before = r.messages.slice(0, current);
+        if (before.filter((m) => m.role === "user").length > 1) expect(tokensOf(r, before)).toBeLessThanOrEqual(BUDGET / 2);
+      }
+      const compactions = requests.flatMap((r, k) => (r.compaction ? [k] : []));
+      if (!summaries) return expect(compactions).toHaveLength(0);
+      expect(compactions.length).toBeGreaterThan(3);
+      for (const k of compactions) {
+        // The chat's own prompt plus the request for a summary, sent after the reply has gone out;
+        // the next request starts with the new summary in place.
+        expect(extends_(requests[k - 1] as RecordedRequest, requests[k] as RecordedRequest)).toBe(true);
+        const answered = replied.filter((t) => t <= (requests[k]?.arrivedAt ?? 0)).length;
+        expect(requests[k - 1]?.messages.findLast((m) => m.role === "user")?.content).toMatch(new RegExp(`^turn ${answered - 1}: `));
+        expect(requests[k + 1]?.messages[0]?.content).toContain(FAKE_SUMMARY);
+        expect(jumps).toContain(k + 1);
+      }
+    }, 60_000);
+  }
+});
