@@ -176,7 +176,7 @@ describe("prompts the model receives", () => {
         .at(-1)?.content ?? "";
     expect(firstResult.length).toBeGreaterThan(3000);
     const before = model.requests.length;
-    await hermes.ask(`next ${"n".repeat(6000)}`, "cli:big");
+    await hermes.ask(`next ${"n".repeat(5500)}`, "cli:big");
     const later = model.requests.at(-1)?.messages ?? [];
     expect(model.requests.length).toBe(before + 1);
     // The window jumped: the early turns are gone, the turn with the results is kept with them shortened.
