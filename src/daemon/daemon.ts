@@ -177,6 +177,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     reload: async () => {
       log.info({ config: configPath }, "reloading the config");
       await notifier.reloading();
+      let outcome = "";
       try {
         const next = loadConfig(configPath);
         const parts = await buildParts(next.config, { store, now, deliver }, log, options.extraTools, options.model);
@@ -196,9 +197,11 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
         return true;
       } catch (err) {
         log.error({ detail: errorMessage(err) }, "config reload rejected; keeping the running config");
+        outcome = "; config reload refused (see the log)";
         return false;
       } finally {
-        await notifier.status("serving");
+        // systemd holds the unit in "reloading" (and queues the next reload) until READY=1, taken or refused.
+        await notifier.ready(statusLine(connectors, modelMonitor) + outcome);
       }
     },
   };
