@@ -69,7 +69,7 @@ export interface DaemonOptions {
 export async function startDaemon(configPath: string, options: DaemonOptions = {}): Promise<Daemon> {
   const initial = loadConfig(configPath);
   if (options.ownsProcess) process.env.TZ = initial.config.timezone;
-  const log = createLogger(initial.config.log.level, initial.secrets);
+  const log = createLogger(initial.config.log.level, initial.secrets, initial.config.log.format);
   const notifier = options.notifier ?? createNotifier();
   const now = options.now ?? (() => new Date());
   const store = openStore(initial.config.storage.path, { busyTimeoutMs: initial.config.storage.busy_timeout_ms });

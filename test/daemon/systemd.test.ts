@@ -75,6 +75,7 @@ describe("the systemd units", () => {
       "PrivateDevices=yes",
       "RestrictAddressFamilies=",
       "User=hermes",
+      "SyslogIdentifier=hermes",
     ]) {
       expect(unit).toContain(line);
     }
