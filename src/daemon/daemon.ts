@@ -25,6 +25,7 @@ import { loadConnectors } from "./connectors.js";
 import { createModelMonitor, startHealthLoop, statusLine } from "./health.js";
 import { hintedModel } from "./health-hint.js";
 import { warnOfToolCost } from "./mcp-warn.js";
+import { claimInstance } from "./single-instance.js";
 import { createNotifier, type Notifier } from "./systemd.js";
 import { reportTools } from "./tools-report.js";
 
@@ -72,6 +73,8 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
   const log = createLogger(initial.config.log.level, initial.secrets, initial.config.log.format);
   const notifier = options.notifier ?? createNotifier();
   const now = options.now ?? (() => new Date());
+  const { storage, connectors: configured } = initial.config;
+  const claim = await claimInstance(storage.path, configured.cli.enabled ? configured.cli.socket : undefined);
   const store = openStore(initial.config.storage.path, { busyTimeoutMs: initial.config.storage.busy_timeout_ms });
   let connectors: Connector[] = [];
   const deliver = (target: string, text: string) => deliverTo(connectors, target, text);
@@ -134,6 +137,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     await Promise.allSettled(connectors.map((c) => c.stop()));
     await state.mcp?.close();
     store.close();
+    claim.release();
     throw err;
   }
   modelMonitor.start();
@@ -170,6 +174,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
         await runner.shutdown(graceS * 1000);
         await Promise.allSettled([...connectors.map((c) => c.stop()), state.mcp?.close()]);
         store.close();
+        claim.release();
         log.info("stopped");
       })();
       return stopping;
