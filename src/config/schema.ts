@@ -10,6 +10,22 @@ z.config({ jitless: true });
 export { DEFAULT_TOOLS, MCP_SEPARATOR, TOOL_NAMES, type ToolName } from "./tool-names.js";
 
 const DELIVERY_TARGET = /^(telegram:-?\d+|discord:(user:)?\d+|cli:[\w.-]+)$/;
+const DELIVERY_PREFIXES = ["telegram", "discord", "cli"] as const;
+type DeliveryPrefix = (typeof DELIVERY_PREFIXES)[number];
+
+/** The connector a target names, when it is one that delivers (the target's shape is checked by `deliveryTarget`). */
+function deliveryPrefix(target: string): DeliveryPrefix | undefined {
+  return DELIVERY_PREFIXES.find((p) => target.startsWith(`${p}:`));
+}
+
+const deliveryTarget = z.string().regex(DELIVERY_TARGET, {
+  error: (issue) => {
+    const shapes = "telegram:<chat_id>, discord:<channel_id>, discord:user:<id> or cli:<name>";
+    const target = String(issue.input);
+    if (deliveryPrefix(target)) return `expected ${shapes}`;
+    return `unknown delivery target prefix '${target.split(":")[0]}': known prefixes are ${DELIVERY_PREFIXES.join(", ")} (${shapes})`;
+  },
+});
 
 let zones: Set<string> | undefined;
 /** Known names are looked up (2 ms); only others (aliases such as UTC) build a formatter, whose first use costs ~30 ms. */
@@ -215,7 +231,7 @@ const cronJob = z.strictObject({
   name: z.string().regex(/^[\w.-]+$/, "expected a name of letters, digits, '.', '_' or '-'"),
   schedule: z.string().min(1),
   prompt: z.string().min(1),
-  deliver: z.string().regex(DELIVERY_TARGET, "expected telegram:<chat_id>, discord:<channel_id>, discord:user:<id> or cli:<name>"),
+  deliver: deliveryTarget,
   tools: z.array(enabledEntry).optional(),
   enabled: z.boolean().default(true),
   timezone: z.string().refine(isTimeZone, "expected an IANA time zone such as Europe/Berlin").optional(),
@@ -224,7 +240,7 @@ const cronJob = z.strictObject({
 const httpHook = z.strictObject({
   name: z.string().regex(/^[\w.-]+$/, "expected a name of letters, digits, '.', '_' or '-'"),
   prompt: z.string().min(1),
-  deliver: z.string().regex(DELIVERY_TARGET, "expected telegram:<chat_id>, discord:<channel_id>, discord:user:<id> or cli:<name>"),
+  deliver: deliveryTarget,
   tools: z.array(enabledEntry).optional(),
   /** HMAC-SHA256 key for `X-Hub-Signature-256`; empty = only the bearer token is accepted. */
   secret: z.string().default(""),
@@ -360,8 +376,8 @@ export const configSchema = z
       seen.add(job.name);
       const problem = cronProblem(job.schedule);
       if (problem) ctx.addIssue({ code: "custom", path: at("schedule"), message: problem });
-      const target = job.deliver.split(":")[0] as "telegram" | "discord" | "cli";
-      if (!cfg.connectors[target].enabled) {
+      const target = deliveryPrefix(job.deliver);
+      if (target && !cfg.connectors[target].enabled) {
         ctx.addIssue({ code: "custom", path: at("deliver"), message: `delivers to ${target}, but connectors.${target} is not enabled` });
       }
     });
@@ -382,8 +398,8 @@ function checkHttp(c: Connectors, ctx: z.RefinementCtx): void {
     const at = (key: string) => ["connectors", "http", "hooks", i, key];
     if (seen.has(hook.name)) ctx.addIssue({ code: "custom", path: at("name"), message: `duplicate hook name '${hook.name}'` });
     seen.add(hook.name);
-    const target = hook.deliver.split(":")[0] as "telegram" | "discord" | "cli";
-    if (c.http.enabled && !c[target].enabled) {
+    const target = deliveryPrefix(hook.deliver);
+    if (target && c.http.enabled && !c[target].enabled) {
       ctx.addIssue({ code: "custom", path: at("deliver"), message: `delivers to ${target}, but connectors.${target} is not enabled` });
     }
   });

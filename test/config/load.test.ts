@@ -134,6 +134,10 @@ describe("hermes config check and hermes start on bad configs", () => {
     "malformed YAML": { text: "model: [\n", where: /hermes\.yaml:\d+:\d+/ },
     "an unknown key": { text: "log:\n  level: info\n  colour: true\n", where: /hermes\.yaml:3:3: log\.colour: unknown key 'colour'/ },
     "a wrong type": { text: "model:\n  timeout_s: soon\n", where: /hermes\.yaml:2:14: model\.timeout_s: expected number/ },
+    "a typo in a delivery target": {
+      text: "connectors:\n  cron:\n    jobs:\n      - { name: brief, schedule: '0 7 * * *', prompt: hi, deliver: 'telegarm:42' }\n",
+      where: /hermes\.yaml:4:\d+: connectors\.cron\.jobs\.0\.deliver: .*'telegarm'.*telegram, discord, cli/,
+    },
   };
   for (const [name, { text, where }] of Object.entries(cases)) {
     it(`exits 1 naming file:line:col and the key path for ${name}`, async () => {
