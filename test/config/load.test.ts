@@ -110,6 +110,21 @@ describe("config loading", () => {
     expect(secrets).toContain("sk-secret-123");
   });
 
+  it("names an unset ${VAR} without a default and its key, and takes ${VAR:-} as the explicit empty value", () => {
+    const problems = problemsOf(
+      "model:\n  base_url: http://127.0.0.1:9\n  api_key: ${OPENAI_KEY}\ntools:\n  enabled: [clock, '${EXTRA}']\n",
+    );
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatchObject({ line: 3, col: 12, path: "model.api_key" });
+    expect(problems[0]?.message).toBe("${OPENAI_KEY} is not set in the environment (write ${OPENAI_KEY:-} to allow it empty)");
+    expect(problems[1]).toMatchObject({ line: 5, path: "tools.enabled.1" });
+    expect(problems[1]?.message).toContain("${EXTRA} is not set");
+    const { config } = parseConfig("model:\n  api_key: ${OPENAI_KEY:-}\n", "h.yaml", {});
+    expect(config.model.api_key).toBe("");
+    // Set but empty is set: the owner said so.
+    expect(parseConfig("model:\n  api_key: ${OPENAI_KEY}\n", "h.yaml", { OPENAI_KEY: "" }).config.model.api_key).toBe("");
+  });
+
   it("keeps a substituted value that YAML cannot read as one scalar (an alias, a list, a stray colon) as text", () => {
     const text = "model:\n  api_key: ${KEY}\n  name: ${NAME}\n";
     const { config } = parseConfig(text, "h.yaml", { KEY: "*not-an-alias", NAME: "[a, b" });
