@@ -17,6 +17,11 @@ export interface ConnectorHealth {
   detail: string;
   /** A problem only the owner can fix (say, a rejected token): restarting the daemon would not help. */
   needsOwner?: boolean;
+  /**
+   * Down, but still trying: the remote end cannot be reached (an outage) while every attempt ends and the next
+   * is due. Restarting would not help, so the watchdog keeps pinging; status shows it as offline.
+   */
+  retrying?: boolean;
 }
 
 export interface Connector {
@@ -63,7 +68,7 @@ export interface DaemonStatus {
   version: string;
   pid: number;
   uptime_s: number;
-  connectors: { name: string; ok: boolean; detail: string }[];
+  connectors: { name: string; ok: boolean; detail: string; retrying?: boolean }[];
   model: { provider: string; base_url: string; name: string; reachable: boolean | null; detail: string };
   /** The endpoint that serves model calls now; `reason` says why it is not the primary. */
   serving?: { endpoint: string; model: string; primary: boolean; reason: string; context_tokens?: number };

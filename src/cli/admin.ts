@@ -29,7 +29,7 @@ async function status(client: Client, json: boolean): Promise<number> {
   const lines = [
     `hermes ${data.version} (pid ${data.pid}), up ${formatUptime(data.uptime_s)}`,
     `model      ${ok(data.model.reachable && !/not pulled|not offered/.test(data.model.detail))} ${data.model.provider} ${data.model.name} at ${data.model.base_url}: ${data.model.detail}`,
-    ...data.connectors.map((c) => `${c.name.padEnd(10)} ${ok(c.ok)} ${c.detail}`),
+    ...data.connectors.map((c) => `${c.name.padEnd(10)} ${c.retrying ? "" : `${ok(c.ok)} `}${c.detail}`),
     ...servingLines(data),
     `runs       ${data.runs.running} running, ${data.runs.queued} queued, ${data.runs.suspended} waiting for approval`,
     `approvals  ${data.pending_approvals} pending`,
