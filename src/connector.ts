@@ -29,6 +29,8 @@ export interface Connector {
   start(): Promise<void>;
   stop(): Promise<void>;
   health(): ConnectorHealth;
+  /** Takes a reloaded config (say, the cron jobs); what a connector reads only at start waits for a restart. */
+  reload?(config: Config): void;
   /** Sends text to one of this connector's targets (e.g. `telegram:123`). */
   deliver?(target: string, text: string): Promise<{ messageId: string }>;
   /** Renders events of a run nobody is attached to (e.g. resumed after a restart) into `channel`. */
@@ -69,6 +71,8 @@ export interface DaemonStatus {
   pid: number;
   uptime_s: number;
   connectors: { name: string; ok: boolean; detail: string; retrying?: boolean }[];
+  /** Changed settings that a reload could not apply: they take effect at the next start. */
+  restart_needed_for?: string[];
   model: { provider: string; base_url: string; name: string; reachable: boolean | null; detail: string };
   /** The endpoint that serves model calls now; `reason` says why it is not the primary. */
   serving?: { endpoint: string; model: string; primary: boolean; reason: string; context_tokens?: number };

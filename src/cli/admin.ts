@@ -31,6 +31,7 @@ async function status(client: Client, json: boolean): Promise<number> {
     `model      ${ok(data.model.reachable && !/not pulled|not offered/.test(data.model.detail))} ${data.model.provider} ${data.model.name} at ${data.model.base_url}: ${data.model.detail}`,
     ...data.connectors.map((c) => `${c.name.padEnd(10)} ${c.retrying ? "" : `${ok(c.ok)} `}${c.detail}`),
     ...servingLines(data),
+    ...(data.restart_needed_for?.length ? [`restart    needed for ${data.restart_needed_for.join(", ")}`] : []),
     `runs       ${data.runs.running} running, ${data.runs.queued} queued, ${data.runs.suspended} waiting for approval`,
     `approvals  ${data.pending_approvals} pending`,
     ...(data.speech ? [`speech     ${data.speech.ok === null ? "-" : ok(data.speech.ok)} ${data.speech.detail}`] : []),

@@ -25,6 +25,7 @@ import { loadConnectors } from "./connectors.js";
 import { createModelMonitor, startHealthLoop, statusLine } from "./health.js";
 import { hintedModel } from "./health-hint.js";
 import { warnOfToolCost } from "./mcp-warn.js";
+import { restartKeys } from "./restart-keys.js";
 import { claimInstance } from "./single-instance.js";
 import { createNotifier, type Notifier } from "./systemd.js";
 import { reportTools } from "./tools-report.js";
@@ -93,6 +94,8 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
   const limiter = new Limiter(initial.config.model.concurrency);
   const gate = new Gate({ store, tools: () => state.tools, config });
   const startedAt = Date.now();
+  /** Settings changed by reloads that only a restart applies (compared with the config the daemon started with). */
+  let waitingForRestart: string[] = [];
   const modelMonitor = createModelMonitor(() => state.model, log);
   const media = reusedFor(MEDIA_STATUS_MS, () => mediaStatus(state));
   const runner = new Runner({
@@ -117,7 +120,11 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     newSession: (key) => runner.newSession(key),
     compact: (key) => runner.compact(key),
     decide: (id, approve, by) => runner.decide(id, approve, by),
-    status: async () => ({ ...statusOf(state, runner, connectors, startedAt, await modelMonitor.get(), store), ...(await media()) }),
+    status: async () => ({
+      ...statusOf(state, runner, connectors, startedAt, await modelMonitor.get(), store),
+      ...(waitingForRestart.length > 0 && { restart_needed_for: waitingForRestart }),
+      ...(await media()),
+    }),
     tools: () => reportTools(state.tools.values(), config()),
     toolsKnown: () => mcpTools,
     deliver,
@@ -198,7 +205,11 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
         backups.stop();
         backups = startBackups(store, next.config, log);
         modelMonitor.start();
+        log.level = next.config.log.level;
+        for (const c of connectors) c.reload?.(next.config);
+        waitingForRestart = restartKeys(initial.config, next.config);
         log.info({ tools: [...state.tools.keys()] }, "config reloaded");
+        if (waitingForRestart.length > 0) log.warn({ keys: waitingForRestart }, "some changes take effect only after a restart");
         return true;
       } catch (err) {
         log.error({ detail: errorMessage(err) }, "config reload rejected; keeping the running config");
@@ -206,7 +217,8 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
         return false;
       } finally {
         // systemd holds the unit in "reloading" (and queues the next reload) until READY=1, taken or refused.
-        await notifier.ready(statusLine(connectors, modelMonitor) + outcome);
+        const restart = waitingForRestart.length > 0 ? `; restart needed for ${waitingForRestart.join(", ")}` : "";
+        await notifier.ready(statusLine(connectors, modelMonitor) + outcome + restart);
       }
     },
   };
