@@ -92,7 +92,8 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
   const mcpTools = state.mcp?.settled(Math.max(0, 3000 - (Date.now() - mcpStarted))) ?? Promise.resolve();
   const config = () => state.loaded.config;
   const limiter = new Limiter(initial.config.model.concurrency);
-  const gate = new Gate({ store, tools: () => state.tools, config });
+  const missing = (name: string) => state.mcp?.whyMissing(name, config().tools.enabled);
+  const gate = new Gate({ store, tools: () => state.tools, config, missing });
   const startedAt = Date.now();
   /** Settings changed by reloads that only a restart applies (compared with the config the daemon started with). */
   let waitingForRestart: string[] = [];

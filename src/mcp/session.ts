@@ -1,3 +1,4 @@
+import { STATUS_CODES } from "node:http";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../config/schema.js";
@@ -60,7 +61,7 @@ export function createSession(name: string, cfg: McpServerConfig, deps: SessionD
       s.lastError = undefined;
       log.info({ transport: s.transport, tools: s.tools.length }, "mcp server connected");
     } catch (err) {
-      lost(generation, errorMessage(err));
+      lost(generation, failureText(err));
     } finally {
       settleFirst();
     }
@@ -183,6 +184,13 @@ function isSessionExpired(err: unknown): boolean {
 function isConnectionFailure(err: unknown): boolean {
   const text = errorMessage(err);
   return /fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|Not connected|closed/i.test(text);
+}
+
+/** The SDK's error, led by the HTTP status when there is one: "401 unauthorized: Streamable HTTP error: …". */
+function failureText(err: unknown): string {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  const status = typeof code === "number" && code >= 400 && code < 600 ? STATUS_CODES[code] : undefined;
+  return status ? `${code} ${status.toLowerCase()}: ${errorMessage(err)}` : errorMessage(err);
 }
 
 /** A reply that is not an MCP result arrives as a schema library's JSON dump: say it in words instead. */
