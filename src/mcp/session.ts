@@ -1,4 +1,3 @@
-import { STATUS_CODES } from "node:http";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../config/schema.js";
@@ -186,11 +185,14 @@ function isConnectionFailure(err: unknown): boolean {
   return /fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|Not connected|closed/i.test(text);
 }
 
+/** The statuses an owner fixes in the config (node:http's table would load node:http for three words). */
+const HTTP_REFUSALS: Record<number, string> = { 401: "unauthorized", 403: "forbidden", 404: "not found" };
+
 /** The SDK's error, led by the HTTP status when there is one: "401 unauthorized: Streamable HTTP error: …". */
 function failureText(err: unknown): string {
   const code = (err as { code?: unknown } | undefined)?.code;
-  const status = typeof code === "number" && code >= 400 && code < 600 ? STATUS_CODES[code] : undefined;
-  return status ? `${code} ${status.toLowerCase()}: ${errorMessage(err)}` : errorMessage(err);
+  if (typeof code !== "number" || code < 400 || code >= 600) return errorMessage(err);
+  return `${code}${HTTP_REFUSALS[code] ? ` ${HTTP_REFUSALS[code]}` : ""}: ${errorMessage(err)}`;
 }
 
 /** A reply that is not an MCP result arrives as a schema library's JSON dump: say it in words instead. */
