@@ -135,7 +135,7 @@ async function dispatch(core: Core, id: string, req: Json, send: (reply: Reply) 
   const session = typeof req.session === "string" && /^[\w.:-]{1,64}$/.test(req.session) ? `cli:${req.session}` : undefined;
   switch (req.op) {
     case "hello":
-      return send({ v: 1, id, type: "hello", version: VERSION, protocol: PROTOCOL_VERSION });
+      return send({ v: 1, id, type: "hello", version: VERSION, protocol: PROTOCOL_VERSION, pid: process.pid });
     case "ask": {
       if (!session) return bad('"session" must be a name of letters, digits, ".", "_", ":" or "-"');
       if (req.file !== undefined) return askWithFile(core, id, session, req, send, uploads);

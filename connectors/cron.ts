@@ -17,9 +17,10 @@ const MINUTE = 60_000;
  * and gives the previous/next runs that catch-up needs). Every firing is recorded with its slot, so a slot
  * never runs twice; a slot missed while hermes was down runs once on start within a grace window.
  */
-export function createCronConnector(core: Core, config: Config): Connector {
+export function createCronConnector(core: Core, initial: Config): Connector {
   const log = core.log.child({ connector: "cron" });
-  const cfg = config.connectors.cron;
+  let config = initial;
+  let cfg = config.connectors.cron;
   const schedules = core.store.schedules;
   const jobs = new Map<string, { job: Job; cron: Cron }>();
   const reminders = new Map<number, Cron>();
@@ -141,6 +142,29 @@ export function createCronConnector(core: Core, config: Config): Connector {
   const onError = (err: unknown) => log.error({ err }, "scheduled callback failed");
   const slotOf = (self: Cron) => Math.floor((self.currentRun()?.getTime() ?? Date.now()) / 1000) * 1000;
 
+  function armJob(job: Job): void {
+    const cron = zonedCron(job.schedule, zoneOf(job), { protect: true, catch: onError, name: job.name }, (self: Cron) => {
+      void fireJob(job, slotOf(self), "schedule");
+    });
+    jobs.set(job.name, { job, cron });
+  }
+
+  /** Jobs as the reloaded config has them: removed and changed ones stop, new and changed ones are armed. */
+  function reloadJobs(next: Config): void {
+    const zoneChanged = next.timezone !== config.timezone;
+    config = next;
+    cfg = next.connectors.cron;
+    const wanted = new Map(cfg.jobs.filter((j) => j.enabled).map((j) => [j.name, j]));
+    for (const [name, { job, cron }] of jobs) {
+      const kept = wanted.get(name);
+      if (kept && !zoneChanged && JSON.stringify(kept) === JSON.stringify(job)) continue;
+      cron.stop();
+      jobs.delete(name);
+    }
+    for (const job of wanted.values()) if (!jobs.has(job.name)) armJob(job);
+    log.info({ jobs: [...jobs.keys()] }, "cron jobs reloaded");
+  }
+
   const scheduler: Scheduler = {
     list(): ScheduleInfo[] {
       const now = new Date();
@@ -191,10 +215,7 @@ export function createCronConnector(core: Core, config: Config): Connector {
     scheduler,
     async start() {
       for (const job of cfg.jobs.filter((j) => j.enabled)) {
-        const cron = zonedCron(job.schedule, zoneOf(job), { protect: true, catch: onError, name: job.name }, (self: Cron) => {
-          void fireJob(job, slotOf(self), "schedule");
-        });
-        jobs.set(job.name, { job, cron });
+        armJob(job);
         catchUp(job);
       }
       armReminders();
@@ -206,6 +227,7 @@ export function createCronConnector(core: Core, config: Config): Connector {
       for (const { cron } of jobs.values()) cron.stop();
       for (const cron of reminders.values()) cron.stop();
     },
+    reload: reloadJobs,
     health(): ConnectorHealth {
       return { ok: true, detail: `${jobs.size} job(s), ${reminders.size} reminder(s)` };
     },

@@ -298,7 +298,7 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
       if (!runner?.isRunning()) return { ok: false, detail: "the poller stopped" };
       const polling = poller.health();
       if (ready || polling.needsOwner) return polling;
-      return { ok: polling.ok, detail: `Telegram not reachable yet${unreachable ? ` (${unreachable})` : ""}; retrying` };
+      return { ...polling, detail: `Telegram not reachable yet${unreachable ? ` (${unreachable})` : ""}; retrying` };
     },
     async deliver(target, text) {
       const { chatId, threadId } = parseChannel(target);

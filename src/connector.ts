@@ -19,6 +19,11 @@ export interface ConnectorHealth {
   detail: string;
   /** A problem only the owner can fix (say, a rejected token): restarting the daemon would not help. */
   needsOwner?: boolean;
+  /**
+   * Down, but still trying: the remote end cannot be reached (an outage) while every attempt ends and the next
+   * is due. Restarting would not help, so the watchdog keeps pinging; status shows it as offline.
+   */
+  retrying?: boolean;
 }
 
 export interface Connector {
@@ -26,6 +31,8 @@ export interface Connector {
   start(): Promise<void>;
   stop(): Promise<void>;
   health(): ConnectorHealth;
+  /** Takes a reloaded config (say, the cron jobs); what a connector reads only at start waits for a restart. */
+  reload?(config: Config): void;
   /** Sends text to one of this connector's targets (e.g. `telegram:123`). */
   deliver?(target: string, text: string): Promise<{ messageId: string }>;
   /** Renders events of a run nobody is attached to (e.g. resumed after a restart) into `channel`. */
@@ -67,7 +74,9 @@ export interface DaemonStatus {
   version: string;
   pid: number;
   uptime_s: number;
-  connectors: { name: string; ok: boolean; detail: string; module?: string; version?: string }[];
+  connectors: { name: string; ok: boolean; detail: string; module?: string; version?: string; retrying?: boolean }[];
+  /** Changed settings that a reload could not apply: they take effect at the next start. */
+  restart_needed_for?: string[];
   model: { provider: string; base_url: string; name: string; reachable: boolean | null; detail: string };
   /** The endpoint that serves model calls now; `reason` says why it is not the primary. */
   serving?: { endpoint: string; model: string; primary: boolean; reason: string; context_tokens?: number };

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import pino, { type DestinationStream, type Logger } from "pino";
+import { journalLine, type LogFormat, resolveLogFormat } from "./log-journal.js";
 
 export type { Logger };
 
@@ -17,10 +18,11 @@ const REDACT_PATHS = [
 ];
 
 /**
- * pino JSON to stdout (journald), pretty on a TTY. Keys that hold secrets are redacted by path, and any
- * known secret value (tokens, keys from the environment) is scrubbed from messages and errors too.
+ * pino to stdout: pretty on a TTY, journal lines with their priority prefix when stdout is journald, JSON
+ * otherwise or when `format` says so. Keys that hold secrets are redacted by path, and any known secret value
+ * (tokens, keys from the environment) is scrubbed from messages and errors too.
  */
-export function createLogger(level: string, secrets: string[] = [], pretty = process.stdout.isTTY === true): Logger {
+export function createLogger(level: string, secrets: string[] = [], format: LogFormat = "auto"): Logger {
   const scrub = makeScrubber(secrets);
   const options: pino.LoggerOptions = {
     level,
@@ -32,8 +34,13 @@ export function createLogger(level: string, secrets: string[] = [], pretty = pro
     },
     serializers: { err: (err: unknown) => scrub(pino.stdSerializers.err(err as Error)) },
   };
-  const stream = pretty ? prettyStdout() : undefined;
+  const output = resolveLogFormat(format);
+  const stream = output === "pretty" ? prettyStdout() : output === "journal" ? journalStdout() : undefined;
   return stream ? pino(options, stream) : pino(options);
+}
+
+function journalStdout(): DestinationStream {
+  return { write: (line: string) => void process.stdout.write(journalLine(line)) };
 }
 
 /**

@@ -11,7 +11,7 @@ describe("the log on a terminal", () => {
   it("is pretty, written at once by the daemon's own thread, and still scrubbed of secrets", () => {
     const lines: string[] = [];
     process.stdout.write = ((chunk: string) => lines.push(String(chunk)) > 0) as typeof process.stdout.write;
-    const log = createLogger("info", ["tg-secret-token"], true);
+    const log = createLogger("info", ["tg-secret-token"], "pretty");
     log.info({ token: "abc", chat: 7 }, "polling with tg-secret-token");
     log.debug("below the level");
     process.stdout.write = write;

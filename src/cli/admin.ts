@@ -30,9 +30,11 @@ async function status(client: Client, json: boolean): Promise<number> {
     `hermes ${data.version} (pid ${data.pid}), up ${formatUptime(data.uptime_s)}`,
     `model      ${ok(data.model.reachable && !/not pulled|not offered/.test(data.model.detail))} ${data.model.provider} ${data.model.name} at ${data.model.base_url}: ${data.model.detail}`,
     ...data.connectors.map(
-      (c) => `${c.name.padEnd(10)} ${ok(c.ok)} ${c.module ? `plugin ${c.module} ${c.version ?? "-"}: ` : ""}${c.detail}`,
+      (c) =>
+        `${c.name.padEnd(10)} ${c.retrying ? "" : `${ok(c.ok)} `}${c.module ? `plugin ${c.module} ${c.version ?? "-"}: ` : ""}${c.detail}`,
     ),
     ...servingLines(data),
+    ...(data.restart_needed_for?.length ? [`restart    needed for ${data.restart_needed_for.join(", ")}`] : []),
     `runs       ${data.runs.running} running, ${data.runs.queued} queued, ${data.runs.suspended} waiting for approval`,
     `approvals  ${data.pending_approvals} pending`,
     ...(data.speech ? [`speech     ${data.speech.ok === null ? "-" : ok(data.speech.ok)} ${data.speech.detail}`] : []),

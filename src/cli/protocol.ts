@@ -47,7 +47,7 @@ export interface AskFile {
 export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
 
 export type Reply =
-  | { v: 1; id: string; type: "hello"; version: string; protocol: number }
+  | { v: 1; id: string; type: "hello"; version: string; protocol: number; pid?: number }
   /** One event of a run started by `ask`, in order. */
   | { v: 1; id: string; type: "event"; event: { type: string; [key: string]: unknown } }
   /** The last line for an `ask`. */

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { type Document, isMap, isPair, isScalar, LineCounter, type Node, parseDocument, Scalar, visit } from "yaml";
+import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, Scalar, visit } from "yaml";
 import type { z } from "zod";
 import { ConfigError, type ConfigProblem } from "../errors.js";
 import { substituteEnvRefs } from "./env.js";
@@ -38,7 +38,12 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
   if (doc.errors.length > 0) {
     throw new ConfigError(doc.errors.map((e) => at(e.pos[0], "", e.message.split("\n")[0] ?? e.message)));
   }
-  const secrets = substituteEnv(doc, env);
+  const { secrets, unset } = substituteEnv(doc, env);
+  if (unset.length > 0) {
+    throw new ConfigError(
+      unset.map((u) => at(u.offset, u.path, `\${${u.name}} is not set in the environment (write \${${u.name}:-} to allow it empty)`)),
+    );
+  }
   const raw = doc.contents === null ? {} : toJs(doc, at);
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     throw new ConfigError([at(0, "", "expected a mapping of settings at the top level")]);
@@ -72,16 +77,30 @@ function toJs(doc: Document, at: (offset: number, path: string, message: string)
 }
 
 /** Replaces ${VAR} and ${VAR:-default} in scalar values; an unquoted result is re-read as YAML (numbers, booleans). */
-function substituteEnv(doc: Document, env: NodeJS.ProcessEnv): string[] {
+function substituteEnv(doc: Document, env: NodeJS.ProcessEnv) {
   const secrets: string[] = [];
+  const unset: { name: string; offset: number; path: string }[] = [];
   visit(doc, {
-    Scalar(_key, node) {
+    Scalar(key, node, ancestors) {
       if (typeof node.value !== "string" || !node.value.includes("${")) return;
-      const replaced = substituteEnvRefs(node.value, env, (value) => secrets.push(value));
+      const onUnset = (name: string) => unset.push({ name, offset: node.range?.[0] ?? 0, path: keyPath(ancestors, key, node) });
+      const replaced = substituteEnvRefs(node.value, env, (value) => secrets.push(value), onUnset);
       node.value = node.type === Scalar.PLAIN ? reparseScalar(replaced) : replaced;
     },
   });
-  return secrets;
+  return { secrets, unset };
+}
+
+/** The dotted key path of a node from the visitor's ancestors (`connectors.telegram.token`, `tools.enabled.1`). */
+function keyPath(ancestors: readonly unknown[], key: number | "key" | "value" | null, node: Node): string {
+  const parts: (string | number)[] = [];
+  const chain = [...ancestors, node];
+  chain.forEach((item, i) => {
+    if (isPair(item) && isScalar(item.key)) parts.push(String(item.key.value));
+    if (isSeq(item)) parts.push(item.items.indexOf(chain[i + 1] as never));
+  });
+  if (key === "key") parts.pop();
+  return parts.join(".");
 }
 
 /** A substituted value is read as YAML only when it is one plain scalar; anything else (an alias, a map, an error) stays text. */

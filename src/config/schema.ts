@@ -320,7 +320,13 @@ export const configSchema = z
     connectors,
     mcp,
     skills: skillsSchema,
-    log: z.strictObject({ level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info") }).prefault({}),
+    log: z
+      .strictObject({
+        level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+        /** auto: pretty on a terminal, `<N>`-prefixed lines to the journal, JSON elsewhere. */
+        format: z.enum(["auto", "json", "pretty", "journal"]).default("auto"),
+      })
+      .prefault({}),
   })
   .superRefine((cfg, ctx) => {
     for (const name of ["telegram", "discord"] as const) {

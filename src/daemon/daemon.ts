@@ -28,6 +28,8 @@ import { createModelMonitor, startHealthLoop, statusLine } from "./health.js";
 import { hintedModel } from "./health-hint.js";
 import { warnOfToolCost } from "./mcp-warn.js";
 import { Pairings } from "./pairing.js";
+import { restartKeys } from "./restart-keys.js";
+import { claimInstance } from "./single-instance.js";
 import { createNotifier, type Notifier } from "./systemd.js";
 import { reportTools } from "./tools-report.js";
 
@@ -74,9 +76,11 @@ export interface DaemonOptions {
 export async function startDaemon(configPath: string, options: DaemonOptions = {}): Promise<Daemon> {
   const initial = loadConfig(configPath);
   if (options.ownsProcess) process.env.TZ = initial.config.timezone;
-  const log = createLogger(initial.config.log.level, initial.secrets);
+  const log = createLogger(initial.config.log.level, initial.secrets, initial.config.log.format);
   const notifier = options.notifier ?? createNotifier();
   const now = options.now ?? (() => new Date());
+  const { storage, connectors: configured } = initial.config;
+  const claim = await claimInstance(storage.path, configured.cli.enabled ? configured.cli.socket : undefined);
   const store = openStore(initial.config.storage.path, { busyTimeoutMs: initial.config.storage.busy_timeout_ms });
   let connectors: Connector[] = [];
   const deliver = (target: string, text: string) => deliverTo(connectors, target, text);
@@ -93,8 +97,11 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
   const mcpTools = state.mcp?.settled(Math.max(0, 3000 - (Date.now() - mcpStarted))) ?? Promise.resolve();
   const config = () => state.loaded.config;
   const limiter = new Limiter(initial.config.model.concurrency);
-  const gate = new Gate({ store, tools: () => state.tools, config });
+  const missing = (name: string) => state.mcp?.whyMissing(name, config().tools.enabled);
+  const gate = new Gate({ store, tools: () => state.tools, config, missing });
   const startedAt = Date.now();
+  /** Settings changed by reloads that only a restart applies (compared with the config the daemon started with). */
+  let waitingForRestart: string[] = [];
   const modelMonitor = createModelMonitor(() => state.model, log);
   const media = reusedFor(MEDIA_STATUS_MS, () => mediaStatus(state));
   const runner = new Runner({
@@ -121,7 +128,11 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     newSession: (key) => runner.newSession(key),
     compact: (key) => runner.compact(key),
     decide: (id, approve, by) => runner.decide(id, approve, by),
-    status: async () => ({ ...statusOf(state, runner, connectors, startedAt, await modelMonitor.get(), store), ...(await media()) }),
+    status: async () => ({
+      ...statusOf(state, runner, connectors, startedAt, await modelMonitor.get(), store),
+      ...(waitingForRestart.length > 0 && { restart_needed_for: waitingForRestart }),
+      ...(await media()),
+    }),
     tools: () => reportTools(state.tools.values(), config()),
     toolsKnown: () => mcpTools,
     deliver,
@@ -145,6 +156,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     await Promise.allSettled(connectors.map((c) => c.stop()));
     await state.mcp?.close();
     store.close();
+    claim.release();
     throw err;
   }
   modelMonitor.start();
@@ -181,6 +193,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
         await runner.shutdown(graceS * 1000);
         await Promise.allSettled([...connectors.map((c) => c.stop()), state.mcp?.close()]);
         store.close();
+        claim.release();
         log.info("stopped");
       })();
       return stopping;
@@ -188,6 +201,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     reload: async () => {
       log.info({ config: configPath }, "reloading the config");
       await notifier.reloading();
+      let outcome = "";
       try {
         const next = loadConfig(configPath);
         const parts = await buildParts(next.config, { store, now, deliver }, log, options.extraTools, options.model);
@@ -203,13 +217,20 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
         backups.stop();
         backups = startBackups(store, next.config, log);
         modelMonitor.start();
+        log.level = next.config.log.level;
+        for (const c of connectors) c.reload?.(next.config);
+        waitingForRestart = restartKeys(initial.config, next.config);
         log.info({ tools: [...state.tools.keys()] }, "config reloaded");
+        if (waitingForRestart.length > 0) log.warn({ keys: waitingForRestart }, "some changes take effect only after a restart");
         return true;
       } catch (err) {
         log.error({ detail: errorMessage(err) }, "config reload rejected; keeping the running config");
+        outcome = "; config reload refused (see the log)";
         return false;
       } finally {
-        await notifier.status("serving");
+        // systemd holds the unit in "reloading" (and queues the next reload) until READY=1, taken or refused.
+        const restart = waitingForRestart.length > 0 ? `; restart needed for ${waitingForRestart.join(", ")}` : "";
+        await notifier.ready(statusLine(connectors, modelMonitor) + outcome + restart);
       }
     },
   };

@@ -73,8 +73,9 @@ export function createModelMonitor(model: () => ModelClient, log: Logger) {
 export type ModelMonitor = ReturnType<typeof createModelMonitor>;
 
 /**
- * Pings the systemd watchdog only while the event loop keeps time and every connector is healthy,
- * so a deaf poller or a wedged loop gets the daemon restarted. Keeps STATUS= current.
+ * Pings the systemd watchdog only while the event loop keeps time and every connector is healthy or
+ * retrying, so a deaf (stuck) poller or a wedged loop gets the daemon restarted, and an internet outage does
+ * not. Keeps STATUS= current.
  */
 export function startHealthLoop(o: { connectors: () => Connector[]; notifier: Notifier; model: ModelMonitor; log: Logger }) {
   const intervalMs = o.notifier.watchdogIntervalMs() ?? 5000;
@@ -86,7 +87,7 @@ export function startHealthLoop(o: { connectors: () => Connector[]; notifier: No
     expected = Date.now() + intervalMs;
     const sick = o.connectors().filter((c) => {
       const h = c.health();
-      return !h.ok && !h.needsOwner;
+      return !h.ok && !h.needsOwner && !h.retrying;
     });
     const loopOk = lagMs < Math.max(2000, intervalMs);
     const healthy = sick.length === 0 && loopOk;
@@ -110,7 +111,10 @@ export function startHealthLoop(o: { connectors: () => Connector[]; notifier: No
 }
 
 export function statusLine(connectors: Connector[], model: ModelMonitor): string {
-  const parts = connectors.map((c) => `${c.name} ${c.health().ok ? "ok" : "down"}`);
+  const parts = connectors.map((c) => {
+    const h = c.health();
+    return `${c.name} ${h.ok ? "ok" : h.retrying ? "offline" : "down"}`;
+  });
   const probe = model.current();
   const modelState = !probe ? "model checking" : model.isReady() ? "model ok" : "model down";
   return ["serving", ...parts, modelState].join("; ");

@@ -28,7 +28,11 @@ export function createNotifier(env: NodeJS.ProcessEnv = process.env) {
     status: (status: string) => send(`STATUS=${status}`),
     watchdog: () => send("WATCHDOG=1"),
     stopping: () => send("STOPPING=1", "STATUS=stopping"),
-    reloading: () => send("RELOADING=1", "STATUS=reloading config"),
+    /**
+     * MONOTONIC_USEC (CLOCK_MONOTONIC, which Node's hrtime reads) lets systemd tell this reload from an
+     * older one; a reload is over only at the next `ready()`, which every reload must send.
+     */
+    reloading: () => send("RELOADING=1", `MONOTONIC_USEC=${process.hrtime.bigint() / 1000n}`, "STATUS=reloading config"),
     /** Half of WatchdogSec in ms, or undefined when the unit has no watchdog. */
     watchdogIntervalMs: (): number | undefined => {
       const usec = Number(env.WATCHDOG_USEC);

@@ -13,6 +13,8 @@ export interface GateDeps {
   store: Store;
   tools: () => Map<string, AnyTool>;
   config: () => Config;
+  /** Why a tool that is not there is missing (its MCP server is not connected), when that is known. */
+  missing?: (name: string) => string | undefined;
 }
 
 interface Admitted {
@@ -77,7 +79,7 @@ export class Gate {
     if (call.parseError) {
       return this.refuse(ctx, call, "malformed call", `error: ${call.parseError}. Send the call again as valid JSON.`);
     }
-    if (!tool) return this.refuse(ctx, call, "unknown tool", this.unknownToolText(ctx, call.name));
+    if (!tool) return this.refuse(ctx, call, "unknown tool", this.missingText(ctx, call.name));
     const parsed = tool.input.safeParse(call.args ?? {});
     if (!parsed.success) {
       const detail = z.prettifyError(parsed.error);
@@ -240,6 +242,11 @@ export class Gate {
   private toolFor(ctx: StepContext, name: string): AnyTool | undefined {
     if (ctx.allowedTools && !ctx.allowedTools.has(name)) return undefined;
     return this.deps.tools().get(name);
+  }
+
+  private missingText(ctx: StepContext, name: string): string {
+    const mayUse = !ctx.allowedTools || ctx.allowedTools.has(name);
+    return (mayUse && this.deps.missing?.(name)) || this.unknownToolText(ctx, name);
   }
 
   private unknownToolText(ctx: StepContext, name: string): string {

@@ -6,6 +6,7 @@ import type { Store } from "../store/store.js";
 import { toolSpec } from "../tools/define.js";
 import type { AnyTool } from "../tools/types.js";
 import { isEnabled, nameTools } from "./names.js";
+import { notConnectedText } from "./not-connected.js";
 import { loadSdk, type Sdk } from "./sdk.js";
 import { createSession } from "./session.js";
 import { createMcpTool } from "./tools.js";
@@ -23,6 +24,8 @@ export interface McpHub {
   /** The enabled tools of every server, as hermes tools (also those of servers that are down). */
   tools(): AnyTool[];
   reports(): McpServerReport[];
+  /** Why the enabled tool `name` is missing when its server is not connected (see not-connected.ts), else undefined. */
+  whyMissing(name: string, enabled: readonly string[]): string | undefined;
   /** Resolves when every server has made its first attempt, or after `maxMs`. */
   settled(maxMs: number): Promise<void>;
   /** Called whenever a server's tool list changes. */
@@ -82,6 +85,7 @@ export function createMcpHub(config: Config, deps: McpHubDeps): McpHub {
   return {
     tools: () => [...entries.values()].flatMap((e) => e.tools),
     reports: () => [...entries.values()].map(reportOf),
+    whyMissing: (name, enabled) => notConnectedText(name, [...entries.values()].map(reportOf), enabled),
     settled: async (maxMs) => {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<void>((resolve) => {

@@ -60,7 +60,7 @@ export function createSession(name: string, cfg: McpServerConfig, deps: SessionD
       s.lastError = undefined;
       log.info({ transport: s.transport, tools: s.tools.length }, "mcp server connected");
     } catch (err) {
-      lost(generation, errorMessage(err));
+      lost(generation, failureText(err));
     } finally {
       settleFirst();
     }
@@ -183,6 +183,16 @@ function isSessionExpired(err: unknown): boolean {
 function isConnectionFailure(err: unknown): boolean {
   const text = errorMessage(err);
   return /fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|Not connected|closed/i.test(text);
+}
+
+/** The statuses an owner fixes in the config (node:http's table would load node:http for three words). */
+const HTTP_REFUSALS: Record<number, string> = { 401: "unauthorized", 403: "forbidden", 404: "not found" };
+
+/** The SDK's error, led by the HTTP status when there is one: "401 unauthorized: Streamable HTTP error: …". */
+function failureText(err: unknown): string {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (typeof code !== "number" || code < 400 || code >= 600) return errorMessage(err);
+  return `${code}${HTTP_REFUSALS[code] ? ` ${HTTP_REFUSALS[code]}` : ""}: ${errorMessage(err)}`;
 }
 
 /** A reply that is not an MCP result arrives as a schema library's JSON dump: say it in words instead. */

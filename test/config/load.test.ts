@@ -110,6 +110,21 @@ describe("config loading", () => {
     expect(secrets).toContain("sk-secret-123");
   });
 
+  it("names an unset ${VAR} without a default and its key, and takes ${VAR:-} as the explicit empty value", () => {
+    const problems = problemsOf(
+      "model:\n  base_url: http://127.0.0.1:9\n  api_key: ${OPENAI_KEY}\ntools:\n  enabled: [clock, '${EXTRA}']\n",
+    );
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatchObject({ line: 3, col: 12, path: "model.api_key" });
+    expect(problems[0]?.message).toBe("${OPENAI_KEY} is not set in the environment (write ${OPENAI_KEY:-} to allow it empty)");
+    expect(problems[1]).toMatchObject({ line: 5, path: "tools.enabled.1" });
+    expect(problems[1]?.message).toContain("${EXTRA} is not set");
+    const { config } = parseConfig("model:\n  api_key: ${OPENAI_KEY:-}\n", "h.yaml", {});
+    expect(config.model.api_key).toBe("");
+    // Set but empty is set: the owner said so.
+    expect(parseConfig("model:\n  api_key: ${OPENAI_KEY}\n", "h.yaml", { OPENAI_KEY: "" }).config.model.api_key).toBe("");
+  });
+
   it("keeps a substituted value that YAML cannot read as one scalar (an alias, a list, a stray colon) as text", () => {
     const text = "model:\n  api_key: ${KEY}\n  name: ${NAME}\n";
     const { config } = parseConfig(text, "h.yaml", { KEY: "*not-an-alias", NAME: "[a, b" });
@@ -134,6 +149,10 @@ describe("hermes config check and hermes start on bad configs", () => {
     "malformed YAML": { text: "model: [\n", where: /hermes\.yaml:\d+:\d+/ },
     "an unknown key": { text: "log:\n  level: info\n  colour: true\n", where: /hermes\.yaml:3:3: log\.colour: unknown key 'colour'/ },
     "a wrong type": { text: "model:\n  timeout_s: soon\n", where: /hermes\.yaml:2:14: model\.timeout_s: expected number/ },
+    "a typo in a delivery target": {
+      text: "connectors:\n  cron:\n    jobs:\n      - { name: brief, schedule: '0 7 * * *', prompt: hi, deliver: 'telegarm:42' }\n",
+      where: /hermes\.yaml:4:\d+: connectors\.cron\.jobs\.0\.deliver: .*'telegarm'.*telegram, discord, cli/,
+    },
   };
   for (const [name, { text, where }] of Object.entries(cases)) {
     it(`exits 1 naming file:line:col and the key path for ${name}`, async () => {

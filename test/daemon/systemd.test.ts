@@ -75,6 +75,7 @@ describe("the systemd units", () => {
       "PrivateDevices=yes",
       "RestrictAddressFamilies=",
       "User=hermes",
+      "SyslogIdentifier=hermes",
     ]) {
       expect(unit).toContain(line);
     }
@@ -151,6 +152,23 @@ describe("the daemon under a (fake) service manager", () => {
     const offered = model.requests.map((r) => r.tools.map((t) => t.function?.name));
     expect(offered[0]).toEqual(["clock", "notes"]);
     expect(offered[1]).toEqual(["clock"]);
+  });
+
+  it("finishes every reload with READY=1 and a STATUS=, whether the new config was taken or refused", async () => {
+    hermes = await start();
+    await notify.waitFor((m) => m.includes("READY=1"));
+    const before = notify.messages.length;
+    hermes.process.kill("SIGHUP");
+    const reloading = await notify.waitFor((m) => m.includes("RELOADING=1"), before);
+    expect(reloading).toMatch(/MONOTONIC_USEC=\d+/);
+    const taken = await notify.waitFor((m) => m.includes("READY=1"), notify.messages.indexOf(reloading) + 1);
+    expect(taken).toMatch(/STATUS=serving; cli ok/);
+    writeFileSync(hermes.configPath, "tools:\n  enabled: [teleport]\n");
+    const second = notify.messages.length;
+    hermes.process.kill("SIGHUP");
+    const again = await notify.waitFor((m) => m.includes("RELOADING=1"), second);
+    const refused = await notify.waitFor((m) => m.includes("READY=1"), notify.messages.indexOf(again) + 1);
+    expect(refused).toMatch(/STATUS=serving; .*config reload refused/);
   });
 
   it("rejects an invalid config on SIGHUP and keeps serving with the old one", async () => {

@@ -255,6 +255,20 @@ describe("MCP tool servers", () => {
     expect(pids()).toHaveLength(1);
   });
 
+  it("answers a call to a tool of a server that never connected (it refuses the token) with the server and why, not 'no tool named'", async () => {
+    const h = await start({
+      enabled: ["home__*"],
+      servers: { home: homeServer({ headers: { Authorization: "Bearer wrong-token" } }) },
+    });
+    model.script(call("home__read_state", { entity: "light.hall" }));
+    const reply = (await h.ask("look")).stdout;
+    expect(reply).toMatch(/error: server home is not connected: .*401/);
+    expect(reply).not.toContain("no tool named");
+    // A name no configured server could have is still an unknown tool.
+    model.script(call("garden__water"));
+    expect((await h.ask("water")).stdout).toMatch(/error: there is no tool named 'garden__water'/);
+  });
+
   it("refuses two tools whose names collide after sanitising, naming the server's place in the config", async () => {
     const colliding = stdioServer();
     colliding.env = { ...colliding.env, MCP_COLLIDE: "1" };

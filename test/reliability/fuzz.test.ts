@@ -58,6 +58,28 @@ function mutate(text: string, random: () => number): string {
   return chars.join("");
 }
 
+/** Jobs and hooks reach the checks that look across sections (delivery targets, tool lists, schedules). */
+const WITH_JOBS_AND_HOOKS = `connectors:
+  telegram: { enabled: true, token: "123:abc", allowed_users: [42] }
+  discord: { enabled: true, token: "d-token", allowed_users: ["1234567890"] }
+  cron:
+    jobs:
+      - { name: brief, schedule: "0 7 * * *", prompt: "the day ahead", deliver: "telegram:42", tools: [clock] }
+      - name: weekly
+        schedule: "30 18 * * 5"
+        prompt: "the week"
+        deliver: "discord:user:1234567890"
+        timezone: Europe/Berlin
+  http:
+    enabled: true
+    token: "http-token-1"
+    hooks:
+      - { name: deploy, prompt: "summarise {{body}}", deliver: "cli:ops", tools: [clock, notes] }
+      - { name: alert, prompt: "alert", deliver: "telegram:-100123", secret: "s3cret" }
+tools:
+  enabled: [clock, notes]
+`;
+
 describe("hostile input", () => {
   it(`the tool-call parser never throws on ${ROUNDS} random and mutated replies`, () => {
     const random = rng(42);
@@ -73,12 +95,12 @@ describe("hostile input", () => {
     }
   });
 
-  it("every malformed variant of hermes.yaml is rejected with file:line:col, and none crashes the loader", () => {
+  it("every malformed variant of hermes.yaml, and of a config with jobs and hooks, is rejected with file:line:col, and none crashes the loader", () => {
     const random = rng(7);
-    const original = readFileSync(new URL("../../hermes.yaml", import.meta.url), "utf8");
+    const originals = [readFileSync(new URL("../../hermes.yaml", import.meta.url), "utf8"), WITH_JOBS_AND_HOOKS];
     let rejected = 0;
-    for (let i = 0; i < (SOAK ? 5000 : 500); i++) {
-      const text = mutate(original, random);
+    for (let i = 0; i < (SOAK ? 10_000 : 600); i++) {
+      const text = mutate(originals[i % originals.length] as string, random);
       try {
         parseConfig(text, "hermes.yaml", {});
       } catch (err) {

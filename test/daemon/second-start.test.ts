@@ -1,0 +1,61 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
+import { baseSettings, createTempDir, type Hermes, runCli, startHermes, writeConfig } from "../helpers/hermes.js";
+
+describe("a second hermes start", () => {
+  let model: FakeModel;
+  let dir: ReturnType<typeof createTempDir>;
+  let hermes: Hermes | undefined;
+  beforeEach(async () => {
+    model = await startFakeModel();
+    dir = createTempDir();
+  });
+  afterEach(async () => {
+    if (hermes?.process.exitCode === null) await hermes.stop();
+    hermes = undefined;
+    await model.close();
+    dir.cleanup();
+  });
+
+  it("with the same config is refused, naming the running daemon's pid, and the first keeps its socket", async () => {
+    hermes = await startHermes(baseSettings(model.url), { dir: dir.path });
+    const second = await runCli(["start", "--config", hermes.configPath], { cwd: dir.path });
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`another hermes (pid ${hermes.process.pid}) is serving ${hermes.socketPath}`);
+    // The first one still answers on its socket, and nothing of its database was touched by the second.
+    const status = await hermes.cli(["status", "--json"]);
+    expect(JSON.parse(status.stdout).pid).toBe(hermes.process.pid);
+    expect(hermes.logs.filter((l) => l.msg === "hermes is ready")).toHaveLength(1);
+  });
+
+  it("with another socket but the same database is refused too, naming the pid", async () => {
+    hermes = await startHermes(baseSettings(model.url), { dir: dir.path });
+    const other = createTempDir();
+    try {
+      const config = writeConfig(other.path, {
+        ...baseSettings(model.url),
+        storage: { path: hermes.dbPath },
+        connectors: { cron: { enabled: false }, cli: { socket: join(other.path, "other.sock") } },
+      });
+      const second = await runCli(["start", "--config", config], { cwd: other.path });
+      expect(second.code).toBe(1);
+      expect(second.stderr).toContain(`another hermes (pid ${hermes.process.pid}) uses the database ${hermes.dbPath}`);
+      expect(existsSync(join(other.path, "other.sock"))).toBe(false);
+    } finally {
+      other.cleanup();
+    }
+  });
+
+  it("starts after the first was killed (a stale lock is no lock) and after a clean stop", async () => {
+    hermes = await startHermes(baseSettings(model.url), { dir: dir.path });
+    await hermes.kill();
+    hermes = await hermes.restart();
+    expect((await hermes.ask("hello")).code).toBe(0);
+    expect(await hermes.stop()).toBe(0);
+    expect(existsSync(`${hermes.dbPath}.pid`)).toBe(false);
+    hermes = await hermes.restart();
+    expect(readFileSync(`${hermes.dbPath}.pid`, "utf8").trim()).toBe(String(hermes.process.pid));
+  });
+});
