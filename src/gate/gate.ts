@@ -20,6 +20,7 @@ interface Admitted {
   tool: AnyTool;
   args: unknown;
   signature: string;
+  approved?: boolean;
 }
 
 type Verdict = { kind: "run"; admitted: Admitted } | { kind: "answered" } | { kind: "pending" } | { kind: "stop"; message: string };
@@ -132,7 +133,7 @@ export class Gate {
         if (!tool || !parsed?.success) return this.answerWith(ctx, call, `error: ${call.name} is no longer available`);
         const signature = callSignature(call.name, parsed.data);
         ctx.guard.admit(signature);
-        return { kind: "run", admitted: { call, tool, args: parsed.data, signature } };
+        return { kind: "run", admitted: { call, tool, args: parsed.data, signature, approved: row.decision === "approved" } };
       }
     }
   }
@@ -180,6 +181,7 @@ export class Gate {
       channel: ctx.channel,
       runId: ctx.runId,
       callId: a.call.id,
+      approved: a.approved === true,
     });
     const content = truncateResult(result.content, a.tool.maxResultChars);
     const hash = shortHash(result.content);

@@ -16,6 +16,8 @@ export interface ToolContext {
   channel: string;
   runId: string;
   callId: string;
+  /** The owner said yes to this very call (an approval), not merely the policy letting it through. */
+  approved?: boolean;
 }
 
 export interface Tool<I = unknown> {
