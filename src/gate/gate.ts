@@ -98,7 +98,7 @@ export class Gate {
       ctx.guard.recordBlock(call.name, signature, verdict.reason);
       return this.refuse(ctx, call, verdict.reason, verdict.message);
     }
-    const reason = await this.confirmationReason(tool, parsed.data);
+    const reason = await this.confirmationReason(tool, parsed.data, ctx.runId);
     if (reason) return this.requestApproval(ctx, call, reason);
     ctx.guard.admit(signature);
     this.deps.store.audit.decide(call.id, "auto", null, "policy");
@@ -138,9 +138,9 @@ export class Gate {
     }
   }
 
-  private async confirmationReason(tool: AnyTool, args: unknown): Promise<string | undefined> {
+  private async confirmationReason(tool: AnyTool, args: unknown, runId: string): Promise<string | undefined> {
     if (this.deps.config().agent.confirm.includes(tool.name)) return `${tool.name} always needs your confirmation (agent.confirm)`;
-    const needs = typeof tool.needsConfirmation === "function" ? await tool.needsConfirmation(args) : tool.needsConfirmation;
+    const needs = typeof tool.needsConfirmation === "function" ? await tool.needsConfirmation(args, { runId }) : tool.needsConfirmation;
     return needs ? (tool.confirmReason ?? `${tool.name} asks for confirmation for these arguments`) : undefined;
   }
 

@@ -20,14 +20,19 @@ export interface ToolContext {
   approved?: boolean;
 }
 
+/** What a per-call confirmation decision may know besides the arguments: the run the call belongs to. */
+export interface CallInfo {
+  runId: string;
+}
+
 export interface Tool<I = unknown> {
   name: string;
   description: string;
   input: z.ZodType<I>;
   /** Read-only tools of one step may run concurrently; the rest run one by one in the model's order. */
   readOnly: boolean;
-  /** True, or a per-call decision from the (validated) arguments, when a human must say yes first. */
-  needsConfirmation: boolean | ((args: I) => boolean | Promise<boolean>);
+  /** True, or a per-call decision from the (validated) arguments and the run, when a human must say yes first. */
+  needsConfirmation: boolean | ((args: I, call: CallInfo) => boolean | Promise<boolean>);
   maxResultChars: number;
   timeoutMs: number;
   run(args: I, ctx: ToolContext): Promise<string>;
@@ -44,7 +49,8 @@ export interface ToolDefinition<I> {
   description: string;
   input: z.ZodType<I>;
   readOnly?: boolean;
-  needsConfirmation?: boolean | ((args: I) => boolean | Promise<boolean>);
+  needsConfirmation?: boolean | ((args: I, call: CallInfo) => boolean | Promise<boolean>);
+  confirmReason?: string;
   maxResultChars?: number;
   timeoutMs?: number;
   run(args: I, ctx: ToolContext): Promise<string> | string;
