@@ -6,11 +6,11 @@ import { defineTool } from "../src/tools/define.js";
 import type { CallInfo, ToolDeps } from "../src/tools/types.js";
 
 /**
- * Tools whose results hermes itself produced from the owner's own settings: reading them cannot plant
- * words in the model's context. Every other result (web pages, feeds, calendars, files, notes, shell output,
- * MCP results, mail) may carry text someone else wrote.
+ * Tools whose results come from hermes itself or from what the owner's own conversations stored: reading
+ * them cannot plant a stranger's words in the model's context. Every other result (web pages, feeds,
+ * calendars, files, shell output, MCP results, mail) may carry text someone else wrote.
  */
-const TRUSTED_RESULTS = new Set(["clock", "memory", "remind", "weather", "send_message"]);
+const TRUSTED_RESULTS = new Set(["clock", "memory", "notes", "remind", "weather", "send_message"]);
 
 const input = z.discriminatedUnion("action", [
   z.strictObject({
