@@ -2,6 +2,7 @@ import { readFileSync, readlinkSync } from "node:fs";
 import { Cron } from "croner";
 import { z } from "zod";
 import { DEFAULT_TOOLS, enabledEntry, MCP_SEPARATOR } from "./tool-names.js";
+import { trustedProxies } from "./trusted-proxies.js";
 
 // zod compiles each object schema to a function the first time it parses; the config is parsed once
 // per start and tool arguments are small, so that compiling only cost start-up time (~15 ms).
@@ -249,6 +250,7 @@ const http = z
       .default("127.0.0.1:8787"),
     token: z.string().default(""),
     hooks: z.array(httpHook).default([]),
+    trusted_proxies: trustedProxies,
   })
   .prefault({});
 

@@ -60,7 +60,7 @@ describe("HTTP authentication", () => {
 describe("connectors.http config", () => {
   it("is off by default on 127.0.0.1:8787", () => {
     const { config } = parseConfig("", "/srv/hermes/hermes.yaml", {});
-    expect(config.connectors.http).toEqual({ enabled: false, listen: "127.0.0.1:8787", token: "", hooks: [] });
+    expect(config.connectors.http).toEqual({ enabled: false, listen: "127.0.0.1:8787", token: "", hooks: [], trusted_proxies: [] });
     expect(parseListen("[::1]:8787")).toEqual({ host: "::1", port: 8787 });
     expect(parseListen("0.0.0.0:80")).toEqual({ host: "0.0.0.0", port: 80 });
   });
