@@ -70,6 +70,19 @@ async function hook(c: Context<{ Bindings: HttpBindings }>, d: ApiDeps): Promise
     return apiError(c, 401, "unauthorized", "bad or missing X-Hub-Signature-256 (sha256=<hex HMAC of the body>) and no bearer token");
   }
   if (c.req.header("x-github-event") === "ping") return c.json({ ok: true, pong: true });
+  const delivery = c.req.header("x-github-delivery")?.trim();
+  if (delivery && /^[\w-]{1,100}$/.test(delivery)) {
+    // A replayed delivery (the same X-GitHub-Delivery, from GitHub's redeliver or from someone who
+    // captured it) answers with the run the first one started, and starts nothing.
+    let coalesced = false;
+    const once = d.core.store.inbound.recordDelivery(`hook:${hook.name}`, delivery, () => {
+      const accepted = d.hooks.accept(hook, body.value);
+      coalesced = accepted.coalesced;
+      return accepted.runId;
+    });
+    if (once.duplicate) return c.json({ run_id: once.runId, duplicate: true }, 200);
+    return c.json({ run_id: once.runId, ...(coalesced ? { coalesced: true } : {}) }, 202);
+  }
   const accepted = d.hooks.accept(hook, body.value);
   return c.json({ run_id: accepted.runId, ...(accepted.coalesced ? { coalesced: true } : {}) }, 202);
 }
