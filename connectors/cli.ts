@@ -13,6 +13,9 @@ import { dispatchStorage } from "./cli-storage.js";
 
 type Json = Record<string, unknown>;
 
+/** How much a CLI client may leave unread before it is cut off (a long answer streamed token by token fits). */
+export const MAX_UNREAD_BYTES = 8 * 1024 * 1024;
+
 /** The local CLI: a Unix socket speaking NDJSON (see src/cli/protocol.ts and the README). */
 export function createCliConnector(core: Core, socketPath: string): Connector {
   let server: Server | undefined;
@@ -23,7 +26,13 @@ export function createCliConnector(core: Core, socketPath: string): Connector {
     socket.on("close", () => sockets.delete(socket));
     socket.on("error", (err) => core.log.debug({ err }, "cli client socket error"));
     const send = (reply: Reply) => {
-      if (!socket.destroyed && socket.writable) socket.write(`${JSON.stringify(reply)}\n`);
+      if (socket.destroyed || !socket.writable) return;
+      socket.write(`${JSON.stringify(reply)}\n`);
+      // A client that never reads would make every reply and streamed token pile up in this process.
+      if (socket.writableLength > MAX_UNREAD_BYTES) {
+        core.log.warn({ unread: socket.writableLength }, "cli client does not read its replies; disconnected");
+        socket.destroy();
+      }
     };
     const uploads = createUploads();
     readLines(

@@ -3,7 +3,14 @@ import type { ToolName } from "../src/config/schema.js";
 import { ToolError } from "../src/errors.js";
 import { senderOf } from "../src/store/memory.js";
 import { defineTool } from "../src/tools/define.js";
-import type { ToolDeps } from "../src/tools/types.js";
+import type { CallInfo, ToolDeps } from "../src/tools/types.js";
+
+/**
+ * Tools whose results come from hermes itself or from what the owner's own conversations stored: reading
+ * them cannot plant a stranger's words in the model's context. Every other result (web pages, feeds,
+ * calendars, files, shell output, MCP results, mail) may carry text someone else wrote.
+ */
+const TRUSTED_RESULTS = new Set(["clock", "memory", "notes", "remind", "weather", "send_message"]);
 
 const input = z.discriminatedUnion("action", [
   z.strictObject({
@@ -15,15 +22,35 @@ const input = z.discriminatedUnion("action", [
   z.strictObject({ action: z.literal("forget"), id: z.int().positive() }),
 ]);
 
-/** Lasting facts, each the asker's own or shared by everyone, shown to the model at the start of every run. */
+/**
+ * Lasting facts, each the asker's own or shared by everyone, shown to the model at the start of every run.
+ * A fact outlives the conversation that made it, so it is where injected text would do lasting harm: saving
+ * or forgetting a shared fact, and any change once the session has read text from outside, asks the owner.
+ */
 export function createTool(_name: ToolName, deps: ToolDeps) {
   const memory = deps.store.memory;
   const maxFacts = deps.config.tools.memory.max_facts;
+  const history = deps.store.history;
+  /** Whether the model, in this run, has seen text that someone other than the owner could have written. */
+  const readUntrusted = (runId: string): boolean => {
+    const run = history.run(runId);
+    if (!run) return true;
+    if (run.source === "hook") return true;
+    return history.allMessages(run.session_id).some(({ message }) => message.role === "tool" && !TRUSTED_RESULTS.has(message.toolName));
+  };
+  const needsConfirmation = (args: z.output<typeof input>, call: CallInfo): boolean => {
+    if (args.action === "list") return false;
+    const shared = args.action === "remember" ? args.for === "everyone" : memory.get(args.id)?.owner === null;
+    return shared || readUntrusted(call.runId);
+  };
   return defineTool({
     name: "memory",
     description:
       'Remember a short lasting fact, list what you remember, or forget a fact by id. Use when someone tells you something worth keeping across conversations. A fact is the speaker\'s own unless it concerns everyone here (the household\'s wifi, address): then set "for": "everyone". Example: {"action": "remember", "fact": "is vegetarian"}.',
     input,
+    needsConfirmation,
+    confirmReason:
+      "a lasting fact is shown in every later conversation: saving or forgetting a shared fact, or any fact after reading web pages, files, mail or tool results, needs your yes",
     run: (args, ctx) => {
       const person = senderOf(deps.store.history.run(ctx.runId));
       switch (args.action) {

@@ -33,6 +33,9 @@ export function isAllowed(host: string, address: string | undefined, allow: stri
   return false;
 }
 
+/** Turns a host name (or an address literal) into the addresses to connect to. */
+export type Resolver = (host: string) => Promise<string[]>;
+
 export function resolveAll(host: string): Promise<string[]> {
   const bare = host.replace(/^\[|\]$/g, "");
   if (ipaddr.isValid(bare)) return Promise.resolve([bare]);
@@ -47,14 +50,14 @@ export function resolveAll(host: string): Promise<string[]> {
 }
 
 /** Whether a URL leads (by name or by DNS) to a private address that `allow` does not cover. */
-export async function needsPrivateConsent(url: string, allow: string[]): Promise<boolean> {
+export async function needsPrivateConsent(url: string, allow: string[], resolve: Resolver = resolveAll): Promise<boolean> {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
     return false;
   }
-  const addresses = await resolveAll(parsed.hostname).catch(() => [] as string[]);
+  const addresses = await resolve(parsed.hostname).catch(() => [] as string[]);
   return addresses.some((a) => isPrivateAddress(a) && !isAllowed(parsed.hostname, a, allow));
 }
 
@@ -74,12 +77,14 @@ export interface SafeFetchOptions {
   allow: string[];
   /** Host names that may be private because the owner approved this very call. */
   consented?: Set<string>;
+  /** How host names become addresses: the system's resolver unless a test brings its own. */
+  resolve?: Resolver;
   maxRedirects?: number;
 }
 
 /**
- * GET with the checks a model that reads the web needs: only http(s); every hop's address is checked at
- * connect time (no DNS rebinding), and a private address is refused unless allowed or approved; redirects
+ * GET with the checks a model that reads the web needs: only http(s); every hop's host is resolved once and
+ * the request connects to exactly the addresses that were checked (no DNS rebinding), and a private address is refused unless allowed or approved; redirects
  * are followed with the same checks; the body is cut at `maxBytes`; the whole request has a deadline.
  */
 export async function safeGet(url: string, o: SafeFetchOptions): Promise<FetchedPage> {
@@ -105,49 +110,43 @@ export async function safeGet(url: string, o: SafeFetchOptions): Promise<Fetched
   }
 }
 
-function get(url: URL, o: SafeFetchOptions, signal: AbortSignal): Promise<IncomingMessage> {
-  const guarded: LookupFunction = (hostname, options, callback) => {
-    process.getBuiltinModule("node:dns").lookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, "", 0);
-      const list = addresses as { address: string; family: number }[];
-      const blocked = list.find(
-        (a) => isPrivateAddress(a.address) && !isAllowed(url.hostname, a.address, o.allow) && !o.consented?.has(url.hostname),
-      );
-      if (blocked) {
-        return callback(
-          new ToolError(
-            `${url.hostname} resolves to the private address ${blocked.address}; call http_get with this URL directly so the owner can approve it`,
-          ),
-          "",
-          0,
-        );
-      }
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
-      const first = list[0];
-      callback(null, first?.address ?? "", first?.family ?? 4);
-    });
-  };
-  const literal = url.hostname.replace(/^\[|\]$/g, "");
-  if (
-    ipaddr.isValid(literal) &&
-    isPrivateAddress(literal) &&
-    !isAllowed(url.hostname, literal, o.allow) &&
-    !o.consented?.has(url.hostname)
-  ) {
-    return Promise.reject(
-      new ToolError(`${url.hostname} is a private address; call http_get with this URL directly so the owner can approve it`),
+/**
+ * One request. The host is resolved once, the answer is checked, and the socket connects only to the
+ * addresses that were checked: the lookup handed to the request is bound to that answer and never asks DNS
+ * again, so a name that answers a public address to the check and 127.0.0.1 to the connect gets nowhere.
+ */
+async function get(url: URL, o: SafeFetchOptions, signal: AbortSignal): Promise<IncomingMessage> {
+  const addresses = await (o.resolve ?? resolveAll)(url.hostname);
+  if (addresses.length === 0) throw new ToolError(`cannot resolve ${url.hostname}`);
+  const blocked = addresses.find((a) => isPrivateAddress(a) && !isAllowed(url.hostname, a, o.allow) && !o.consented?.has(url.hostname));
+  if (blocked) {
+    const literal = ipaddr.isValid(url.hostname.replace(/^\[|\]$/g, ""));
+    throw new ToolError(
+      `${url.hostname} ${literal ? "is a private address" : `resolves to the private address ${blocked}`}; call http_get with this URL directly so the owner can approve it`,
     );
   }
   const request = requestFor(url);
   return new Promise((resolve, reject) => {
     const req = request(
       url,
-      { method: "GET", lookup: guarded, signal, headers: { "user-agent": "hermes/0.1 (+home assistant)", accept: "*/*" } },
+      { method: "GET", lookup: boundLookup(addresses), signal, headers: { "user-agent": "hermes/0.1 (+home assistant)", accept: "*/*" } },
       resolve,
     );
     req.on("error", (err) => reject(signal.aborted ? new ToolError("the request timed out") : err));
     req.end();
   });
+}
+
+/** A lookup that answers with the addresses already checked, whatever name it is asked about. */
+export function boundLookup(addresses: string[]): LookupFunction {
+  const list = addresses.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
+  return (_hostname, options, callback) => {
+    const wanted = options.family === 4 || options.family === 6 ? list.filter((a) => a.family === options.family) : list;
+    const answer = wanted.length ? wanted : list;
+    if (options.all) return (callback as unknown as (e: null, a: typeof list) => void)(null, answer);
+    const first = answer[0] as (typeof list)[number];
+    callback(null, first.address, first.family);
+  };
 }
 
 async function readBody(url: string, response: IncomingMessage, maxBytes: number, signal: AbortSignal): Promise<FetchedPage> {

@@ -35,6 +35,10 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
           }
           if (args.cron) {
             const next = nextOf(args.cron, zone, now);
+            // A seconds field ("* * * * * *") would message the chat every second: once a minute at most.
+            if (nextOf(args.cron, zone, next).getTime() - next.getTime() < 60_000) {
+              throw new ToolError(`"${args.cron}" repeats more often than once a minute; reminders repeat at most once a minute`);
+            }
             const r = schedules.addReminder({ channel: ctx.channel, text: args.text, cron: args.cron, timezone: zone });
             return `Reminder #${r.id} set: "${args.text}", repeating (${args.cron}); next ${describeTime(next, zone, now)}.${cronOff(deps)}`;
           }

@@ -7,6 +7,7 @@ import type { HttpConfig } from "../../src/config/schema.js";
 import type { Core, DaemonStatus } from "../../src/connector.js";
 import { errorMessage } from "../../src/errors.js";
 import { bearerOk, type createFailureLimiter, signatureOk } from "./auth.js";
+import { clientAddress } from "./client-address.js";
 import type { HookRunner } from "./hooks.js";
 import { apiError, MAX_BODY_BYTES, readBody } from "./respond.js";
 
@@ -21,23 +22,19 @@ export interface ApiDeps {
 
 const SESSION = /^[\w.:-]{1,64}$/;
 
-/**
- * Who is asking, for counting failed attempts: the peer address, or behind a reverse proxy on this
- * machine the address the proxy appended to X-Forwarded-For (the last entry; earlier ones are the client's word).
- */
-export function clientOf(c: Context<{ Bindings: HttpBindings }>): string {
-  const peer = c.env.incoming.socket.remoteAddress ?? "unknown";
-  const forwarded = c.req.header("x-forwarded-for");
-  if (!forwarded || !/^(127\.|::1$|::ffff:127\.)/.test(peer)) return peer;
-  return forwarded.split(",").at(-1)?.trim() || peer;
+/** Who is asking, for counting failed attempts: the peer, or the client a trusted proxy names. */
+export function clientOf(c: Context<{ Bindings: HttpBindings }>, proxies: readonly string[]): string {
+  return clientAddress(c.env.incoming.socket.remoteAddress ?? "unknown", c.req.header("x-forwarded-for"), proxies);
 }
 
 /** The JSON API under /v1 (bearer token; hooks may be signed instead) and /healthz (no auth). */
 export function mountApi(app: App, d: ApiDeps): void {
   app.use("/v1/*", async (c, next) => {
-    if (d.failures.blocked(clientOf(c))) return apiError(c, 429, "rate_limited", "too many failed attempts; wait a minute");
+    // The right token always gets in: failures by others (or forged from the owner's browser) never lock it out.
     if (c.req.path.startsWith("/v1/hooks/") || bearerOk(c.req.header("authorization"), d.cfg().token)) return next();
-    d.failures.fail(clientOf(c));
+    const who = clientOf(c, d.cfg().trusted_proxies);
+    if (d.failures.blocked(who)) return apiError(c, 429, "rate_limited", "too many failed attempts; wait a minute");
+    d.failures.fail(who);
     return apiError(c, 401, "unauthorized", "send the token as 'Authorization: Bearer <token>'");
   });
   app.use(
@@ -63,16 +60,29 @@ async function hook(c: Context<{ Bindings: HttpBindings }>, d: ApiDeps): Promise
   if (!hook) return apiError(c, 404, "not_found", `there is no hook named ${JSON.stringify(c.req.param("name"))}`);
   const byToken = bearerOk(c.req.header("authorization"), d.cfg().token);
   if (!byToken && !hook.secret) {
-    d.failures.fail(clientOf(c));
+    d.failures.fail(clientOf(c, d.cfg().trusted_proxies));
     return apiError(c, 401, "unauthorized", "send the token as 'Authorization: Bearer <token>'");
   }
   const body = await readBody(c, { form: true });
   if (!body.ok) return body.response;
   if (!byToken && !signatureOk(c.req.header("x-hub-signature-256"), hook.secret, body.raw)) {
-    d.failures.fail(clientOf(c));
+    d.failures.fail(clientOf(c, d.cfg().trusted_proxies));
     return apiError(c, 401, "unauthorized", "bad or missing X-Hub-Signature-256 (sha256=<hex HMAC of the body>) and no bearer token");
   }
   if (c.req.header("x-github-event") === "ping") return c.json({ ok: true, pong: true });
+  const delivery = c.req.header("x-github-delivery")?.trim();
+  if (delivery && /^[\w-]{1,100}$/.test(delivery)) {
+    // A replayed delivery (the same X-GitHub-Delivery, from GitHub's redeliver or from someone who
+    // captured it) answers with the run the first one started, and starts nothing.
+    let coalesced = false;
+    const once = d.core.store.inbound.recordDelivery(`hook:${hook.name}`, delivery, () => {
+      const accepted = d.hooks.accept(hook, body.value);
+      coalesced = accepted.coalesced;
+      return accepted.runId;
+    });
+    if (once.duplicate) return c.json({ run_id: once.runId, duplicate: true }, 200);
+    return c.json({ run_id: once.runId, ...(coalesced ? { coalesced: true } : {}) }, 202);
+  }
   const accepted = d.hooks.accept(hook, body.value);
   return c.json({ run_id: accepted.runId, ...(accepted.coalesced ? { coalesced: true } : {}) }, 202);
 }

@@ -24,7 +24,8 @@ export function signatureOk(header: string | undefined, secret: string, rawBody:
 
 /**
  * Counts failed logins and bad tokens per client address: past `limit` in a minute the address gets 429
- * until the minute is over. A guessed token is hopeless anyway; this keeps floods out of the log.
+ * for wrong tokens until the minute is over; the right token is always let in, so nobody can lock the owner
+ * out by failing from the owner's address. A guessed token is hopeless anyway; this keeps floods out of the log.
  */
 export function createFailureLimiter(limit = 30, windowMs = 60_000) {
   const failures = new Map<string, { count: number; since: number }>();

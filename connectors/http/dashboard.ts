@@ -38,10 +38,15 @@ export function mountDashboard(app: App, d: DashboardDeps): void {
   app.get("/dashboard.js", (c) => c.body(DASHBOARD_SCRIPT, 200, { "content-type": "text/javascript; charset=utf-8" }));
   app.get("/login", (c) => (sessionOf(c) ? c.redirect("/", 303) : c.html(v.loginPage())));
   app.post("/login", async (c) => {
-    if (d.failures.blocked(clientOf(c))) return c.html(v.loginPage("Too many failed attempts; wait a minute."), 429);
+    // A login form is only ever posted from hermes's own page: another site's form posting wrong tokens from
+    // the owner's browser is refused and not counted, so it cannot lock the owner out.
+    const site = c.req.header("sec-fetch-site");
+    if (site && site !== "same-origin" && site !== "none") return c.html(v.loginPage("Log in from this page."), 403);
     const form = await formOf(c);
     if (!sameSecret(form.get("token") ?? "", d.cfg().token)) {
-      d.failures.fail(clientOf(c));
+      const who = clientOf(c, d.cfg().trusted_proxies);
+      if (d.failures.blocked(who)) return c.html(v.loginPage("Too many failed attempts; wait a minute."), 429);
+      d.failures.fail(who);
       return c.html(v.loginPage("That is not the token."), 401);
     }
     const { id } = d.sessions.create();

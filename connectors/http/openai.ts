@@ -35,10 +35,11 @@ const MAX_REQUEST_BYTES = Math.ceil((MAX_DOWNLOAD_BYTES * 4) / 3) + 1024 * 1024;
 
 export function mountOpenAi(app: App, d: OpenAiDeps): void {
   const guard = async (c: Context, next: Next) => {
-    const who = clientOf(c);
-    if (d.failures.blocked(who))
-      return openAiError(c, 429, "rate_limit_error", "rate_limit_exceeded", "too many failed attempts; wait a minute");
+    // The right token always gets in: failures by others never lock it out (as on the rest of /v1).
     if (!bearerOk(c.req.header("authorization"), d.cfg().token)) {
+      const who = clientOf(c, d.cfg().trusted_proxies);
+      if (d.failures.blocked(who))
+        return openAiError(c, 429, "rate_limit_error", "rate_limit_exceeded", "too many failed attempts; wait a minute");
       d.failures.fail(who);
       return openAiError(
         c,

@@ -82,8 +82,9 @@ export async function driveRun(run: ActiveRun, deps: LoopDeps): Promise<RunOutco
       return finish(run, deps, "model_error", modelErrorReply(reply.error));
     }
     step++;
-    const message: ChatMessage = reply.toolCalls.length
-      ? { role: "assistant", content: reply.text, toolCalls: reply.toolCalls }
+    const calls = capCalls(reply.toolCalls, notices);
+    const message: ChatMessage = calls.length
+      ? { role: "assistant", content: reply.text, toolCalls: calls }
       : { role: "assistant", content: reply.text };
     const stepNo = step;
     store.db.transaction(() => {
@@ -91,7 +92,7 @@ export async function driveRun(run: ActiveRun, deps: LoopDeps): Promise<RunOutco
       store.history.setRunSteps(run.runId, stepNo);
       store.history.appendMessage(run.sessionId, run.runId, message);
     })();
-    if (reply.toolCalls.length === 0) return finish(run, deps, "done", reply.text.trim() || "(the model sent an empty reply)");
+    if (calls.length === 0) return finish(run, deps, "done", reply.text.trim() || "(the model sent an empty reply)");
   }
 }
 
@@ -217,6 +218,18 @@ function usageEvent(step: number, r: UsageRecord) {
 function writeLedger(store: Store, ledger: UsageRecord[]): void {
   for (const r of ledger) store.usage.record(r);
   ledger.length = 0;
+}
+
+/**
+ * The most tool calls one step may make. Small models that loop can send hundreds in one reply; each is an
+ * audit row, a result in the prompt and maybe an approval, so the rest of such a reply is dropped.
+ */
+export const MAX_CALLS_PER_STEP = 20;
+
+function capCalls(calls: ToolCall[], notices: string[]): ToolCall[] {
+  if (calls.length <= MAX_CALLS_PER_STEP) return calls;
+  notices.push(`the model asked for ${calls.length} tool calls in one step; only the first ${MAX_CALLS_PER_STEP} were run`);
+  return calls.slice(0, MAX_CALLS_PER_STEP);
 }
 
 function withNotices(notices: string[], reply: string): string {

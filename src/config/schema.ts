@@ -5,6 +5,7 @@ import { skillsSchema } from "../skills/schema.js";
 import { checkHttpOpenAi, httpOpenAi } from "./http-openai.js";
 import { deliverProblem, pluginEntries } from "./plugins-schema.js";
 import { DEFAULT_TOOLS, enabledEntry, MCP_SEPARATOR } from "./tool-names.js";
+import { trustedProxies } from "./trusted-proxies.js";
 
 // zod compiles each object schema to a function the first time it parses; the config is parsed once
 // per start and tool arguments are small, so that compiling only cost start-up time (~15 ms).
@@ -256,6 +257,7 @@ const http = z
     token: z.string().default(""),
     hooks: z.array(httpHook).default([]),
     openai: httpOpenAi,
+    trusted_proxies: trustedProxies,
   })
   .prefault({});
 

@@ -22,6 +22,7 @@ interface Admitted {
   tool: AnyTool;
   args: unknown;
   signature: string;
+  approved?: boolean;
 }
 
 type Verdict = { kind: "run"; admitted: Admitted } | { kind: "answered" } | { kind: "pending" } | { kind: "stop"; message: string };
@@ -99,7 +100,7 @@ export class Gate {
       ctx.guard.recordBlock(call.name, signature, verdict.reason);
       return this.refuse(ctx, call, verdict.reason, verdict.message);
     }
-    const reason = await this.confirmationReason(tool, parsed.data);
+    const reason = await this.confirmationReason(tool, parsed.data, ctx.runId);
     if (reason) return this.requestApproval(ctx, call, reason);
     ctx.guard.admit(signature);
     this.deps.store.audit.decide(call.id, "auto", null, "policy");
@@ -134,14 +135,14 @@ export class Gate {
         if (!tool || !parsed?.success) return this.answerWith(ctx, call, `error: ${call.name} is no longer available`);
         const signature = callSignature(call.name, parsed.data);
         ctx.guard.admit(signature);
-        return { kind: "run", admitted: { call, tool, args: parsed.data, signature } };
+        return { kind: "run", admitted: { call, tool, args: parsed.data, signature, approved: row.decision === "approved" } };
       }
     }
   }
 
-  private async confirmationReason(tool: AnyTool, args: unknown): Promise<string | undefined> {
+  private async confirmationReason(tool: AnyTool, args: unknown, runId: string): Promise<string | undefined> {
     if (this.deps.config().agent.confirm.includes(tool.name)) return `${tool.name} always needs your confirmation (agent.confirm)`;
-    const needs = typeof tool.needsConfirmation === "function" ? await tool.needsConfirmation(args) : tool.needsConfirmation;
+    const needs = typeof tool.needsConfirmation === "function" ? await tool.needsConfirmation(args, { runId }) : tool.needsConfirmation;
     return needs ? (tool.confirmReason ?? `${tool.name} asks for confirmation for these arguments`) : undefined;
   }
 
@@ -182,6 +183,7 @@ export class Gate {
       channel: ctx.channel,
       runId: ctx.runId,
       callId: a.call.id,
+      approved: a.approved === true,
     });
     const content = truncateResult(result.content, a.tool.maxResultChars);
     const hash = shortHash(result.content);

@@ -39,7 +39,7 @@ let ajv: Ajv | undefined;
 export function compileValidator(schema: Record<string, unknown>): (args: unknown) => string[] {
   let validate: ValidateFunction;
   try {
-    ajv ??= new Ajv({ allErrors: true, strict: false, validateFormats: false });
+    ajv ??= new Ajv({ allErrors: true, strict: false, validateFormats: false, code: { regExp: safeRegExp } });
     const { $schema: _ignored, ...rest } = schema;
     validate = ajv.compile(rest);
   } catch (err) {
@@ -48,6 +48,24 @@ export function compileValidator(schema: Record<string, unknown>): (args: unknow
   }
   return (args) => (validate(args) ? [] : (validate.errors ?? []).slice(0, 10).map(describe));
 }
+
+/**
+ * A quantified group that itself holds a quantifier (`(a+)+`, `(\w*)*`, `(x|y+){2,}`): the shape whose
+ * backtracking takes exponential time. A server's schema is not ours to trust, and a check runs on the
+ * daemon's only thread.
+ */
+const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*(?:[*+]|\{\d+,\d*\})(?:[^()\\]|\\.)*\)(?:[*+]|\{\d+,\d*\})/;
+const MAX_PATTERN = 1000;
+
+/**
+ * The regular expressions of a server's `pattern` keywords: a pattern that could backtrack for ever is
+ * not checked here (it matches anything; the server still checks its own input), the rest as usual.
+ */
+function safeRegExp(pattern: string, flags: string): { test: (s: string) => boolean } {
+  if (pattern.length > MAX_PATTERN || NESTED_QUANTIFIER.test(pattern)) return { test: () => true };
+  return new RegExp(pattern, flags);
+}
+safeRegExp.code = "new RegExp";
 
 function describe(error: ErrorObject): string {
   const at = error.instancePath ? error.instancePath.slice(1).replaceAll("/", ".") : "arguments";

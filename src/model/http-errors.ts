@@ -95,3 +95,17 @@ export function firstByteError(where: string, seconds: number): ModelError {
 function contextExceeded(body: string): boolean {
   return /context (length|window|size)|maximum context|exceeds? the (available )?context|too many tokens|n_ctx/i.test(body);
 }
+
+/**
+ * The most characters of one model reply (text and tool-call arguments) that are read. A reply is bounded
+ * by max_output_tokens on a sane server; a broken or hostile one that streams on forever is cut here.
+ */
+export const MAX_REPLY_CHARS = 1_000_000;
+
+export function replyTooLong(): ModelError {
+  return new ModelError("bad_response", `the model's reply passed ${MAX_REPLY_CHARS} characters and was cut off`, { retryable: false });
+}
+
+export function stalledError(where: string, seconds: number): ModelError {
+  return new ModelError("timeout", `the model endpoint ${where} stopped sending mid-answer for ${seconds} s (model.first_byte_timeout_s)`);
+}

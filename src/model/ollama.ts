@@ -5,7 +5,7 @@ import { randomBytes } from "../random.js";
 import { modelClient } from "./client.js";
 import { type RequestClock, requestClock } from "./first-byte.js";
 import { get, postJson, readText } from "./http.js";
-import { firstByteError, httpError, networkError, parseRetryAfter } from "./http-errors.js";
+import { firstByteError, httpError, MAX_REPLY_CHARS, networkError, parseRetryAfter, replyTooLong, stalledError } from "./http-errors.js";
 import { withRetry } from "./retry.js";
 import type {
   ChatMessage,
@@ -53,6 +53,7 @@ export function createOllamaClient(cfg: EndpointConfig): ModelClient {
       return await readStream(res, options, clock);
     } catch (err) {
       if (clock.expired() === "first_byte") throw firstByteError(where, cfg.first_byte_timeout_s);
+      if (clock.expired() === "idle") throw stalledError(where, cfg.first_byte_timeout_s);
       throw networkError(err, where, options.signal, () => clock.expired() !== undefined);
     } finally {
       clock.dispose();
@@ -169,9 +170,12 @@ function readStream(res: IncomingMessage, { onText, onAnswered }: ChatOptions, c
       if (all && buffer.trim()) take(buffer.trim());
     };
     res.setEncoding("utf8");
+    let received = 0;
     res.on("data", (chunk: string) => {
       if (failed) return;
       clock.firstByte();
+      received += chunk.length;
+      if (received > MAX_REPLY_CHARS) return fail(replyTooLong());
       buffer += chunk;
       try {
         takeLines(false);

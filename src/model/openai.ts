@@ -4,7 +4,7 @@ import type { EndpointConfig } from "../config/schema.js";
 import { ModelError } from "../errors.js";
 import { modelClient } from "./client.js";
 import { type RequestClock, requestClock } from "./first-byte.js";
-import { firstByteError, httpError, networkError } from "./http-errors.js";
+import { firstByteError, httpError, MAX_REPLY_CHARS, networkError, replyTooLong, stalledError } from "./http-errors.js";
 import { newCallId } from "./ollama.js";
 import { withRetry } from "./retry.js";
 import type {
@@ -56,6 +56,7 @@ export function createOpenAIClient(cfg: EndpointConfig, options: { stream?: bool
       return await readChunks(chunks, opts.onText, clock);
     } catch (err) {
       if (clock.expired() === "first_byte") throw firstByteError(where, cfg.first_byte_timeout_s);
+      if (clock.expired() === "idle") throw stalledError(where, cfg.first_byte_timeout_s);
       if (clock.expired() === "total") throw new ModelError("timeout", `the model endpoint ${where} did not answer in time`);
       throw sdkError(err, where, opts.signal);
     } finally {
@@ -158,12 +159,15 @@ async function readChunks(
   let finishReason = "";
   let usage: ChatCompletionChunk["usage"];
   const partial: PartialCall[] = [];
+  let received = 0;
   for await (const chunk of chunks) {
     clock.firstByte();
     if (chunk.usage) usage = chunk.usage;
     const choice = chunk.choices?.[0];
     if (!choice) continue;
     const delta = choice.delta?.content ?? "";
+    received += delta.length + (choice.delta?.tool_calls ?? []).reduce((n, c) => n + (c.function?.arguments?.length ?? 0), 0);
+    if (received > MAX_REPLY_CHARS) throw replyTooLong();
     if (delta) {
       text += delta;
       onText?.(delta);

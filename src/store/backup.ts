@@ -1,9 +1,10 @@
-import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import type { Logger } from "pino";
 import { zonedCron } from "../time.js";
 import type { Db } from "./db.js";
+import { privateDir, privateFile } from "./private.js";
 
 export interface BackupResult {
   path: string;
@@ -36,10 +37,12 @@ const NAME = /^hermes-\d{8}-\d{6}(-\d+)?\.db$/;
  */
 export async function backupDatabase(db: Db, dest: string): Promise<BackupResult> {
   const started = performance.now();
-  mkdirSync(dirname(dest), { recursive: true });
+  privateDir(dirname(dest));
   const partial = `${dest}.partial`;
   rmSync(partial, { force: true });
   try {
+    // Made 0600 before SQLite writes into it: a backup holds everything the database does.
+    privateFile(partial);
     await db.backup(partial);
     selfContained(partial);
     checkDatabase(partial);
@@ -90,9 +93,10 @@ export function checkDatabase(path: string): void {
  */
 export function restoreDatabase(backup: string, target: string, now = new Date()): { aside?: string } {
   checkDatabase(backup);
-  mkdirSync(dirname(target), { recursive: true });
+  privateDir(dirname(target));
   const incoming = `${target}.restoring`;
   copyFileSync(backup, incoming);
+  privateFile(incoming);
   let aside: string | undefined;
   if (existsSync(target)) {
     aside = `${target}.replaced-${stamp(now)}`;

@@ -1,7 +1,7 @@
-import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { MIGRATIONS } from "./migrations.js";
+import { privateDatabase, privateDir } from "./private.js";
 
 export type Db = Database.Database;
 
@@ -18,7 +18,10 @@ const PAGE_CACHE_KIB = 4096;
  * only an OS crash or power cut may lose the last transactions, never consistency.
  */
 export function openDatabase(path: string, options: { busyTimeoutMs?: number } = {}): Db {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  if (path !== ":memory:") {
+    privateDir(dirname(path));
+    privateDatabase(path);
+  }
   const db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");

@@ -14,6 +14,7 @@ export class InboundStore {
       ),
       setStatus: db.prepare("UPDATE inbound_updates SET status = ?, run_id = COALESCE(?, run_id) WHERE connector = ? AND update_id = ?"),
       unfinished: db.prepare("SELECT payload FROM inbound_updates WHERE connector = ? AND status = 'received' ORDER BY update_id").pluck(),
+      runOf: db.prepare("SELECT run_id FROM inbound_updates WHERE connector = ? AND update_id = ?").pluck(),
       get: db.prepare("SELECT value FROM kv WHERE key = ?").pluck(),
       set: db.prepare(
         "INSERT INTO kv (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
@@ -44,7 +45,20 @@ export class InboundStore {
     return this.q.insert.run(connector, id, chat, JSON.stringify(payload), Date.now()).changes > 0;
   }
 
-  markDone(connector: string, updateId: number | bigint, runId?: string): void {
+  /**
+   * A webhook delivery by its sender's id (GitHub's X-GitHub-Delivery), recorded with the run it started.
+   * Returns the run of an earlier delivery with the same id instead: a replayed delivery runs once.
+   */
+  recordDelivery(connector: string, deliveryId: string, startRun: () => string): { runId: string; duplicate: boolean } {
+    const earlier = this.q.runOf.get(connector, deliveryId) as string | null | undefined;
+    if (earlier !== undefined) return { runId: earlier ?? "", duplicate: true };
+    const runId = startRun();
+    this.q.insert.run(connector, deliveryId, null, "{}", Date.now());
+    this.markDone(connector, deliveryId, runId);
+    return { runId, duplicate: false };
+  }
+
+  markDone(connector: string, updateId: number | bigint | string, runId?: string): void {
     this.q.setStatus.run("done", runId ?? null, connector, updateId);
   }
 

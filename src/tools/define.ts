@@ -10,6 +10,7 @@ export function defineTool<I>(def: ToolDefinition<I>): Tool<I> {
     input: def.input,
     readOnly: def.readOnly ?? false,
     needsConfirmation: def.needsConfirmation ?? false,
+    ...(def.confirmReason ? { confirmReason: def.confirmReason } : {}),
     maxResultChars: def.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
     timeoutMs: def.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
     run: async (args, ctx) => def.run(args, ctx),

@@ -17,6 +17,13 @@ export interface ToolContext {
   channel: string;
   runId: string;
   callId: string;
+  /** The owner said yes to this very call (an approval), not merely the policy letting it through. */
+  approved?: boolean;
+}
+
+/** What a per-call confirmation decision may know besides the arguments: the run the call belongs to. */
+export interface CallInfo {
+  runId: string;
 }
 
 export interface Tool<I = unknown> {
@@ -25,8 +32,8 @@ export interface Tool<I = unknown> {
   input: z.ZodType<I>;
   /** Read-only tools of one step may run concurrently; the rest run one by one in the model's order. */
   readOnly: boolean;
-  /** True, or a per-call decision from the (validated) arguments, when a human must say yes first. */
-  needsConfirmation: boolean | ((args: I) => boolean | Promise<boolean>);
+  /** True, or a per-call decision from the (validated) arguments and the run, when a human must say yes first. */
+  needsConfirmation: boolean | ((args: I, call: CallInfo) => boolean | Promise<boolean>);
   maxResultChars: number;
   timeoutMs: number;
   run(args: I, ctx: ToolContext): Promise<string>;
@@ -43,7 +50,8 @@ export interface ToolDefinition<I> {
   description: string;
   input: z.ZodType<I>;
   readOnly?: boolean;
-  needsConfirmation?: boolean | ((args: I) => boolean | Promise<boolean>);
+  needsConfirmation?: boolean | ((args: I, call: CallInfo) => boolean | Promise<boolean>);
+  confirmReason?: string;
   maxResultChars?: number;
   timeoutMs?: number;
   run(args: I, ctx: ToolContext): Promise<string> | string;

@@ -215,7 +215,7 @@ describe("prompts the model receives", () => {
     await hermes.ask("hello", "cli:m1");
     const system = model.requests.at(-1)?.messages[0]?.content;
     expect(system).toContain("What you know about the owner");
-    expect(system).toContain("- partner's name is Sam (#1)");
+    expect(system).toContain('- "partner\'s name is Sam" (#1)');
     expect(model.requests.at(-1)?.messages).toHaveLength(2);
   });
 });

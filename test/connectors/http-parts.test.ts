@@ -66,6 +66,7 @@ describe("connectors.http config", () => {
       token: "",
       hooks: [],
       openai: { enabled: false, approvals_to: "" },
+      trusted_proxies: [],
     });
     expect(parseListen("[::1]:8787")).toEqual({ host: "::1", port: 8787 });
     expect(parseListen("0.0.0.0:80")).toEqual({ host: "0.0.0.0", port: 80 });

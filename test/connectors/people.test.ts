@@ -62,18 +62,26 @@ describe("people: senders, memory per person, group chats", () => {
       { toolCalls: [{ name: "memory", arguments: { action: "remember", fact: "the wifi password is hunter2", for: "everyone" } }] },
       { text: "Noted for everyone." },
     );
+    // A shared fact needs the owner's yes: the approval is asked in the chat, and the owner gives it.
+    const asked = telegram.calls.length;
     await say(BOB, "remember for all of us: the wifi password is hunter2");
+    const pending = readDb(hermes.dbPath, (db) =>
+      db.prepare("SELECT id FROM approvals WHERE status = 'pending'").pluck().all(),
+    ) as string[];
+    expect(pending).toHaveLength(1);
+    expect((await hermes.cli(["approvals", "approve", pending[0] as string])).code).toBe(0);
+    await telegram.waitFor((c) => c.method === "sendMessage" && String(c.params.text).includes("Noted for everyone."), asked);
 
     model.script({ text: "Try the mushroom risotto." });
     const alice = (await say(ALICE, "what should I cook tonight?")).messages[0]?.content ?? "";
-    expect(alice).toContain("- is vegetarian (#1)");
+    expect(alice).toContain('- "is vegetarian" (#1)');
     expect(alice).toContain("What you know about Alice");
-    expect(alice).toContain("- the wifi password is hunter2 (#3)");
+    expect(alice).toContain('- "the wifi password is hunter2" (#3)');
     expect(alice).not.toContain("loves steak");
     model.script({ text: "A ribeye." });
     const bob = (await say(BOB, "what should I cook tonight?")).messages[0]?.content ?? "";
-    expect(bob).toContain("- loves steak (#2)");
-    expect(bob).toContain("- the wifi password is hunter2 (#3)");
+    expect(bob).toContain('- "loves steak" (#2)');
+    expect(bob).toContain('- "the wifi password is hunter2" (#3)');
     expect(bob).not.toContain("vegetarian");
 
     const owners = readDb(hermes.dbPath, (db) => db.prepare("SELECT id, owner, owner_name FROM memories ORDER BY id").all());

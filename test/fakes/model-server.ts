@@ -348,6 +348,7 @@ function openaiStream(res: ServerResponse, turn: Turn): void {
   for (const p of pieces(turn.text ?? "")) chunk({ content: p });
   if (turn.drop) return void res.destroy();
   if (turn.endEarly) return void res.end();
+  if (turn.hangAfterText) return;
   (turn.toolCalls ?? []).forEach((c, i) => {
     const index = turn.zeroIndex ? 0 : i;
     const id = c.id ?? `call_${i}_${Math.random().toString(36).slice(2, 8)}`;

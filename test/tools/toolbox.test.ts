@@ -84,10 +84,18 @@ describe("the toolbox against local fixture servers", () => {
   let fixtures: { server: Server; url: string };
   let hidden: { server: Server; url: string };
   let tools: Map<string, AnyTool>;
-  const ctx = () => ({ signal: new AbortController().signal, sessionKey: "cli:t", channel: "cli:t", runId: "r", callId: "c" });
-  const call = async (name: string, args: unknown) => {
+  const ctx = (approved = false) => ({
+    signal: new AbortController().signal,
+    sessionKey: "cli:t",
+    channel: "cli:t",
+    runId: "r",
+    callId: "c",
+    approved,
+  });
+  /** Runs a tool as the gate does; `approved` says the owner said yes to this call. */
+  const call = async (name: string, args: unknown, approved = false) => {
     const tool = tools.get(name) as AnyTool;
-    return tool.run(tool.input.parse(args), ctx());
+    return tool.run(tool.input.parse(args), ctx(approved));
   };
 
   const fixtureHandler: RequestListener = (req, res) => {
@@ -245,14 +253,19 @@ describe("the toolbox against local fixture servers", () => {
     await expect(call("http_get", { url: `${fixtures.url}/redirect-inside` })).rejects.toThrow(
       /127\.0\.0\.3 is a private address; call http_get with this URL directly/,
     );
-    expect(await call("http_get", { url: `${hidden.url}/admin` })).toContain("internal admin page");
+    await expect(call("http_get", { url: `${hidden.url}/admin` })).rejects.toThrow(/127\.0\.0\.3 is a private address/);
+    expect(await call("http_get", { url: `${hidden.url}/admin` }, true)).toContain("internal admin page");
   });
 
   it("files: refuse .., absolute paths and symlink escapes; cut an oversized file", async () => {
     await expect(call("read_file", { path: "../cal.ics" })).rejects.toThrow(/contains '\.\.'/);
     await expect(call("read_file", { path: "/etc/passwd" })).rejects.toThrow(/is absolute/);
-    await expect(call("read_file", { path: "etc-link/passwd" })).rejects.toThrow(/leads outside/);
-    await expect(call("write_file", { path: "etc-link/evil", content: "x" })).rejects.toThrow(/leads outside/);
+    await expect(call("read_file", { path: "etc-link/passwd" })).rejects.toThrow(
+      /goes through the link .etc-link.; the file tools do not follow links/,
+    );
+    await expect(call("write_file", { path: "etc-link/evil", content: "x" })).rejects.toThrow(
+      /goes through the link .etc-link.; the file tools do not follow links/,
+    );
     expect(await call("read_file", { path: "big.txt" })).toMatch(/\[… file cut: showed 1000 of 5000 bytes\]$/);
     expect(await call("write_file", { path: "notes/todo.txt", content: "milk" })).toBe("Wrote 4 bytes to notes/todo.txt.");
     expect(await call("list_files", {})).toMatch(/big\.txt \(5000 bytes\)\netc-link \(link\)\nnotes\//);

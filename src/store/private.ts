@@ -1,0 +1,34 @@
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
+
+/**
+ * hermes keeps conversations, facts and tokens' traces in its data folder: only its own user may read
+ * them, whatever the umask of the shell that started it. These set exact modes (chmod after create), since
+ * a mode given to mkdir or open is only ever narrowed by the umask, never kept as asked.
+ */
+
+/** Creates `dir` (and missing parents) 0700; a folder that exists already is left as its owner set it. */
+export function privateDir(dir: string): void {
+  if (existsSync(dir)) return;
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+}
+
+/** Makes sure `path` exists (empty when new) and is 0600, so SQLite (which creates 0644) opens it as it is. */
+export function privateFile(path: string): void {
+  closeSync(openSync(path, "a", 0o600));
+  chmodSync(path, 0o600);
+}
+
+/**
+ * A database and the WAL and shared-memory files beside it, 0600 (SQLite gives the latter the db's mode).
+ * A database this user may not change (another user's, read through a group) is left to SQLite to open or
+ * refuse with its own error.
+ */
+export function privateDatabase(path: string): void {
+  try {
+    privateFile(path);
+    for (const suffix of ["-wal", "-shm"]) if (existsSync(path + suffix)) chmodSync(path + suffix, 0o600);
+  } catch (err) {
+    if (!["EACCES", "EPERM", "EROFS"].includes((err as NodeJS.ErrnoException).code ?? "")) throw err;
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * The file tools against a folder that is swapped for a symlink to the outside while they work, against
+ * hard links to outside files, and against FIFOs.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { configSchema, type ToolName } from "../../src/config/schema.js";
+import { openStore } from "../../src/store/store.js";
+import { loadTools } from "../../src/tools/registry.js";
+import type { AnyTool } from "../../src/tools/types.js";
+import { createTempDir } from "../helpers/hermes.js";
+
+/** Swaps root/d between a real folder and a symlink to `outside`, as fast as it can, until killed. */
+const SWAPPER = `
+const { renameSync } = require("node:fs");
+const [d, real, link] = process.argv.slice(1);
+const move = (a, b) => { try { renameSync(a, b); } catch {} };
+process.stdout.write("go\\n");
+for (;;) { move(d, real); move(link, d); move(d, link); move(real, d); }
+`;
+
+describe("file tools and a hostile files folder", () => {
+  const dir = createTempDir();
+  const root = join(dir.path, "files");
+  const outside = join(dir.path, "outside");
+  const store = openStore(":memory:");
+  let tools: Map<string, AnyTool>;
+  const call = async (name: string, args: unknown) => {
+    const tool = tools.get(name) as AnyTool;
+    const ctx = { signal: new AbortController().signal, sessionKey: "cli:t", channel: "cli:t", runId: "r", callId: "c" };
+    return tool.run(tool.input.parse(args), ctx);
+  };
+
+  beforeAll(async () => {
+    mkdirSync(join(root, "d"), { recursive: true });
+    mkdirSync(outside);
+    writeFileSync(join(root, "d", "secret.txt"), "inside");
+    writeFileSync(join(outside, "secret.txt"), "OUTSIDE SECRET");
+    const config = configSchema.parse({ timezone: "Europe/Berlin", tools: { files: { root } } });
+    const names: ToolName[] = ["read_file", "list_files", "write_file"];
+    ({ tools } = await loadTools(names, { config, store, now: () => new Date() }));
+  });
+  afterAll(() => {
+    store.close();
+    dir.cleanup();
+  });
+
+  it("never reads or writes outside while a folder is swapped for a symlink to the outside", async () => {
+    symlinkSync(outside, join(root, "d-link"));
+    const swapper: ChildProcess = spawn(process.execPath, ["-e", SWAPPER, join(root, "d"), join(root, "d-real"), join(root, "d-link")], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    try {
+      await new Promise((resolve) => swapper.stdout?.once("data", resolve));
+      const seen = { inside: 0, outside: 0, refused: 0 };
+      for (let i = 0; i < 400; i++) {
+        const [read] = await Promise.allSettled([
+          call("read_file", { path: "d/secret.txt" }),
+          call("write_file", { path: "d/planted.txt", content: "planted" }),
+        ]);
+        if (read.status === "rejected") seen.refused++;
+        else if (read.value.includes("OUTSIDE")) seen.outside++;
+        else seen.inside++;
+      }
+      expect(seen.outside).toBe(0);
+      expect(existsSync(join(outside, "planted.txt"))).toBe(false);
+      // The race was real: some calls met the real folder and some met the link.
+      expect(seen.inside).toBeGreaterThan(0);
+      expect(seen.refused).toBeGreaterThan(0);
+    } finally {
+      swapper.kill("SIGKILL");
+    }
+  });
+
+  it("refuses a hard link to a file outside, for reads and writes, and leaves the outside file alone", async () => {
+    writeFileSync(join(outside, "passwords.txt"), "hunter2");
+    linkSync(join(outside, "passwords.txt"), join(root, "innocent.txt"));
+    await expect(call("read_file", { path: "innocent.txt" })).rejects.toThrow(/'innocent\.txt' has 2 hard links/);
+    await expect(call("write_file", { path: "innocent.txt", content: "x" })).rejects.toThrow(/has 2 hard links/);
+    expect(readFileSync(join(outside, "passwords.txt"), "utf8")).toBe("hunter2");
+    expect(await call("write_file", { path: "single.txt", content: "ok" })).toBe("Wrote 2 bytes to single.txt.");
+    expect(await call("read_file", { path: "single.txt" })).toBe("ok");
+  });
+
+  it("refuses a FIFO at once instead of hanging on it, for reads and writes", async () => {
+    execFileSync("mkfifo", [join(root, "pipe")]);
+    await expect(call("read_file", { path: "pipe" })).rejects.toThrow(/'pipe' is not a regular file/);
+    await expect(call("write_file", { path: "pipe", content: "x" })).rejects.toThrow(/'pipe' is not a regular file/);
+    expect(await call("list_files", {})).toContain("pipe (not a regular file)");
+  });
+});
