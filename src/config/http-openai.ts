@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { deliverProblem } from "./plugins-schema.js";
 
-/** Where a gated call can be asked: a chat the owner reads (the delivery targets of jobs and hooks). */
-const APPROVAL_TARGET = /^(telegram:-?\d+|discord:(user:)?\d+|cli:[\w.-]+)$/;
+/** Where a gated call can be asked: a chat the owner reads (the delivery targets of jobs and hooks, plugins' included). */
+const APPROVAL_TARGET = /^(telegram:-?\d+|discord:(user:)?\d+|cli:[\w.-]+|[a-z0-9_-]+:.+)$/;
 
 /**
  * `connectors.http.openai`: the OpenAI-compatible API on the HTTP door (docs/openai.md).
@@ -13,7 +14,7 @@ export const httpOpenAi = z
     enabled: z.boolean().default(false),
     approvals_to: z
       .string()
-      .regex(APPROVAL_TARGET, "expected telegram:<chat_id>, discord:<channel_id>, discord:user:<id> or cli:<name>")
+      .regex(APPROVAL_TARGET, "expected telegram:<chat_id>, discord:<channel_id>, discord:user:<id>, cli:<name> or <plugin>:<chat>")
       .or(z.literal(""))
       .default(""),
   })
@@ -24,17 +25,13 @@ interface Connectors {
   telegram: { enabled: boolean };
   discord: { enabled: boolean };
   cli: { enabled: boolean };
+  plugins: { name: string }[];
 }
 
 /** `approvals_to` must name a connector that is on, or nobody would ever see the question. */
 export function checkHttpOpenAi(c: Connectors, ctx: z.RefinementCtx): void {
   const { enabled, approvals_to } = c.http.openai;
-  const target = approvals_to.split(":")[0] as "telegram" | "discord" | "cli";
-  // Also run for a target the regex refused (zod still refines the whole): such a one is reported there.
-  if (!c.http.enabled || !enabled || !APPROVAL_TARGET.test(approvals_to) || c[target].enabled) return;
-  ctx.addIssue({
-    code: "custom",
-    path: ["connectors", "http", "openai", "approvals_to"],
-    message: `asks approvals in ${target}, but connectors.${target} is not enabled`,
-  });
+  if (!c.http.enabled || !enabled || !approvals_to) return;
+  const problem = deliverProblem(c, approvals_to);
+  if (problem) ctx.addIssue({ code: "custom", path: ["connectors", "http", "openai", "approvals_to"], message: problem });
 }

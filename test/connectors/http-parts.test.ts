@@ -75,9 +75,10 @@ describe("connectors.http config", () => {
   it("asks the OpenAI door's approvals only in a chat whose connector is on", () => {
     const openai = (to: string) => `connectors:\n  http: { enabled: true, token: t, openai: { enabled: true, approvals_to: "${to}" } }\n`;
     expect(problemsOf(openai("telegram:42"))).toEqual([
-      "connectors.http.openai.approvals_to: asks approvals in telegram, but connectors.telegram is not enabled",
+      "connectors.http.openai.approvals_to: delivers to telegram, but connectors.telegram is not enabled",
     ]);
-    expect(problemsOf(openai("mail:me"))[0]).toMatch(/approvals_to: expected telegram:<chat_id>/);
+    expect(problemsOf(openai("telegram:me"))[0]).toMatch(/approvals_to: expected telegram:<chat_id>/);
+    expect(problemsOf(openai("mail:me"))[0]).toMatch(/approvals_to: unknown delivery target prefix 'mail'/);
     expect(problemsOf(openai("cli:default"))).toEqual([]);
     expect(problemsOf(openai(""))).toEqual([]);
   });

@@ -60,7 +60,7 @@ describe("/<skill-name> text in the chats", () => {
       await start();
       const menu = await telegram.waitFor((c) => c.method === "setMyCommands");
       const names = menu.params.commands.map((c: { command: string }) => c.command);
-      expect(names).toEqual(["start", "help", "new", "compact", "stop", "status", "daily_brief"]);
+      expect(names).toEqual(["new", "stop", "status", "compact", "whoami", "help", "daily_brief"]);
       telegram.sendText(OWNER, "/daily_brief for Monday");
       await replied("done");
       const first = lastUser(model.requests[0]);
@@ -81,8 +81,9 @@ describe("/<skill-name> text in the chats", () => {
       writeManySkills(join(dir.path, "skills"), 120, 30);
       await start();
       const menu = await telegram.waitFor((c) => c.method === "setMyCommands");
-      expect(menu.params.commands).toHaveLength(100);
-      expect(menu.params.commands.at(-1).command).toBe("skill_094");
+      // The six built-ins, then skills up to 100 less the seven names the connector keeps (/start too).
+      expect(menu.params.commands).toHaveLength(99);
+      expect(menu.params.commands.at(-1).command).toBe("skill_093");
     });
   });
 
@@ -106,7 +107,7 @@ describe("/<skill-name> text in the chats", () => {
       );
       await hermes.waitForLog((l) => l.msg === "discord gateway ready");
       const commands = await discord.waitFor((c) => c.method === `PUT /applications/${BOT_USER.id}/commands`);
-      expect(commands.body.map((c: { name: string }) => c.name)).toEqual(["new", "compact", "stop", "status", "help", "daily-brief"]);
+      expect(commands.body.map((c: { name: string }) => c.name)).toEqual(["new", "stop", "status", "compact", "whoami", "help", "daily-brief"]);
       expect(commands.body.at(-1).options).toEqual([{ type: 3, name: "text", description: "What to do with the skill", required: false }]);
       const dm = discord.dmChannelOf(DISCORD_OWNER);
       discord.dm(DISCORD_OWNER, "/daily-brief for Tuesday");
