@@ -55,7 +55,9 @@ describe("file tools and a hostile files folder", () => {
     try {
       await new Promise((resolve) => swapper.stdout?.once("data", resolve));
       const seen = { inside: 0, outside: 0, refused: 0 };
-      for (let i = 0; i < 400; i++) {
+      // 400 tries at least; more while none has met the real folder yet (the swapper leaves it in place only
+      // for a moment, so on a busy machine a few in a thousand do).
+      for (let i = 0; i < 400 || (seen.inside === 0 && i < 5000); i++) {
         const [read] = await Promise.allSettled([
           call("read_file", { path: "d/secret.txt" }),
           call("write_file", { path: "d/planted.txt", content: "planted" }),
