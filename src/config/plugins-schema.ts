@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /** The built-in connectors a `deliver` target may name; any other prefix must be a plugin entry's name. */
-const BUILT_IN_TARGETS = ["telegram", "discord", "cli"] as const;
+const BUILT_IN_TARGETS = ["telegram", "discord", "cli", "email"] as const;
 
 /** A plugin's name: it prefixes session keys and delivery targets (`echo:<chat>`), so it is short and plain. */
 export const PLUGIN_NAME = /^[a-z0-9_-]+$/;
@@ -39,6 +39,7 @@ interface DeliverTargets {
   telegram: { enabled: boolean };
   discord: { enabled: boolean };
   cli: { enabled: boolean };
+  email: { enabled: boolean };
   plugins: { name: string }[];
 }
 
