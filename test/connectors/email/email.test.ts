@@ -167,6 +167,21 @@ describe("email", { timeout: 90_000 }, () => {
     expect(mail?.mail.text?.trim()).toBe("Good morning. Nothing due today.");
   });
 
+  it("says in its health that the IMAP login was refused, and hermes doctor warns about trust: none", async () => {
+    const config = settings();
+    const email = config.connectors.email as { imap: { pass: string }; trust?: string };
+    email.imap.pass = "wrong";
+    email.trust = "none";
+    hermes = await startHermes(config);
+    const status = async () =>
+      JSON.parse((await hermes?.cli(["status", "--json"]))?.stdout ?? "{}").connectors?.find((c: { name: string }) => c.name === "email");
+    const down = await waitForMail(status, (s) => s?.ok === false && /refused/.test(s.detail), "the refused login in health");
+    expect(down.detail).toContain("the IMAP login for hermes@example.org was refused; check imap.user and imap.pass");
+    expect(down.detail).not.toContain("wrong");
+    const doctor = await hermes.cli(["doctor"]);
+    expect(doctor.stdout).toMatch(/email.*trust is none/);
+  });
+
   it("says in its health that IMAP is down, and takes mail again once it is back", async () => {
     model.respond(() => ({ text: "back" }));
     hermes = await startHermes(settings());
