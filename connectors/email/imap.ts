@@ -90,6 +90,8 @@ export function createMailbox(options: EmailOptions, state: MailboxState, log: H
       logger: false,
       // A server that goes quiet is noticed within a few minutes instead of a TCP timeout's hours.
       maxIdleTime: 5 * 60_000,
+      // Back to IDLE right after a pass (imapflow waits 15 s by default): new mail is told at once.
+      autoIdleDelay: 100,
     });
     client = c;
     c.on("error", (err: unknown) => log.warn({ err: String(err) }, "email: IMAP connection error"));
