@@ -14,7 +14,8 @@ const dist = (path) => fileURLToPath(new URL(`../dist/${path}`, import.meta.url)
 // Big, and loaded only when enabled (pino-pretty: on a terminal). pino and better-sqlite3 are bundled too:
 // left outside they were 45 of a start's 73 module loads, whose path handling alone got hot enough for V8
 // to bring up its optimizing compiler, 5 MB of an idle daemon on Node 24.
-const external = [/^node:/, /^pino-pretty$/, /^discord\.js$/, /^@discordjs\//, /^openai$/];
+// The mail libraries (email only) load their own files lazily, so they stay packages too.
+const external = [/^node:/, /^pino-pretty$/, /^discord\.js$/, /^@discordjs\//, /^openai$/, /^imapflow$/, /^nodemailer$/, /^mailparser$/];
 
 rmSync(dist("app"), { recursive: true, force: true });
 await build({

@@ -22,7 +22,12 @@ export interface PluginInfo {
  * Whatever the plugin throws (in create, start, send, edit, health) turns this connector's health red
  * with the reason; nothing of it reaches the daemon or the other connectors.
  */
-export function createPluginConnector(core: Core, loaded: LoadedPlugin): Connector & { plugin: PluginInfo } {
+export function createPluginConnector(
+  core: Core,
+  loaded: LoadedPlugin,
+  /** A built-in connector written as a plugin brings its own allowlist (email: `allowed_senders`). */
+  access?: { allowed(user: string): boolean; home: string },
+): Connector & { plugin: PluginInfo } {
   const { entry } = loaded;
   const log = core.log.child({ connector: entry.name });
   let fault: string | undefined;
@@ -45,8 +50,8 @@ export function createPluginConnector(core: Core, loaded: LoadedPlugin): Connect
       core,
       name: entry.name,
       surface: surfaceOf(instance),
-      allowed: (user) => allowedUsers(core, entry.name).includes(user),
-      allowlistHome: `the connectors.plugins entry '${entry.name}'`,
+      allowed: access?.allowed ?? ((user) => allowedUsers(core, entry.name).includes(user)),
+      allowlistHome: access?.home ?? `the connectors.plugins entry '${entry.name}'`,
       log,
       onFault,
       onSuccess,

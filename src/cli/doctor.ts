@@ -50,6 +50,7 @@ export async function doctor(configPath: string, env: NodeJS.ProcessEnv = proces
   for (const c of await checkWindows(config)) report(c);
   for (const c of await checkMedia(config)) report(c);
   for (const c of checkTokens(config)) report(c);
+  if (config.connectors.email.enabled) for (const c of (await import("./doctor-email.js")).checkEmail(config)) report(c);
   if (config.connectors.plugins.length) for (const c of await (await import("./doctor-plugins.js")).checkPlugins(loaded)) report(c);
   for (const c of await (await import("./doctor-mcp.js")).checkMcpServers(config)) report(c);
   for (const c of await checkSystemd(config, env.HERMES_SYSTEMD_DIR ?? "/etc/systemd/system")) report(c);

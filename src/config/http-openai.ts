@@ -25,6 +25,7 @@ interface Connectors {
   telegram: { enabled: boolean };
   discord: { enabled: boolean };
   cli: { enabled: boolean };
+  email: { enabled: boolean };
   plugins: { name: string }[];
 }
 

@@ -1,9 +1,9 @@
 import { z } from "zod";
 
 /** The built-in connectors a `deliver` target may name; any other prefix must be a plugin entry's name. */
-const BUILT_IN_TARGETS = ["telegram", "discord", "cli"] as const;
+const BUILT_IN_TARGETS = ["telegram", "discord", "cli", "email"] as const;
 /** The shapes of the built-in connectors' targets (a plugin's chat ids are its own). */
-const BUILT_IN_SHAPE = /^(telegram:-?\d+|discord:(user:)?\d+|cli:[\w.-]+)$/;
+const BUILT_IN_SHAPE = /^(telegram:-?\d+|discord:(user:)?\d+|cli:[\w.-]+|email:[^\s@:]+@[^\s@]+)$/;
 
 /** A plugin's name: it prefixes session keys and delivery targets (`echo:<chat>`), so it is short and plain. */
 export const PLUGIN_NAME = /^[a-z0-9_-]+$/;
@@ -41,6 +41,7 @@ interface DeliverTargets {
   telegram: { enabled: boolean };
   discord: { enabled: boolean };
   cli: { enabled: boolean };
+  email: { enabled: boolean };
   plugins: { name: string }[];
 }
 
@@ -48,7 +49,8 @@ interface DeliverTargets {
 export function deliverProblem(connectors: DeliverTargets, target: string): string | undefined {
   const prefix = target.split(":")[0] ?? "";
   const builtIn = BUILT_IN_TARGETS.find((n) => n === prefix);
-  if (builtIn && !BUILT_IN_SHAPE.test(target)) return "expected telegram:<chat_id>, discord:<channel_id>, discord:user:<id> or cli:<name>";
+  if (builtIn && !BUILT_IN_SHAPE.test(target))
+    return "expected telegram:<chat_id>, discord:<channel_id>, discord:user:<id>, cli:<name> or email:<address>";
   if (builtIn) return connectors[builtIn].enabled ? undefined : `delivers to ${builtIn}, but connectors.${builtIn} is not enabled`;
   if (connectors.plugins.some((p) => p.name === prefix)) return undefined;
   const known = [...BUILT_IN_TARGETS, ...connectors.plugins.map((p) => p.name)].join(", ");

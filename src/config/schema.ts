@@ -2,6 +2,7 @@ import { readFileSync, readlinkSync } from "node:fs";
 import { Cron } from "croner";
 import { z } from "zod";
 import { skillsSchema } from "../skills/schema.js";
+import { emailSchema } from "./email-schema.js";
 import { checkHttpOpenAi, httpOpenAi } from "./http-openai.js";
 import { deliverProblem, pluginEntries } from "./plugins-schema.js";
 import { DEFAULT_TOOLS, enabledEntry, MCP_SEPARATOR } from "./tool-names.js";
@@ -16,7 +17,8 @@ export { DEFAULT_TOOLS, MCP_SEPARATOR, TOOL_NAMES, type ToolName } from "./tool-
 // A plugin's targets are `<name>:<chat>` with any chat id; the prefix is checked against the entries below.
 const DELIVERY_TARGET = /^(telegram:-?\d+|discord:(user:)?\d+|cli:[\w.-]+|[a-z0-9_-]+:.+)$/;
 
-const DELIVERY_HINT = "expected telegram:<chat_id>, discord:<channel_id>, discord:user:<id>, cli:<name> or <plugin>:<chat>";
+const DELIVERY_HINT =
+  "expected telegram:<chat_id>, discord:<channel_id>, discord:user:<id>, cli:<name>, email:<address> or <plugin>:<chat>";
 
 let zones: Set<string> | undefined;
 /** Known names are looked up (2 ms); only others (aliases such as UTC) build a formatter, whose first use costs ~30 ms. */
@@ -299,6 +301,7 @@ const connectors = z
       })
       .prefault({}),
     http,
+    email: emailSchema,
     plugins: pluginEntries,
   })
   .prefault({});

@@ -15,6 +15,7 @@ export async function loadConnectors(core: Core, config: Config, loaded?: Pick<L
     c.cron.enabled && import("../../connectors/cron.js").then((m) => () => m.createCronConnector(core, config)),
     c.discord.enabled && import("../../connectors/discord.js").then((m) => () => m.createDiscordConnector(core, c.discord)),
     c.http.enabled && import("../../connectors/http/index.js").then((m) => () => m.createHttpConnector(core, c.http)),
+    c.email.enabled && import("../../connectors/email/built-in.js").then((m) => () => m.createEmailConnector(core)),
   ]);
   const plugins = c.plugins.length
     ? await (await import("../../connectors/plugins/index.js")).createPluginConnectors(core, loaded?.file ?? "hermes.yaml", loaded?.locate)

@@ -107,7 +107,15 @@ describe("/<skill-name> text in the chats", () => {
       );
       await hermes.waitForLog((l) => l.msg === "discord gateway ready");
       const commands = await discord.waitFor((c) => c.method === `PUT /applications/${BOT_USER.id}/commands`);
-      expect(commands.body.map((c: { name: string }) => c.name)).toEqual(["new", "stop", "status", "compact", "whoami", "help", "daily-brief"]);
+      expect(commands.body.map((c: { name: string }) => c.name)).toEqual([
+        "new",
+        "stop",
+        "status",
+        "compact",
+        "whoami",
+        "help",
+        "daily-brief",
+      ]);
       expect(commands.body.at(-1).options).toEqual([{ type: 3, name: "text", description: "What to do with the skill", required: false }]);
       const dm = discord.dmChannelOf(DISCORD_OWNER);
       discord.dm(DISCORD_OWNER, "/daily-brief for Tuesday");

@@ -1,0 +1,51 @@
+/** A raw mail as hermes reads it: who sent it, what is new in it, what it threads under, its files. */
+import { formatSize, saveToInbox } from "../../src/media/inbox.js";
+import { newText } from "./text.js";
+
+export interface ReadMail {
+  /** The one From: address, lower case; undefined when there is none or more than one. */
+  from: string | undefined;
+  fromName: string | undefined;
+  subject: string;
+  messageId: string;
+  references: string[];
+  /** A bounce, an auto-reply or a list mail: never answered. */
+  automatic: boolean;
+  /** The raw header block, for Authentication-Results. */
+  headers: string;
+  /** What the writer just wrote (text/plain preferred, HTML as text), with notes on saved attachments. */
+  text: string;
+}
+
+export async function readMail(source: Buffer, filesRoot: string | undefined): Promise<ReadMail> {
+  const { simpleParser } = await import("mailparser");
+  const parsed = await simpleParser(source, { skipImageLinks: true, skipTextToHtml: true });
+  const end = source.indexOf("\r\n\r\n") >= 0 ? source.indexOf("\r\n\r\n") : source.indexOf("\n\n");
+  const headers = source.subarray(0, end < 0 ? source.length : end).toString("latin1");
+  const fromList = parsed.from?.value ?? [];
+  const single = fromList.length === 1 ? fromList[0] : undefined;
+  const auto = String(parsed.headers.get("auto-submitted") ?? "no").toLowerCase();
+  const refs = parsed.references;
+  const body = parsed.text ?? "";
+  const subject = parsed.subject ?? "";
+  const isReply = /^(re|aw|sv):/i.test(subject) || Boolean(parsed.inReplyTo);
+  let text = newText(body);
+  // A fresh mail's subject often says what it is about ("Summarise this"); a reply's adds nothing.
+  if (subject && !isReply && !text.toLowerCase().startsWith(subject.toLowerCase())) text = `${subject}\n\n${text}`;
+  const notes: string[] = [];
+  for (const a of parsed.attachments ?? []) {
+    if (!filesRoot || a.related) continue;
+    const path = await saveToInbox(filesRoot, a.filename ?? "attachment", a.content);
+    notes.push(`[attached file saved to ${path}: ${formatSize(a.size)}, ${a.contentType}]`);
+  }
+  return {
+    from: single?.address?.toLowerCase() || undefined,
+    fromName: single?.name || undefined,
+    subject,
+    messageId: parsed.messageId ?? "",
+    references: Array.isArray(refs) ? refs : refs ? [refs] : [],
+    automatic: auto !== "no" || parsed.headers.has("list-id") || /^mailer-daemon@/i.test(single?.address ?? ""),
+    headers,
+    text: [text.trim(), ...notes].filter(Boolean).join("\n\n"),
+  };
+}

@@ -1,0 +1,63 @@
+/** A mail's new text (quoted mail and signatures left out), and hermes' Markdown made readable as plain text. */
+
+/** Lines that start what a client quotes below a reply, or a forwarded original. */
+const QUOTE_HEADS = [
+  /^On .{1,200}wrote:\s*$/i, // Gmail, Apple Mail, Thunderbird
+  /^Am .{1,200}schrieb.{0,100}:\s*$/i,
+  /^Le .{1,200}a écrit\s*:\s*$/i,
+  /^-{2,}\s*Original Message\s*-{2,}\s*$/i,
+  /^_{10,}\s*$/, // Outlook's rule above From:/Sent:
+];
+
+/** Lines that start a signature or a client's footer. */
+const SIGNATURE_HEADS = [/^-- ?$/, /^Sent from my \w+/i, /^Get Outlook for /i];
+
+/**
+ * The part of a mail body its writer just wrote: up to the first quote header or signature, without `>`
+ * lines. A mail that is nothing but a quote (a bare forward) keeps its text, so nothing is lost.
+ */
+export function newText(body: string): string {
+  const lines = body.replace(/\r\n/g, "\n").split("\n");
+  const kept: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? "";
+    const twoLines = `${line} ${lines[i + 1] ?? ""}`;
+    if (SIGNATURE_HEADS.some((re) => re.test(line))) break;
+    if (QUOTE_HEADS.some((re) => re.test(line)) || /^On .{1,200}wrote:\s*$/i.test(twoLines)) break;
+    if (/^\s*>/.test(line)) continue;
+    kept.push(line);
+  }
+  const text = kept.join("\n").trim();
+  return text || body.trim();
+}
+
+/** Markdown as a model writes it, readable in a plain-text mail: links spelled out, emphasis and heading marks light. */
+export function plainFromMarkdown(markdown: string): string {
+  let inCode = false;
+  return markdown
+    .replace(/\r\n/g, "\n")
+    .split("\n")
+    .map((line) => {
+      if (/^\s*```/.test(line)) {
+        inCode = !inCode;
+        return "";
+      }
+      if (inCode) return `    ${line}`;
+      return line
+        .replace(/^(#{1,6})\s+(.*)$/, (_, _h: string, title: string) => title.toUpperCase())
+        .replace(/!?\[([^\]]+)\]\((\S+?)\)/g, (_, label: string, url: string) => (label === url ? url : `${label} <${url}>`))
+        .replace(/\*\*(.+?)\*\*/g, "*$1*")
+        .replace(/__(.+?)__/g, "*$1*")
+        .replace(/`([^`]+)`/g, "$1")
+        .replace(/^(\s*)[*+] /, "$1- ");
+    })
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+}
+
+/** `Re: <subject>`, without stacking `Re:`s. */
+export function replySubject(subject: string): string {
+  const s = subject.trim() || "(no subject)";
+  return /^(re|aw|sv):/i.test(s) ? s : `Re: ${s}`;
+}

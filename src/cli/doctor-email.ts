@@ -1,0 +1,24 @@
+import type { Config } from "../config/schema.js";
+import type { Check } from "./doctor.js";
+
+/** The email connector's settings that deserve a word: trusting From: alone. */
+export function checkEmail(config: Config): Check[] {
+  const email = config.connectors.email;
+  if (email.trust === "none") {
+    return [
+      {
+        name: "email",
+        outcome: "warn",
+        detail: "connectors.email.trust is none: anyone who writes From: an allowed address reaches the model (From: is trivially forged)",
+        fix: "set trust: authentication-results, with a receiving server that adds Authentication-Results (authserv_id: its name)",
+      },
+    ];
+  }
+  return [
+    {
+      name: "email",
+      outcome: "ok",
+      detail: `mail from ${email.allowed_senders.join(", ")} counts when Authentication-Results vouch for it`,
+    },
+  ];
+}

@@ -1,0 +1,200 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { MAIL_USERS, type MailServers, startMailServers } from "../../fakes/mail-servers.js";
+import { type FakeModel, startFakeModel } from "../../fakes/model-server.js";
+import { baseSettings, type Hermes, startHermes } from "../../helpers/hermes.js";
+import { AUTHSERV, authResults, emptyMailbox, mailboxOf, sendToHermes, waitForMail } from "../../helpers/mail-client.js";
+
+const OWNER = MAIL_USERS.owner.user;
+
+let servers: MailServers;
+let model: FakeModel;
+let hermes: Hermes | undefined;
+
+beforeAll(async () => {
+  servers = await startMailServers();
+}, 60_000);
+afterAll(async () => {
+  await servers?.stop();
+});
+beforeEach(async () => {
+  model = await startFakeModel();
+  await emptyMailbox(servers, MAIL_USERS.hermes);
+  await emptyMailbox(servers, MAIL_USERS.owner);
+});
+afterEach(async () => {
+  await hermes?.stop();
+  hermes = undefined;
+  await model.close();
+});
+
+function settings(extra: Record<string, unknown> = {}) {
+  const base = baseSettings(model.url);
+  const imap = { host: "127.0.0.1", port: servers.imapPort, secure: false, ...MAIL_USERS.hermes };
+  const smtp = { host: "127.0.0.1", port: servers.smtpPort, secure: false, ...MAIL_USERS.hermes };
+  return {
+    ...base,
+    connectors: {
+      cli: { enabled: true },
+      cron: { enabled: false },
+      email: { enabled: true, address: MAIL_USERS.hermes.user, imap, smtp, allowed_senders: [OWNER], authserv_id: AUTHSERV },
+      ...(extra.connectors as object),
+    },
+    ...(extra.tools ? { tools: extra.tools } : {}),
+  };
+}
+
+const ownerMail = () => mailboxOf(servers, MAIL_USERS.owner);
+const hermesMail = () => mailboxOf(servers, MAIL_USERS.hermes);
+const replies = (n: number) => waitForMail(ownerMail, (m) => m.length >= n, `${n} replies in the owner's inbox`);
+
+describe("email", { timeout: 90_000 }, () => {
+  it("answers an authenticated mail with one threaded reply and marks it seen", async () => {
+    model.script({ text: "Here is the **plan**: see [the doc](https://example.org/doc)." });
+    hermes = await startHermes(settings());
+    const sent = await sendToHermes(servers, {
+      from: OWNER,
+      subject: "Plans",
+      text: "What is the plan?",
+      auth: authResults("example.org"),
+    });
+    const [reply] = await replies(1);
+    expect(reply?.mail.subject).toBe("Re: Plans");
+    expect(reply?.mail.inReplyTo).toBe(sent);
+    expect([reply?.mail.references].flat()).toContain(sent);
+    expect(reply?.mail.from?.value[0]?.address).toBe(MAIL_USERS.hermes.user);
+    expect(reply?.mail.text?.trim()).toBe("Here is the *plan*: see the doc <https://example.org/doc>.");
+    expect(model.requests.at(-1)?.messages.at(-1)?.content).toContain("What is the plan?");
+    await waitForMail(hermesMail, (m) => m.every((s) => s.seen), "the mail marked seen");
+    expect((await ownerMail()).length).toBe(1);
+  });
+
+  it("leaves a forged mail and a stranger's unread and unanswered", async () => {
+    model.respond(() => ({ text: "answered" }));
+    hermes = await startHermes(settings());
+    await sendToHermes(servers, { from: OWNER, subject: "forged", text: "send me the notes", auth: authResults("example.org", "fail") });
+    await sendToHermes(servers, { from: OWNER, subject: "no header", text: "send me the notes" });
+    await sendToHermes(servers, { from: "stranger@example.org", subject: "hello", text: "hi there", auth: authResults("example.org") });
+    await sendToHermes(servers, {
+      from: OWNER,
+      subject: "other server",
+      text: "send me the notes",
+      auth: authResults("example.org").replace(AUTHSERV, "evil.example.net"),
+    });
+    // A genuine mail after them: once it is answered, the four before it have been looked at.
+    await sendToHermes(servers, { from: OWNER, subject: "real", text: "the real one", auth: authResults("example.org") });
+    const [only] = await replies(1);
+    expect(only?.mail.subject).toBe("Re: real");
+    const box = await waitForMail(hermesMail, (m) => m.some((s) => s.seen), "the genuine mail marked seen");
+    expect(box.filter((s) => !s.seen).map((s) => s.mail.subject)).toEqual(["forged", "no header", "hello", "other server"]);
+    expect(model.requests.length).toBe(1);
+    expect((await ownerMail()).length).toBe(1);
+  });
+
+  it("gives the model the new text of an HTML-only mail and of a reply quoting earlier mail", async () => {
+    model.respond(() => ({ text: "ok" }));
+    hermes = await startHermes(settings());
+    await sendToHermes(servers, {
+      from: OWNER,
+      subject: "html",
+      html: "<html><body><p>Please <b>summarise</b> the report.</p><script>alert(1)</script></body></html>",
+      auth: authResults("example.org"),
+    });
+    await replies(1);
+    const fromHtml = model.requests.at(-1)?.messages.at(-1)?.content ?? "";
+    expect(fromHtml).toMatch(/^html\n\nPlease summarise the report\./);
+    expect(fromHtml).not.toContain("alert");
+    await sendToHermes(servers, {
+      from: OWNER,
+      subject: "Re: html",
+      text: "Shorter, please.\n\n-- \nMe, my signature\n\nOn Mon, 1 Dec 2026 at 09:00, hermes <hermes@example.org> wrote:\n> ok\n> more quoted\n",
+      inReplyTo: "<x@example.org>",
+      auth: authResults("example.org"),
+    });
+    await replies(2);
+    const reply = model.requests.at(-1)?.messages.at(-1)?.content ?? "";
+    expect(reply).toMatch(/^Shorter, please\./);
+    expect(reply).not.toMatch(/signature|quoted|wrote:/);
+  });
+
+  it("answers nothing twice across a restart, and asks approvals by mail decided by a 'yes <code>' reply", async () => {
+    model.script({ text: "first answer" });
+    model.script({ toolCalls: [{ name: "shell", arguments: { command: "echo mailed >> ledger.txt" } }] });
+    model.respond((req) => ({ text: req.messages.at(-1)?.role === "tool" ? "done after approval" : "answer" }));
+    hermes = await startHermes(settings({ tools: { enabled: ["clock", "shell"] } }));
+    await sendToHermes(servers, { from: OWNER, subject: "one", text: "first", auth: authResults("example.org") });
+    await replies(1);
+    const h = hermes;
+    await h.stop();
+    hermes = await h.restart();
+    await sendToHermes(servers, { from: OWNER, subject: "two", text: "append please", auth: authResults("example.org") });
+    const box = await replies(2);
+    const request = box[1]?.mail;
+    expect(request?.subject).toBe("Re: two");
+    expect(request?.text).toContain("shell");
+    const code = /^\s*yes (\S+)$/m.exec(request?.text ?? "")?.[1];
+    expect(code).toBeTruthy();
+    await sendToHermes(servers, {
+      from: OWNER,
+      subject: "Re: two",
+      text: `yes ${code}\n\nOn a day, hermes wrote:\n> ...`,
+      inReplyTo: request?.messageId,
+      auth: authResults("example.org"),
+    });
+    const after = await waitForMail(
+      ownerMail,
+      (m) => m.some((s) => s.mail.text?.includes("done after approval")),
+      "the reply after approval",
+    );
+    // A second 'yes' decides nothing more.
+    await sendToHermes(servers, { from: OWNER, subject: "Re: two", text: `yes ${code}`, auth: authResults("example.org") });
+    await sendToHermes(servers, { from: OWNER, subject: "three", text: "last", auth: authResults("example.org") });
+    const end = await waitForMail(ownerMail, (m) => m.some((s) => s.mail.subject === "Re: three"), "the last reply");
+    expect(end.filter((s) => s.mail.text?.includes("done after approval")).length).toBe(1);
+    expect(end.filter((s) => s.mail.text?.includes("first answer")).length).toBe(1);
+    expect(after.length).toBeGreaterThanOrEqual(3);
+    const ledger = await import("node:fs").then((fs) => fs.readFileSync(`${h.dir}/data/files/ledger.txt`, "utf8"));
+    expect(ledger).toBe("mailed\n");
+  });
+
+  it("delivers a scheduled job's result by mail", async () => {
+    model.respond(() => ({ text: "Good morning. Nothing due today." }));
+    const jobs = [{ name: "briefing", schedule: "0 7 * * *", prompt: "Morning briefing.", deliver: `email:${OWNER}` }];
+    hermes = await startHermes(settings({ connectors: { cron: { enabled: true, jobs } } }));
+    const run = await hermes.cli(["schedules", "run", "briefing"]);
+    expect(run.stdout).toContain("briefing: ok");
+    const [mail] = await replies(1);
+    expect(mail?.mail.subject).toBe("Good morning. Nothing due today.");
+    expect(mail?.mail.text?.trim()).toBe("Good morning. Nothing due today.");
+  });
+
+  it("says in its health that the IMAP login was refused, and hermes doctor warns about trust: none", async () => {
+    const config = settings();
+    const email = config.connectors.email as { imap: { pass: string }; trust?: string };
+    email.imap.pass = "wrong";
+    email.trust = "none";
+    hermes = await startHermes(config);
+    const status = async () =>
+      JSON.parse((await hermes?.cli(["status", "--json"]))?.stdout ?? "{}").connectors?.find((c: { name: string }) => c.name === "email");
+    const down = await waitForMail(status, (s) => s?.ok === false && /refused/.test(s.detail), "the refused login in health");
+    expect(down.detail).toContain("the IMAP login for hermes@example.org was refused; check imap.user and imap.pass");
+    expect(down.detail).not.toContain("wrong");
+    const doctor = await hermes.cli(["doctor"]);
+    expect(doctor.stdout).toMatch(/email.*trust is none/);
+  });
+
+  it("says in its health that IMAP is down, and takes mail again once it is back", async () => {
+    model.respond(() => ({ text: "back" }));
+    hermes = await startHermes(settings());
+    const status = async () =>
+      JSON.parse((await hermes?.cli(["status", "--json"]))?.stdout ?? "{}").connectors?.find((c: { name: string }) => c.name === "email");
+    await waitForMail(status, (s) => s?.ok === true, "email healthy");
+    await servers.stopImap();
+    const down = await waitForMail(status, (s) => s?.ok === false, "email reported down");
+    expect(down.detail).toMatch(/IMAP|reconnect|retrying/);
+    await servers.startImap();
+    await sendToHermes(servers, { from: OWNER, subject: "after", text: "still there?", auth: authResults("example.org") });
+    await replies(1);
+    expect((await waitForMail(status, (s) => s?.ok === true, "email healthy again")).detail).toContain("IDLE");
+    expect((await ownerMail()).length).toBe(1);
+  });
+});
