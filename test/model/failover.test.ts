@@ -3,17 +3,9 @@ import type { AgentEvent } from "../../src/agent/types.js";
 import type { Daemon } from "../../src/daemon/daemon.js";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
 import { startInProcess } from "../helpers/in-process.js";
+import { waitFor } from "../helpers/wait.js";
 
 type Hermes = Awaited<ReturnType<typeof startInProcess>>;
-
-/** Resolves once `check` holds, looking again after each turn of the event loop's timers. */
-async function until(check: () => boolean | Promise<boolean>, limitMs = 5000): Promise<void> {
-  const end = Date.now() + limitMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 function ask(daemon: Daemon, text: string, session = "cli:test") {
   const events: AgentEvent[] = [];
@@ -72,7 +64,10 @@ describe("failover between model endpoints", () => {
     expect(second.reply).toBe("from the fallback");
     expect(primary.requests).toHaveLength(0);
 
-    await until(async () => (await hermes?.daemon.core.status())?.serving?.primary === true);
+    await waitFor(async () => (await hermes?.daemon.core.status())?.serving?.primary === true, {
+      timeoutMs: 5000,
+      message: "the primary serving again",
+    });
     const third = await ask(hermes.daemon, "and now?");
     expect(third.reply).toBe("from the primary");
     expect(primary.requests).toHaveLength(1);
@@ -128,7 +123,10 @@ describe("failover between model endpoints", () => {
     primary.script({ hang: true }, { text: "half an ans", endEarly: true });
     hermes = await startInProcess(settings({ provider: "openai", base_url: primary.openaiUrl, first_byte_timeout_s: 0.3 }), []);
     expect((await ask(hermes.daemon, "one")).reply).toMatch(/did not answer in time\)\n\nfrom the fallback$/);
-    await until(async () => (await hermes?.daemon.core.status())?.serving?.primary === true);
+    await waitFor(async () => (await hermes?.daemon.core.status())?.serving?.primary === true, {
+      timeoutMs: 5000,
+      message: "the primary serving again",
+    });
     expect((await ask(hermes.daemon, "two")).reply).toMatch(/broke off its answer\)\n\nfrom the fallback$/);
     expect(primary.requests).toHaveLength(2);
   });

@@ -5,6 +5,7 @@ import { Client } from "../../src/cli/client.js";
 import { openStore } from "../../src/store/store.js";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
 import { baseSettings, createTempDir, type Hermes, readDb, startHermes } from "../helpers/hermes.js";
+import { waitFor } from "../helpers/wait.js";
 
 describe("backups, restore and export", () => {
   let model: FakeModel;
@@ -46,7 +47,7 @@ describe("backups, restore and export", () => {
       }
     };
     const load = Promise.all(Array.from({ length: 20 }, (_, n) => chatter(n)));
-    while (acked.size < 60) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => acked.size >= 60, { everyMs: 20, message: () => `60 chats acknowledged (${acked.size} were)` });
     const before = new Map(acked);
     const path = join(h.dir, "copy.db");
     const made = await h.cli(["backup", path]);
