@@ -4,6 +4,7 @@
  * (the daemon stops before the fakes it talks to close) and also after a failed assertion.
  */
 import { onTestFinished } from "vitest";
+import type { AnyTool } from "../../src/tools/types.js";
 import { type FakeDiscord, startFakeDiscord } from "../fakes/discord-server.js";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-server.js";
@@ -55,5 +56,14 @@ function held(hermes: Hermes): Hermes {
   });
   const restart = hermes.restart;
   hermes.restart = async () => held(await restart());
+  return hermes;
+}
+
+/** The daemon inside the test process (for instrumented tools), closed when the test finishes. */
+export async function useInProcess(settings: Record<string, unknown>, extraTools: AnyTool[] = []) {
+  // Loaded here, not at the top: most tests spawn the built daemon and need none of its modules in-process.
+  const { startInProcess } = await import("./in-process.js");
+  const hermes = await startInProcess(settings, extraTools);
+  onTestFinished(() => hermes.close());
   return hermes;
 }
