@@ -283,7 +283,7 @@ describe("the Telegram connector", () => {
     expect(pause.pauseMs).toBe(3000);
     telegram = await useTelegram(port);
     await sentTo(OWNER, (c) => c.params.text === "made it");
-    // Kept, not lost and not doubled: the one reply, and no notice of a failure.
+    // Kept, not lost and not doubled: the one reply, and no notice of a failure before it.
     expect(telegram.messagesTo(OWNER).map((c) => c.params.text)).toEqual(["made it"]);
   });
 
