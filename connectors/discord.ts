@@ -399,7 +399,7 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
         const ids = await sendText(rest, await channel(), text);
         return { messageId: ids[0] as string };
       } catch (err) {
-        throw new TransportError("discord", `could not deliver to ${target}: ${(err as Error).message}`);
+        throw new TransportError("discord", `could not deliver to ${target}: ${(err as Error).message}`, { cause: err });
       }
     },
     listenerFor(target) {

@@ -306,7 +306,7 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
         const ids = await sendFormatted(bot.api, chatId, text, log, threadId);
         return { messageId: String(ids[0]) };
       } catch (err) {
-        throw new TransportError("telegram", `could not deliver to ${target}: ${(err as Error).message}`);
+        throw new TransportError("telegram", `could not deliver to ${target}: ${(err as Error).message}`, { cause: err });
       }
     },
     listenerFor(channel) {

@@ -74,8 +74,9 @@ export class ToolError extends Error {
 
 export class TransportError extends Error {
   readonly peer: string;
-  constructor(peer: string, message: string) {
-    super(message);
+  /** `options.cause`: the library's error this one wraps, kept for the log (as grammY's own errors keep theirs). */
+  constructor(peer: string, message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = "TransportError";
     this.peer = peer;
   }
@@ -101,4 +102,12 @@ export function isDiskFull(err: unknown): boolean {
 
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** The abort reason when the daemon stops: the run is recorded as interrupted, not aborted. */
+export class ShutdownAbort extends Error {
+  constructor() {
+    super("hermes is shutting down");
+    this.name = "ShutdownAbort";
+  }
 }

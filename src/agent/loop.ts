@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import type { Config } from "../config/schema.js";
-import type { ModelError } from "../errors.js";
+import { type ModelError, ShutdownAbort } from "../errors.js";
 import type { Gate } from "../gate/gate.js";
 import { IMAGE_TOKENS } from "../media/types.js";
 import type { ChatMessage, ModelCall, ModelClient, ModelRequest, ModelResult, PromptWindow, ToolCall, ToolSpec } from "../model/types.js";
@@ -73,9 +73,10 @@ export async function driveRun(run: ActiveRun, deps: LoopDeps): Promise<RunOutco
     }
     if (step >= cfg.agent.max_steps) return finish(run, deps, "max_steps", maxStepsReply(cfg.agent.max_steps));
     const ledger: UsageRecord[] = [];
-    const reply = await callModel(run, deps, { step: step + 1, ledger, notices, images });
-    if (reply === "over_budget") return finish(run, deps, "max_run_tokens", maxRunTokensReply(cfg.agent.max_run_tokens));
-    if ("refused" in reply) return finish(run, deps, "done", reply.refused);
+    const called = await callModel(run, deps, { step: step + 1, ledger, notices, images });
+    if (called.kind === "over_budget") return finish(run, deps, "max_run_tokens", maxRunTokensReply(cfg.agent.max_run_tokens));
+    if (called.kind === "refused") return finish(run, deps, "done", called.reply);
+    const reply = called.result;
     if (!reply.ok) {
       writeLedger(store, ledger);
       if (run.signal.aborted) return finishAborted(run, deps);
@@ -105,11 +106,17 @@ interface CallContext {
 }
 
 /**
+ * How a model call of a run ended: the model answered (or failed: `result.ok`), the next prompt would
+ * pass agent.max_run_tokens so no call was made, or an image turn was refused with a reply saying why.
+ */
+type CallOutcome = { kind: "called"; result: ModelResult } | { kind: "over_budget" } | { kind: "refused"; reply: string };
+
+/**
  * One model call: the prompt is built for the window of the endpoint that will serve it (and rebuilt
  * for another one); every endpoint attempt lands in `ledger`, written with the step. A turn that
  * brought images goes to a model that can see them, or is refused with a reply saying why.
  */
-async function callModel(run: ActiveRun, deps: LoopDeps, call: CallContext): Promise<ModelResult | "over_budget" | { refused: string }> {
+async function callModel(run: ActiveRun, deps: LoopDeps, call: CallContext): Promise<CallOutcome> {
   const cfg = deps.config();
   let model = deps.model();
   const tools = run.allowedTools ? deps.toolSpecs().filter((t) => run.allowedTools?.has(t.name)) : deps.toolSpecs();
@@ -146,12 +153,12 @@ async function callModel(run: ActiveRun, deps: LoopDeps, call: CallContext): Pro
       visionModel: deps.visionModel?.(),
       signal: run.signal,
     });
-    if (!turn.ok) return { refused: turn.reply };
+    if (!turn.ok) return { kind: "refused", reply: turn.reply };
     model = turn.model;
     // A rebuilt prompt would lose the images: this turn is not rebuilt for another window.
     request = { ...request, messages: turn.messages, rebuild: undefined };
   }
-  if (overRunBudget(run, deps, request)) return "over_budget";
+  if (overRunBudget(run, deps, request)) return { kind: "over_budget" };
   const onCall = (done: ModelCall) => {
     const record = usageRow(done, { runId: run.runId, sessionId: run.sessionId, step });
     ledger.push(record);
@@ -164,7 +171,7 @@ async function callModel(run: ActiveRun, deps: LoopDeps, call: CallContext): Pro
     run.emit({ type: "notice", runId: run.runId, text });
   };
   const send = model.prepare(request);
-  return deps.limiter.run((release) =>
+  const result = await deps.limiter.run((release) =>
     send({
       signal: run.signal,
       onText: (delta) => run.emit({ type: "text", runId: run.runId, delta }),
@@ -173,6 +180,7 @@ async function callModel(run: ActiveRun, deps: LoopDeps, call: CallContext): Pro
       onNotice,
     }),
   );
+  return { kind: "called", result };
 }
 
 /** After the run's reply has gone out: a compaction for the primary model's window, when the budget needs one. */
@@ -265,7 +273,7 @@ function finishRun(run: ActiveRun, deps: LoopDeps, stopReason: StopReason, reply
 }
 
 function finishAborted(run: ActiveRun, deps: LoopDeps): RunOutcome {
-  if ((run.signal.reason as Error | undefined)?.name === "ShutdownAbort") {
+  if (run.signal.reason instanceof ShutdownAbort) {
     return finishRun(run, deps, "interrupted", "hermes was stopping and interrupted this run before it finished; ask again.");
   }
   return finishRun(run, deps, "aborted", "Stopped.");

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { DiskFullError, isDiskFull } from "../errors.js";
+import { DiskFullError, isDiskFull, ShutdownAbort } from "../errors.js";
 import { randomBytes } from "../random.js";
 import type { ApprovalRow } from "../store/approvals.js";
 import { isEphemeralKey, type SessionRow } from "../store/history.js";
@@ -14,14 +14,6 @@ import type { AgentEvent, DecideResult, EventListener, RunOutcome, SubmitRequest
 /** A fresh run id, also for callers that must name a run before submitting it. */
 export function newRunId(): string {
   return `run_${randomBytes(8).toString("hex")}`;
-}
-
-/** The abort reason when the daemon stops: the run is recorded as interrupted, not aborted. */
-export class ShutdownAbort extends Error {
-  constructor() {
-    super("hermes is shutting down");
-    this.name = "ShutdownAbort";
-  }
 }
 
 interface Live {

@@ -1,12 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { COMPACTION_MARKER } from "../../src/agent/compaction.js";
 import { promptTokens } from "../../src/agent/context.js";
 import type { ChatMessage } from "../../src/model/types.js";
 import { defineTool } from "../../src/tools/define.js";
-import { FAKE_SUMMARY, type FakeModel, type RecordedRequest, startFakeModel } from "../fakes/model-server.js";
+import { FAKE_SUMMARY, type FakeModel, type RecordedRequest } from "../fakes/model-server.js";
+import { useInProcess, useModel } from "../helpers/fixture.js";
 import { baseSettings } from "../helpers/hermes.js";
-import { startInProcess } from "../helpers/in-process.js";
+import type { startInProcess } from "../helpers/in-process.js";
 
 type Wire = RecordedRequest["messages"][number];
 
@@ -34,7 +35,7 @@ describe("summaries of long chats", () => {
 
   const start = async (model_: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
     const settings = baseSettings(model.url);
-    hermes = await startInProcess({ ...settings, model: { ...(settings.model as object), ...model_ }, ...extra }, [lookup]);
+    hermes = await useInProcess({ ...settings, model: { ...(settings.model as object), ...model_ }, ...extra }, [lookup]);
     return hermes;
   };
   /** The model answers each turn by number (and calls `lookup` on turns ending in 3); every request is tagged with its turn. */
@@ -54,7 +55,7 @@ describe("summaries of long chats", () => {
   };
 
   beforeEach(async () => {
-    model = await startFakeModel();
+    model = await useModel();
     turnOf = [];
     turn = 0;
     const push = model.requests.push.bind(model.requests);
@@ -62,11 +63,6 @@ describe("summaries of long chats", () => {
       for (const _ of items) turnOf.push(turn);
       return push(...items);
     };
-  });
-  afterEach(async () => {
-    await hermes?.close();
-    hermes = undefined;
-    await model.close();
   });
 
   it("keeps a 200-turn chat at context_tokens 8192 answering, every request fitting, summary present and newest turns verbatim", async () => {

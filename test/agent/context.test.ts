@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { COMPACTION_MARKER } from "../../src/agent/compaction.js";
 import { buildPrompt, DEFAULT_SYSTEM_PROMPT, OLD_RESULT_CHARS, promptTokens, TokenCalibration } from "../../src/agent/context.js";
 import { configSchema, DEFAULT_TOOLS } from "../../src/config/schema.js";
@@ -6,9 +6,10 @@ import type { ChatMessage } from "../../src/model/types.js";
 import { openStore } from "../../src/store/store.js";
 import { toolSpec } from "../../src/tools/define.js";
 import { loadTools } from "../../src/tools/registry.js";
-import { type FakeModel, type RecordedRequest, startFakeModel } from "../fakes/model-server.js";
+import type { FakeModel, RecordedRequest } from "../fakes/model-server.js";
+import { useInProcess, useModel } from "../helpers/fixture.js";
 import { baseSettings, createTempDir } from "../helpers/hermes.js";
-import { startInProcess } from "../helpers/in-process.js";
+import type { startInProcess } from "../helpers/in-process.js";
 
 type Wire = RecordedRequest["messages"][number];
 
@@ -110,17 +111,12 @@ describe("prompts the model receives", () => {
   let model: FakeModel;
   let hermes: Awaited<ReturnType<typeof startInProcess>> | undefined;
   beforeEach(async () => {
-    model = await startFakeModel();
-  });
-  afterEach(async () => {
-    await hermes?.close();
-    hermes = undefined;
-    await model.close();
+    model = await useModel();
   });
 
   it("never exceed the budget over a 300-turn session, keep the newest messages and intact call/result pairs", async () => {
     const settings = baseSettings(model.url);
-    hermes = await startInProcess(
+    hermes = await useInProcess(
       { ...settings, model: { ...(settings.model as object), context_tokens: 3072, max_output_tokens: 256 } },
       [],
     );
@@ -154,7 +150,7 @@ describe("prompts the model receives", () => {
 
   it("shortens old tool results when the window jumps, and keeps the turn that brought them (without summaries)", async () => {
     const settings = baseSettings(model.url);
-    hermes = await startInProcess(
+    hermes = await useInProcess(
       {
         ...settings,
         context: { summaries: false },
@@ -189,7 +185,7 @@ describe("prompts the model receives", () => {
   });
 
   it("keeps the prefix byte-identical between consecutive requests", async () => {
-    hermes = await startInProcess(baseSettings(model.url), []);
+    hermes = await useInProcess(baseSettings(model.url), []);
     model.script({ text: "first answer" }, { toolCalls: [{ name: "clock", arguments: {} }] }, { text: "second answer" }, { text: "third" });
     await hermes.ask("first", "cli:p");
     await hermes.ask("second", "cli:p");
@@ -207,7 +203,7 @@ describe("prompts the model receives", () => {
 
   it("shows remembered facts in a new session's prompt", async () => {
     const settings = baseSettings(model.url);
-    hermes = await startInProcess({ ...settings, tools: { enabled: ["clock", "memory"] } }, []);
+    hermes = await useInProcess({ ...settings, tools: { enabled: ["clock", "memory"] } }, []);
     model.script({ toolCalls: [{ name: "memory", arguments: { action: "remember", fact: "partner's name is Sam" } }] }, { text: "Noted." });
     await hermes.ask("my partner is Sam", "cli:m1");
     hermes.daemon.core.newSession("cli:m1");

@@ -1,9 +1,10 @@
 import { Cron } from "croner";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { describeTime, parseLocalDateTime, zonedToUtc } from "../../src/time.js";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-server.js";
-import { baseSettings, type Hermes, readDb, startHermes } from "../helpers/hermes.js";
+import type { FakeModel } from "../fakes/model-server.js";
+import type { FakeTelegram } from "../fakes/telegram-server.js";
+import { useHermes, useModel, useTelegram } from "../helpers/fixture.js";
+import { baseSettings, type Hermes, readDb } from "../helpers/hermes.js";
 
 const OWNER = 42;
 
@@ -72,19 +73,13 @@ describe("the cron connector", () => {
         }[],
     );
   beforeEach(async () => {
-    model = await startFakeModel();
-    telegram = await startFakeTelegram();
-  });
-  afterEach(async () => {
-    if (hermes?.process.exitCode === null) await hermes.stop();
-    hermes = undefined;
-    await telegram.close();
-    await model.close();
+    model = await useModel();
+    telegram = await useTelegram();
   });
 
   it("fires a seconds-level job for real and records the delivered message id", async () => {
     model.respond(() => ({ text: "Tick report." }));
-    hermes = await startHermes(
+    hermes = await useHermes(
       settings({ jobs: [{ name: "tick", schedule: "*/2 * * * * *", prompt: "Report.", deliver: `telegram:${OWNER}` }] }),
     );
     const sent = await telegram.waitFor((c) => c.method === "sendMessage" && c.params.text === "Tick report.");
@@ -107,7 +102,7 @@ describe("the cron connector", () => {
         .map((m) => m.content.split(" (")[0])
         .join(" / ")}`,
     }));
-    hermes = await startHermes(
+    hermes = await useHermes(
       settings({
         jobs: [
           {
@@ -131,7 +126,7 @@ describe("the cron connector", () => {
   it("fires a reminder the model created from a chat message into the same chat, and it survives a restart", async () => {
     model.script({ toolCalls: [{ name: "remind", arguments: { action: "create", text: "call mum", in_minutes: 0.05 } }] });
     model.respond((req) => ({ text: `OK: ${req.messages.at(-1)?.content}` }));
-    const h = await startHermes(settings({}));
+    const h = await useHermes(settings({}));
     hermes = h;
     await telegram.waitFor((c) => c.method === "getUpdates");
     telegram.sendText(OWNER, "remind me to call mum in 3 seconds");
@@ -148,7 +143,7 @@ describe("the cron connector", () => {
   it("catches up a slot missed while hermes was down exactly once", async () => {
     model.respond(() => ({ text: "caught up" }));
     const job = { name: "often", schedule: "*/2 * * * * *", prompt: "Go.", deliver: `telegram:${OWNER}` };
-    const h = await startHermes(settings({ jobs: [job], grace_s: 600 }));
+    const h = await useHermes(settings({ jobs: [job], grace_s: 600 }));
     hermes = h;
     await h.waitForLog((l) => l.msg === "job delivered");
     await h.kill();
@@ -168,7 +163,7 @@ describe("the cron connector", () => {
     model.respond(() => ({ status: 500 }));
     const job = { name: "briefing", schedule: "0 7 * * *", prompt: "Brief me.", deliver: `telegram:${OWNER}` };
     const base = settings({ jobs: [job], retries: 1, retry_delay_s: 0.1 });
-    hermes = await startHermes({ ...base, model: { ...((base as Record<string, unknown>).model as object), retries: 0 } });
+    hermes = await useHermes({ ...base, model: { ...((base as Record<string, unknown>).model as object), retries: 0 } });
     const first = await hermes.cli(["schedules", "run", "briefing"]);
     expect(first.code).toBe(1);
     expect(first.stderr).toMatch(/briefing: error/);

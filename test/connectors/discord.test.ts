@@ -1,9 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { BOT_USER, type DiscordCall, type FakeDiscord, GUILD_CHANNEL, startFakeDiscord } from "../fakes/discord-server.js";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { baseSettings, type Hermes, readDb, startHermes } from "../helpers/hermes.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { BOT_USER, type DiscordCall, type FakeDiscord, GUILD_CHANNEL } from "../fakes/discord-server.js";
+import type { FakeModel } from "../fakes/model-server.js";
+import { useDiscord, useHermes, useModel } from "../helpers/fixture.js";
+import { baseSettings, type Hermes, readDb } from "../helpers/hermes.js";
 
 const OWNER = "2000000000000000042";
 const STRANGER = "2000000000000000007";
@@ -13,7 +14,7 @@ describe("the Discord connector", () => {
   let discord: FakeDiscord;
   let hermes: Hermes | undefined;
   const start = async (extra: Record<string, unknown> = {}, connectors: Record<string, unknown> = {}) => {
-    hermes = await startHermes({
+    hermes = await useHermes({
       ...baseSettings(model.url),
       connectors: { cron: { enabled: false }, discord: discord.settings([OWNER]), ...connectors },
       ...extra,
@@ -27,14 +28,8 @@ describe("the Discord connector", () => {
   const lastLine = (req: { messages: { content: string }[] }) => req.messages.at(-1)?.content.split("\n")[0];
 
   beforeEach(async () => {
-    model = await startFakeModel();
-    discord = await startFakeDiscord();
-  });
-  afterEach(async () => {
-    if (hermes?.process.exitCode === null) await hermes.stop();
-    hermes = undefined;
-    await discord.close();
-    await model.close();
+    model = await useModel();
+    discord = await useDiscord();
   });
 
   it("identifies with the intents it needs, registers its slash commands and answers a DM from the owner", async () => {
@@ -244,7 +239,7 @@ describe("the Discord connector", () => {
   it("reports a missing Message Content intent once, with the fix, and does not retry", async () => {
     discord.disallowMessageContent = true;
     model.script({ text: "cli still works" });
-    hermes = await startHermes({
+    hermes = await useHermes({
       ...baseSettings(model.url),
       connectors: { cron: { enabled: false }, discord: discord.settings([OWNER]) },
     });
@@ -261,7 +256,7 @@ describe("the Discord connector", () => {
 
   it("reports a rejected token with the fix and stays up for the other connectors", async () => {
     model.script({ text: "cli still works" });
-    hermes = await startHermes({
+    hermes = await useHermes({
       ...baseSettings(model.url),
       connectors: { cron: { enabled: false }, discord: discord.settings([OWNER], { token: "not-the-right-token" }) },
     });
@@ -276,7 +271,7 @@ describe("the Discord connector", () => {
   it("keeps trying when Discord is down at start, and connects once it is back", async () => {
     model.respond(() => ({ text: "back online" }));
     discord.fail(/^GET \/gateway\/bot$/, 502, 4);
-    hermes = await startHermes({
+    hermes = await useHermes({
       ...baseSettings(model.url),
       connectors: { cron: { enabled: false }, discord: discord.settings([OWNER]) },
     });

@@ -7,9 +7,10 @@ import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium } from "playwright-core";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { baseSettings, createTempDir, type Hermes, readDb, startHermes } from "../helpers/hermes.js";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { FakeModel } from "../fakes/model-server.js";
+import { useHermes, useModel } from "../helpers/fixture.js";
+import { baseSettings, createTempDir, type Hermes, readDb } from "../helpers/hermes.js";
 import { baseUrlOf, HTTP_TOKEN, httpEnv, httpSettings } from "../helpers/http.js";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -68,12 +69,7 @@ describe.skipIf(!hasChromium)("the dashboard in chromium", () => {
     console.log(`dashboard screenshots: ${shots}`);
   });
   beforeEach(async () => {
-    model = await startFakeModel();
-  });
-  afterEach(async () => {
-    if (hermes?.process.exitCode === null) await hermes.stop();
-    hermes = undefined;
-    await model.close();
+    model = await useModel();
   });
 
   it("logs in, approves a pending call once, shows the decision, and a second click says it was already decided", async () => {
@@ -81,7 +77,7 @@ describe.skipIf(!hasChromium)("the dashboard in chromium", () => {
       { toolCalls: [{ name: "write_file", arguments: { path: "hello.txt", content: "from the dashboard" } }] },
       { text: "Written." },
     );
-    hermes = await startHermes(
+    hermes = await useHermes(
       { ...baseSettings(model.url), connectors: { cron: { enabled: false }, http: httpSettings() } },
       { env: httpEnv },
     );
@@ -155,7 +151,7 @@ describe.skipIf(!hasChromium)("the dashboard in chromium", () => {
   });
 
   it("refuses a form without the session's CSRF token and serves pages that browsers must not cache", async () => {
-    hermes = await startHermes(
+    hermes = await useHermes(
       { ...baseSettings(model.url), connectors: { cron: { enabled: false }, http: httpSettings() } },
       { env: httpEnv },
     );

@@ -1,9 +1,10 @@
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { baseSettings, type Hermes, startHermes } from "../helpers/hermes.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { FakeModel } from "../fakes/model-server.js";
+import { useHermes, useModel } from "../helpers/fixture.js";
+import { baseSettings, type Hermes } from "../helpers/hermes.js";
 import { baseUrlOf, HTTP_TOKEN, httpEnv, httpSettings } from "../helpers/http.js";
 
 const DOC = join(import.meta.dirname, "../../docs/openai.md");
@@ -44,15 +45,11 @@ describe("docs/openai.md", () => {
   let hermes: Hermes | undefined;
 
   beforeEach(async () => {
-    model = await startFakeModel();
-  });
-  afterEach(async () => {
-    if (hermes?.process.exitCode === null) await hermes.stop();
-    await model.close();
+    model = await useModel();
   });
 
   it("its curl examples work as written, run by the real curl against the door", async () => {
-    hermes = await startHermes(
+    hermes = await useHermes(
       {
         ...baseSettings(model.url),
         connectors: { cron: { enabled: false }, http: httpSettings([], { openai: { enabled: true } }) },

@@ -1,10 +1,11 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import OpenAI from "openai";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-server.js";
-import { baseSettings, type Hermes, readDb, startHermes } from "../helpers/hermes.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { FakeModel } from "../fakes/model-server.js";
+import type { FakeTelegram } from "../fakes/telegram-server.js";
+import { useHermes, useModel, useTelegram } from "../helpers/fixture.js";
+import { baseSettings, type Hermes, readDb } from "../helpers/hermes.js";
 import { baseUrlOf, bearer, HTTP_TOKEN, httpEnv, httpSettings } from "../helpers/http.js";
 import { png } from "../media/images.fixture.js";
 
@@ -17,7 +18,7 @@ describe("the OpenAI-compatible API", () => {
   let base = "";
   const start = async (extra: Record<string, unknown> = {}) => {
     const settings = baseSettings(model.url);
-    hermes = await startHermes(
+    hermes = await useHermes(
       {
         ...settings,
         connectors: {
@@ -37,14 +38,8 @@ describe("the OpenAI-compatible API", () => {
     readDb((hermes as Hermes).dbPath, (db) => (db.prepare(sql).get(...args) as { n: number }).n);
 
   beforeEach(async () => {
-    model = await startFakeModel();
-    telegram = await startFakeTelegram();
-  });
-  afterEach(async () => {
-    if (hermes?.process.exitCode === null) await hermes.stop();
-    hermes = undefined;
-    await telegram.close();
-    await model.close();
+    model = await useModel();
+    telegram = await useTelegram();
   });
 
   it("lists its models, and refuses a wrong key, a missing one and a request without a user message in OpenAI's shape", async () => {
@@ -324,7 +319,7 @@ describe("the OpenAI-compatible API", () => {
   });
 
   it("is off unless connectors.http.openai.enabled", async () => {
-    hermes = await startHermes(
+    hermes = await useHermes(
       { ...baseSettings(model.url), connectors: { cron: { enabled: false }, http: httpSettings() } },
       { env: httpEnv },
     );

@@ -4,9 +4,10 @@
  */
 import { existsSync } from "node:fs";
 import { type BrowserContext, chromium } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { baseSettings, createTempDir, type Hermes, startHermes } from "../helpers/hermes.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { FakeModel } from "../fakes/model-server.js";
+import { useHermes, useModel } from "../helpers/fixture.js";
+import { baseSettings, createTempDir, type Hermes } from "../helpers/hermes.js";
 import { baseUrlOf, HTTP_TOKEN, httpEnv, httpSettings } from "../helpers/http.js";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -30,15 +31,10 @@ describe.skipIf(!hasChromium)("the dashboard's search box in chromium", () => {
     await context?.close();
     profile.cleanup();
   });
-  afterEach(async () => {
-    if (hermes?.process.exitCode === null) await hermes.stop();
-    await model?.close();
-    hermes = undefined;
-  });
 
   it("finds a past message by a word without its accent, shows its session, time and speaker, the match marked and markup as text", async () => {
-    model = await startFakeModel();
-    hermes = await startHermes(
+    model = await useModel();
+    hermes = await useHermes(
       { ...baseSettings(model.url), connectors: { cron: { enabled: false }, http: httpSettings() } },
       { env: httpEnv },
     );

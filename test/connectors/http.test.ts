@@ -2,10 +2,11 @@ import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-server.js";
-import { baseSettings, type Hermes, readDb, startHermes } from "../helpers/hermes.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { FakeModel } from "../fakes/model-server.js";
+import type { FakeTelegram } from "../fakes/telegram-server.js";
+import { useHermes, useModel, useTelegram, waitFor } from "../helpers/fixture.js";
+import { baseSettings, type Hermes, readDb } from "../helpers/hermes.js";
 import { baseUrlOf, bearer, githubSignature, HTTP_TOKEN, httpEnv, httpSettings, readSse } from "../helpers/http.js";
 
 const OWNER = 42;
@@ -17,7 +18,7 @@ describe("the HTTP connector", () => {
   let hermes: Hermes | undefined;
   let base = "";
   const start = async (hooks: Record<string, unknown>[] = [], extra: Record<string, unknown> = {}) => {
-    hermes = await startHermes(
+    hermes = await useHermes(
       {
         ...baseSettings(model.url),
         connectors: { cron: { enabled: false }, telegram: telegram.settings([OWNER]), http: httpSettings(hooks) },
@@ -44,14 +45,8 @@ describe("the HTTP connector", () => {
     } as RequestInit);
 
   beforeEach(async () => {
-    model = await startFakeModel();
-    telegram = await startFakeTelegram();
-  });
-  afterEach(async () => {
-    if (hermes?.process.exitCode === null) await hermes.stop();
-    hermes = undefined;
-    await telegram.close();
-    await model.close();
+    model = await useModel();
+    telegram = await useTelegram();
   });
 
   it("runs a GitHub-signed hook, quotes the body's values, and delivers the reply to Telegram", async () => {
@@ -313,12 +308,13 @@ describe("the HTTP connector", () => {
     const status = (await (await fetch(`${base}/v1/status`, { headers: bearer() })).json()) as { connectors: { name: string }[] };
     expect(status.connectors.map((c) => c.name)).toContain("http");
     await model.close();
-    const deadline = Date.now() + 15_000;
-    let res = await fetch(`${base}/healthz`);
-    while (res.status === 200 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 250));
-      res = await fetch(`${base}/healthz`);
-    }
+    const res = await waitFor(
+      async () => {
+        const res = await fetch(`${base}/healthz`);
+        return res.status !== 200 && res;
+      },
+      { everyMs: 250, timeoutMs: 15_000, message: "/healthz still 200 with the model down" },
+    );
     expect(res.status).toBe(503);
     expect(await res.json()).toEqual({ ok: false, reason: "model endpoint unreachable" });
     expect(res.headers.get("cache-control")).toBe("no-store");
@@ -357,13 +353,15 @@ describe("the HTTP connector", () => {
   });
 });
 
-async function waitForPending(base: string): Promise<{ id: string; tool: string }> {
-  for (;;) {
-    const res = await fetch(`${base}/v1/approvals`, { headers: bearer() });
-    const { approvals } = (await res.json()) as { approvals: { id: string; tool: string }[] };
-    if (approvals[0]) return approvals[0];
-    await new Promise((r) => setTimeout(r, 50));
-  }
+function waitForPending(base: string): Promise<{ id: string; tool: string }> {
+  return waitFor(
+    async () => {
+      const res = await fetch(`${base}/v1/approvals`, { headers: bearer() });
+      const { approvals } = (await res.json()) as { approvals: { id: string; tool: string }[] };
+      return approvals[0];
+    },
+    { everyMs: 50, message: "no pending approval in GET /v1/approvals" },
+  );
 }
 
 /** A request body sent in chunks (no Content-Length). */

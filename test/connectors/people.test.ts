@@ -1,8 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { GUILD_CHANNEL, startFakeDiscord } from "../fakes/discord-server.js";
-import { type FakeModel, type RecordedRequest, startFakeModel } from "../fakes/model-server.js";
-import { BOT, type FakeTelegram, startFakeTelegram } from "../fakes/telegram-server.js";
-import { baseSettings, type Hermes, readDb, startHermes } from "../helpers/hermes.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { GUILD_CHANNEL } from "../fakes/discord-server.js";
+import type { FakeModel, RecordedRequest } from "../fakes/model-server.js";
+import { BOT, type FakeTelegram } from "../fakes/telegram-server.js";
+import { useDiscord, useHermes, useModel, useTelegram } from "../helpers/fixture.js";
+import { baseSettings, type Hermes, readDb } from "../helpers/hermes.js";
 
 const ALICE = 42;
 const BOB = 43;
@@ -15,14 +16,8 @@ describe("people: senders, memory per person, group chats", () => {
   let hermes: Hermes | undefined;
 
   beforeEach(async () => {
-    model = await startFakeModel();
-    telegram = await startFakeTelegram();
-  });
-  afterEach(async () => {
-    if (hermes?.process.exitCode === null) await hermes.stop();
-    hermes = undefined;
-    await telegram.close();
-    await model.close();
+    model = await useModel();
+    telegram = await useTelegram();
   });
 
   /** Alice or Bob says `text` to the bot in the group; resolves the model request that answered it. */
@@ -39,7 +34,7 @@ describe("people: senders, memory per person, group chats", () => {
   };
 
   it("labels each group message with its sender, and shows each person their own facts plus the shared ones", async () => {
-    hermes = await startHermes({
+    hermes = await useHermes({
       ...baseSettings(model.url),
       tools: { enabled: ["clock", "memory"] },
       connectors: { cron: { enabled: false }, telegram: telegram.settings([{ id: ALICE, name: "Alice" }, BOB]) },
@@ -102,7 +97,7 @@ describe("people: senders, memory per person, group chats", () => {
   }, 60_000);
 
   it("compacts a Telegram chat on /compact", async () => {
-    hermes = await startHermes({
+    hermes = await useHermes({
       ...baseSettings(model.url),
       connectors: { cron: { enabled: false }, telegram: telegram.settings([ALICE]) },
     });
@@ -119,7 +114,7 @@ describe("people: senders, memory per person, group chats", () => {
   }, 60_000);
 
   it("records who sent each run: a Telegram user by id, the shell as cli", async () => {
-    hermes = await startHermes({
+    hermes = await useHermes({
       ...baseSettings(model.url),
       connectors: { cron: { enabled: false }, telegram: telegram.settings([{ id: ALICE, name: "Alice" }]) },
     });
@@ -138,24 +133,18 @@ describe("people: senders, memory per person, group chats", () => {
   }, 60_000);
 
   it("names a Discord user from allowed_users in a server channel, and records them as the sender", async () => {
-    const discord = await startFakeDiscord();
+    const discord = await useDiscord();
     const carol = "2000000000000000042";
-    try {
-      hermes = await startHermes({
-        ...baseSettings(model.url),
-        connectors: { cron: { enabled: false }, discord: discord.settings([{ id: carol, name: "Carol" }]) },
-      });
-      await hermes.waitForLog((l) => l.msg === "discord gateway ready");
-      model.script({ text: "Hi Carol." });
-      discord.say(carol, "who am I?", { mention: true });
-      await discord.waitFor((c) => c.method === `POST /channels/${GUILD_CHANNEL}/messages`);
-      expect(model.requests[0]?.messages.at(-1)?.content).toMatch(/^Carol: who am I\?\n/);
-      const sender = readDb(hermes.dbPath, (db) => db.prepare("SELECT sender_id, sender_name FROM runs").get());
-      expect(sender).toEqual({ sender_id: `discord:${carol}`, sender_name: "Carol" });
-    } finally {
-      await hermes?.stop();
-      hermes = undefined;
-      await discord.close();
-    }
+    hermes = await useHermes({
+      ...baseSettings(model.url),
+      connectors: { cron: { enabled: false }, discord: discord.settings([{ id: carol, name: "Carol" }]) },
+    });
+    await hermes.waitForLog((l) => l.msg === "discord gateway ready");
+    model.script({ text: "Hi Carol." });
+    discord.say(carol, "who am I?", { mention: true });
+    await discord.waitFor((c) => c.method === `POST /channels/${GUILD_CHANNEL}/messages`);
+    expect(model.requests[0]?.messages.at(-1)?.content).toMatch(/^Carol: who am I\?\n/);
+    const sender = readDb(hermes.dbPath, (db) => db.prepare("SELECT sender_id, sender_name FROM runs").get());
+    expect(sender).toEqual({ sender_id: `discord:${carol}`, sender_name: "Carol" });
   }, 60_000);
 });

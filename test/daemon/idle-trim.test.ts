@@ -5,6 +5,7 @@ import { createLogger } from "../../src/log.js";
 import { startFakeModel } from "../fakes/model-server.js";
 import { baseSettings, startHermes } from "../helpers/hermes.js";
 import { stoppedAfterEach } from "../helpers/per-test.js";
+import { waitFor } from "../helpers/wait.js";
 
 const log = createLogger("silent");
 const newSpaceBytes = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === "new_space")?.physical_space_size ?? 0;
@@ -19,14 +20,8 @@ function burst(): void {
 }
 
 /** Resolves once `trims` has its first entry. */
-function firstTrim(trims: number[]): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const check = setInterval(() => {
-      if (!trims.length) return;
-      clearInterval(check);
-      resolve();
-    }, 20);
-  });
+function firstTrim(trims: number[]): Promise<boolean> {
+  return waitFor(() => trims.length > 0, { everyMs: 20, message: "no trim" });
 }
 
 describe("giving memory back when quiet", () => {

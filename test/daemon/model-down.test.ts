@@ -1,8 +1,9 @@
 import { once } from "node:events";
 import { createServer } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { baseSettings, type Hermes, startHermes } from "../helpers/hermes.js";
+import { describe, expect, it } from "vitest";
+import type { FakeModel } from "../fakes/model-server.js";
+import { useHermes, useModel } from "../helpers/fixture.js";
+import { baseSettings, type Hermes } from "../helpers/hermes.js";
 
 /** A loopback port that nothing listens on (connections are refused at once). */
 async function closedPort(): Promise<number> {
@@ -31,21 +32,15 @@ const notReady = (l: Record<string, unknown>) => String(l.msg).startsWith("model
 describe("a model endpoint that is down", () => {
   let hermes: Hermes | undefined;
   let model: FakeModel | undefined;
-  afterEach(async () => {
-    await hermes?.stop();
-    hermes = undefined;
-    await model?.close();
-    model = undefined;
-  });
 
   it("is reported within about a second when the health probe already saw it down, and the next message after it is back is answered", async () => {
     const port = await closedPort();
-    hermes = await startHermes(settings(`http://127.0.0.1:${port}`));
+    hermes = await useHermes(settings(`http://127.0.0.1:${port}`));
     await hermes.waitForLog(notReady);
     const down = await timedAsk(hermes, "hi");
     expect(down.stdout).toMatch(/The model is unreachable: .*ECONNREFUSED/);
     expect(down.ms).toBeLessThan(1500);
-    model = await startFakeModel({ port });
+    model = await useModel({ port });
     model.script({ text: "I am back." });
     const back = await timedAsk(hermes, "hi again");
     expect(back.stdout).toBe("I am back.\n");
@@ -53,8 +48,8 @@ describe("a model endpoint that is down", () => {
   });
 
   it("is retried in full when it was healthy (a restart may be under way), then reported at once while it stays down", async () => {
-    model = await startFakeModel();
-    hermes = await startHermes(settings(model.url, { retry_base_ms: 300 }));
+    model = await useModel();
+    hermes = await useHermes(settings(model.url, { retry_base_ms: 300 }));
     await hermes.waitForLog((l) => l.msg === "model endpoint ready");
     await model.close();
     model = undefined;

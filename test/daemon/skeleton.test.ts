@@ -1,7 +1,8 @@
 import { createServer } from "node:net";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { baseSettings, type Hermes, startHermes } from "../helpers/hermes.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { FakeModel } from "../fakes/model-server.js";
+import { useHermes, useModel } from "../helpers/fixture.js";
+import { baseSettings, type Hermes } from "../helpers/hermes.js";
 
 async function closedPortUrl(): Promise<string> {
   const server = createServer().listen(0, "127.0.0.1");
@@ -20,17 +21,12 @@ describe.each(["ollama", "openai"] as const)("the daemon with provider %s", (pro
   };
 
   beforeEach(async () => {
-    model = await startFakeModel();
-  });
-  afterEach(async () => {
-    await hermes?.stop();
-    hermes = undefined;
-    await model.close();
+    model = await useModel();
   });
 
   it("answers a plain message and sends the context size", async () => {
     model.script({ text: "Hello from the model." });
-    hermes = await startHermes(settings());
+    hermes = await useHermes(settings());
     const result = await hermes.ask("hi");
     expect(result.stdout).toBe("Hello from the model.\n");
     expect(result.code).toBe(0);
@@ -44,7 +40,7 @@ describe.each(["ollama", "openai"] as const)("the daemon with provider %s", (pro
   it("runs a clock round trip and feeds the result back to the model", async () => {
     model.script({ toolCalls: [{ name: "clock", arguments: {} }] });
     model.respond((req) => ({ text: `The clock says: ${req.messages.at(-1)?.content}` }));
-    hermes = await startHermes(settings());
+    hermes = await useHermes(settings());
     const result = await hermes.ask("what time is it?");
     expect(result.stdout).toMatch(/^The clock says: .*\(Europe\/Berlin; ISO \d{4}-/);
     const toolMessage = model.requests[1]?.messages.at(-1);
@@ -53,7 +49,7 @@ describe.each(["ollama", "openai"] as const)("the daemon with provider %s", (pro
 
   it("keeps a note across a daemon restart", async () => {
     model.script({ toolCalls: [{ name: "notes", arguments: { action: "add", text: "buy oat milk" } }] }, { text: "Noted." });
-    hermes = await startHermes(settings());
+    hermes = await useHermes(settings());
     expect((await hermes.ask("note: buy oat milk")).stdout).toBe("Noted.\n");
     await hermes.stop();
     hermes = await hermes.restart();
@@ -72,7 +68,7 @@ describe.each(["ollama", "openai"] as const)("the daemon with provider %s", (pro
       ],
     });
     model.script({ text: "Sorry, I could not do that." });
-    hermes = await startHermes(settings());
+    hermes = await useHermes(settings());
     const result = await hermes.ask("do impossible things");
     expect(result.stdout).toBe("Sorry, I could not do that.\n");
     const results = model.requests[1]?.messages.filter((m) => m.role === "tool").map((m) => m.content) ?? [];
@@ -83,7 +79,7 @@ describe.each(["ollama", "openai"] as const)("the daemon with provider %s", (pro
 
   it("cuts a model that never stops calling tools at max_steps, with a reply that says so", async () => {
     model.respond((_req, i) => ({ toolCalls: [{ name: "notes", arguments: { action: "search", query: `q${i}` } }] }));
-    hermes = await startHermes(settings({ agent: { max_steps: 3 } }));
+    hermes = await useHermes(settings({ agent: { max_steps: 3 } }));
     const result = await hermes.ask("loop forever");
     expect(result.stdout).toContain("stopped after 3 model steps");
     expect(result.stdout).toContain("agent.max_steps");
@@ -92,7 +88,7 @@ describe.each(["ollama", "openai"] as const)("the daemon with provider %s", (pro
 
   it("retries a 429 and then succeeds", async () => {
     model.script({ status: 429, retryAfterS: 0 }, { status: 503 }, { text: "Worked on the third try." });
-    hermes = await startHermes(settings());
+    hermes = await useHermes(settings());
     const result = await hermes.ask("hello");
     expect(result.stdout).toBe("Worked on the third try.\n");
     expect(model.requests).toHaveLength(3);
@@ -102,7 +98,7 @@ describe.each(["ollama", "openai"] as const)("the daemon with provider %s", (pro
 describe("the daemon when the model endpoint is down", () => {
   it("keeps running and every reply says where the model is unreachable and how to fix it", async () => {
     const url = await closedPortUrl();
-    const hermes = await startHermes(baseSettings(url));
+    const hermes = await useHermes(baseSettings(url));
     try {
       const result = await hermes.ask("hello?");
       expect(result.code).toBe(1);
@@ -118,9 +114,9 @@ describe("the daemon when the model endpoint is down", () => {
   });
 
   it("tells a missing model apart and names the pull command", async () => {
-    const model = await startFakeModel();
+    const model = await useModel();
     model.models = ["llama3.2:3b"];
-    const hermes = await startHermes(baseSettings(model.url));
+    const hermes = await useHermes(baseSettings(model.url));
     try {
       const result = await hermes.ask("hello?");
       expect(result.stdout).toContain("ollama pull hermes3:8b");

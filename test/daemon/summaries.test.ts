@@ -1,23 +1,19 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { Client } from "../../src/cli/client.js";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { baseSettings, type Hermes, startHermes } from "../helpers/hermes.js";
+import type { FakeModel } from "../fakes/model-server.js";
+import { useHermes, useModel } from "../helpers/fixture.js";
+import { baseSettings, type Hermes } from "../helpers/hermes.js";
 
 describe("summaries in the running daemon", () => {
   let model: FakeModel;
   let hermes: Hermes | undefined;
 
   beforeEach(async () => {
-    model = await startFakeModel();
-  });
-  afterEach(async () => {
-    if (hermes?.process.exitCode === null) await hermes.stop();
-    hermes = undefined;
-    await model.close();
+    model = await useModel();
   });
 
   it("compacts on /compact in hermes chat and shows the summary in hermes sessions and hermes export", async () => {
-    hermes = await startHermes(baseSettings(model.url));
+    hermes = await useHermes(baseSettings(model.url));
     model.script({ text: "Hello Ada." }, { text: "Tea it is." });
     const chat = await hermes.cli(["chat", "--session", "c"], { input: "my name is Ada\nI like tea\n/compact\n/exit\n" });
     expect(chat.code).toBe(0);
@@ -44,7 +40,7 @@ describe("summaries in the running daemon", () => {
 
   it("logs a failed compaction and answers the run with the oldest turns dropped", async () => {
     const settings = baseSettings(model.url);
-    hermes = await startHermes({
+    hermes = await useHermes({
       ...settings,
       model: { ...(settings.model as object), context_tokens: 2048, max_output_tokens: 256 },
       tools: { enabled: ["clock"] },

@@ -1,18 +1,14 @@
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { baseSettings, createTempDir, type Hermes, readDb, runCli, startHermes, writeConfig } from "../helpers/hermes.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { FakeModel } from "../fakes/model-server.js";
+import { useHermes, useModel } from "../helpers/fixture.js";
+import { baseSettings, createTempDir, type Hermes, readDb, runCli, writeConfig } from "../helpers/hermes.js";
 
 describe("hermes usage, status and doctor over the real daemon", () => {
   let model: FakeModel;
   let hermes: Hermes | undefined;
   beforeEach(async () => {
-    model = await startFakeModel();
-  });
-  afterEach(async () => {
-    if (hermes?.process.exitCode === null) await hermes.stop();
-    hermes = undefined;
-    await model.close();
+    model = await useModel();
   });
 
   it("`hermes usage` totals match the ledger's rows, by model and in JSON; `hermes status` shows today's; `ask --json` carries each step's usage", async () => {
@@ -21,7 +17,7 @@ describe("hermes usage, status and doctor over the real daemon", () => {
       { text: "noon", promptTokens: 260, outputTokens: 4 },
       { text: "hi", promptTokens: 90, outputTokens: 2 },
     );
-    hermes = await startHermes(baseSettings(model.url));
+    hermes = await useHermes(baseSettings(model.url));
     const asked = await hermes.ask("time?", "--json");
     const events = asked.stdout
       .trim()
@@ -68,7 +64,7 @@ describe("hermes usage, status and doctor over the real daemon", () => {
     model.nCtx = 4096;
     const settings = baseSettings(model.openaiUrl, "openai");
     const cfg = { ...settings, model: { ...(settings.model as object), context_tokens: 16384, max_output_tokens: 512 } };
-    hermes = await startHermes(cfg);
+    hermes = await useHermes(cfg);
     const warning = await hermes.waitForLog((l) => typeof l.msg === "string" && l.msg.includes("llama.cpp /props n_ctx"));
     expect(warning.msg).toMatch(/context_tokens is 16384 but llama.cpp \/props n_ctx says hermes3:8b .* has 4096/);
     const huge = "many words ".repeat(4000);
@@ -92,13 +88,13 @@ describe("hermes usage, status and doctor over the real daemon", () => {
   });
 
   it("a fallback that answers for a refusing primary: the reply says so in one line, `hermes status` says who serves and why", async () => {
-    const fallback = await startFakeModel();
+    const fallback = await useModel();
     fallback.models = ["small-model"];
     fallback.respond(() => ({ text: "from the fallback" }));
     try {
       const settings = baseSettings(model.url);
       const fallbacks = [{ provider: "openai", base_url: fallback.openaiUrl, name: "small-model", retries: 0 }];
-      hermes = await startHermes({ ...settings, model: { ...(settings.model as object), fallbacks } });
+      hermes = await useHermes({ ...settings, model: { ...(settings.model as object), fallbacks } });
       await model.pause();
       const asked = await hermes.ask("hello");
       expect(asked.stdout).toMatch(/^\(answered by small-model: the model at 127\.0\.0\.1:\d+ is unreachable\)\n\nfrom the fallback\n$/);
@@ -116,7 +112,7 @@ describe("hermes usage, status and doctor over the real daemon", () => {
   it("a scheduled run obeys agent.max_run_tokens too", async () => {
     model.respond(() => ({ toolCalls: [{ name: "clock" }], promptTokens: 2500, outputTokens: 20 }));
     const settings = baseSettings(model.url);
-    hermes = await startHermes({
+    hermes = await useHermes({
       ...settings,
       agent: { max_run_tokens: 3000, repeat_limit: 100 },
       connectors: {
@@ -135,7 +131,7 @@ describe("hermes usage, status and doctor over the real daemon", () => {
 
   it("doctor reads Ollama's /api/show and the fallbacks' /v1/models max_model_len", async () => {
     model.contextLength = 8192;
-    const fallback = await startFakeModel();
+    const fallback = await useModel();
     fallback.models = ["small-model"];
     fallback.maxModelLen = 32768;
     const dir = createTempDir();

@@ -8,6 +8,7 @@ import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { type WebSocket, WebSocketServer } from "ws";
+import { createChanges, waitForEntry } from "../helpers/wait.js";
 import { readBody } from "./model-server.js";
 
 export const DISCORD_TOKEN = "MTEwMDAwMDAwMDAwMDAwMDAwMQ.fake-discord.bot-token-used-only-by-the-tests-00000";
@@ -78,7 +79,8 @@ export interface FakeDiscord {
   fail(match: RegExp, status: number, times?: number, retryAfter?: number): void;
   /** `connectors.discord` settings that point hermes at this fake, without streaming unless `extra` turns it on. */
   settings(allowedUsers: (string | { id: string; name: string })[], extra?: Record<string, unknown>): Record<string, unknown>;
-  waitFor(predicate: (call: DiscordCall) => boolean, from?: number): Promise<DiscordCall>;
+  /** The first call from index `from` on that matches; fails after `timeoutMs` (default WAIT_MS) saying which. */
+  waitFor(predicate: (call: DiscordCall) => boolean, from?: number, timeoutMs?: number): Promise<DiscordCall>;
   /** Messages the bot sent into a channel, in order. */
   messagesIn(channelId: string): DiscordCall[];
   close(): Promise<void>;
@@ -88,7 +90,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
   let nextId = 1300000000000000000n;
   const snowflake = () => String(nextId++);
   const calls: DiscordCall[] = [];
-  const waiters: { predicate: (c: DiscordCall) => boolean; from: number; resolve: (c: DiscordCall) => void }[] = [];
+  const changes = createChanges();
   const faults: { match: RegExp; status: number; times: number; retryAfter?: number }[] = [];
   const sockets = new Set<Socket>();
   const sessions = new Map<WebSocket, { seq: number; ready: boolean }>();
@@ -99,10 +101,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
   const record = (fields: Omit<DiscordCall, "at">) => {
     const call = { ...fields, at: performance.now() };
     calls.push(call);
-    for (const w of waiters.filter((w) => calls.length - 1 >= w.from && w.predicate(call))) {
-      waiters.splice(waiters.indexOf(w), 1);
-      w.resolve(call);
-    }
+    changes.notify();
   };
   const user = (id: string) => ({ id, username: `user${id.slice(-4)}`, discriminator: "0", global_name: null, avatar: null });
   const member = (id: string) => ({ roles: [], joined_at: new Date(0).toISOString(), deaf: false, mute: false, flags: 0, user: user(id) });
@@ -224,11 +223,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       stream_replies: false,
       ...extra,
     }),
-    waitFor(predicate, from = 0) {
-      const found = calls.slice(from).find(predicate);
-      if (found) return Promise.resolve(found);
-      return new Promise((resolve) => waiters.push({ predicate, from, resolve }));
-    },
+    waitFor: (predicate, from = 0, timeoutMs) => waitForEntry(calls, predicate, from, "Discord call", changes, timeoutMs),
     messagesIn: (channelId) => calls.filter((c) => c.method === `POST /channels/${channelId}/messages`),
     close: async () => {
       for (const ws of sessions.keys()) ws.terminate();

@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import { COMPACTION_MARKER } from "../../src/agent/compaction.js";
+import { createChanges, waitFor } from "../helpers/wait.js";
 
 export interface ScriptedCall {
   name: string;
@@ -108,7 +109,7 @@ export async function startFakeModel(options: { port?: number; tls?: { key: stri
   const compactionQueue: Turn[] = [];
   let responder: Responder = () => ({ text: "ok" });
   const requests: RecordedRequest[] = [];
-  const waiters: { n: number; resolve: () => void }[] = [];
+  const changes = createChanges();
   const sockets = new Set<Socket>();
   const fake: FakeModel = {
     url: "",
@@ -122,7 +123,9 @@ export async function startFakeModel(options: { port?: number; tls?: { key: stri
     respond: (r) => {
       responder = r;
     },
-    waitForRequests: (n) => (requests.length >= n ? Promise.resolve() : new Promise((resolve) => waiters.push({ n, resolve }))),
+    waitForRequests: async (n) => {
+      await waitFor(() => requests.length >= n, { changes, message: () => `${n} requests (${requests.length} came)` });
+    },
     pause: async () => {
       for (const s of sockets) s.destroy();
       server.close();
@@ -185,10 +188,7 @@ export async function startFakeModel(options: { port?: number; tls?: { key: stri
       tools: (body.tools ?? []) as RecordedRequest["tools"],
     };
     requests.push(recorded);
-    for (const w of waiters.filter((w) => requests.length >= w.n)) {
-      waiters.splice(waiters.indexOf(w), 1);
-      w.resolve();
-    }
+    changes.notify();
     const lastMessage = recorded.messages.at(-1);
     recorded.compaction = [recorded.messages[0], lastMessage?.role === "user" ? lastMessage : undefined].some((m) =>
       String(m?.content ?? "").startsWith(COMPACTION_MARKER),

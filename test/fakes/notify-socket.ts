@@ -1,12 +1,13 @@
 /** Runs the python3 NOTIFY_SOCKET listener and collects what the daemon tells "systemd". */
 import { spawn } from "node:child_process";
 import { join, sep } from "node:path";
+import { createChanges, waitForEntry } from "../helpers/wait.js";
 
 export interface NotifySocket {
   path: string;
   messages: string[];
   /** Resolves with the first message (from index `from` on) that matches. */
-  waitFor(predicate: (message: string) => boolean, from?: number): Promise<string>;
+  waitFor(predicate: (message: string) => boolean, from?: number, timeoutMs?: number): Promise<string>;
   close(): void;
 }
 
@@ -15,7 +16,7 @@ export async function startNotifySocket(dir: string): Promise<NotifySocket> {
   const script = join(import.meta.dirname.replace(`${sep}dist${sep}test${sep}`, `${sep}test${sep}`), "notify-listener.py");
   const child = spawn("python3", [script, path], { stdio: ["ignore", "pipe", "inherit"] });
   const messages: string[] = [];
-  const waiters: { predicate: (m: string) => boolean; from: number; resolve: (m: string) => void }[] = [];
+  const changes = createChanges();
   let buffer = "";
   let listening: () => void = () => {};
   const ready = new Promise<void>((r) => {
@@ -31,21 +32,14 @@ export async function startNotifySocket(dir: string): Promise<NotifySocket> {
         continue;
       }
       messages.push(message);
-      for (const w of waiters.filter((w) => messages.length - 1 >= w.from && w.predicate(message))) {
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(message);
-      }
+      changes.notify();
     }
   });
   await ready;
   return {
     path,
     messages,
-    waitFor: (predicate, from = 0) => {
-      const found = messages.slice(from).find(predicate);
-      if (found) return Promise.resolve(found);
-      return new Promise((resolve) => waiters.push({ predicate, from, resolve }));
-    },
+    waitFor: (predicate, from = 0, timeoutMs) => waitForEntry(messages, predicate, from, "notify message", changes, timeoutMs),
     close: () => child.kill(),
   };
 }

@@ -8,6 +8,7 @@ import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { Readable } from "node:stream";
+import { createChanges, waitFor } from "../helpers/wait.js";
 
 export interface TranscriptionRequest {
   fileName: string;
@@ -39,14 +40,16 @@ const FORMATS = new Set(["json", "text", "verbose_json", "srt", "vtt"]);
 
 export async function startFakeSpeech(): Promise<FakeSpeech> {
   const sockets = new Set<Socket>();
-  const waiters: { n: number; resolve: () => void }[] = [];
+  const changes = createChanges();
   const fake: FakeSpeech = {
     url: "",
     requests: [],
     models: ["Systran/faster-whisper-small"],
     transcripts: [],
     hang: 0,
-    waitForRequests: (n) => (fake.requests.length >= n ? Promise.resolve() : new Promise((resolve) => waiters.push({ n, resolve }))),
+    waitForRequests: async (n) => {
+      await waitFor(() => fake.requests.length >= n, { changes, message: () => `${n} requests (${fake.requests.length} came)` });
+    },
     close: async () => {
       for (const s of sockets) s.destroy();
       server.close();
@@ -83,10 +86,7 @@ export async function startFakeSpeech(): Promise<FakeSpeech> {
       responseFormat,
       authorization: req.headers.authorization,
     });
-    for (const w of waiters.filter((w) => fake.requests.length >= w.n)) {
-      waiters.splice(waiters.indexOf(w), 1);
-      w.resolve();
-    }
+    changes.notify();
     if (fake.hang > 0) {
       fake.hang--;
       return;

@@ -6,6 +6,7 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { createChanges, waitForEntry } from "../helpers/wait.js";
 import { readBody } from "./model-server.js";
 
 export const BOT = { id: 999, is_bot: true, first_name: "hermes", username: "hermes_test_bot" };
@@ -51,7 +52,8 @@ export interface FakeTelegram {
   rejectHtml: boolean;
   /** `connectors.telegram` settings that point hermes at this fake, with a fast poll and no streaming. */
   settings(allowedUsers: (number | { id: number; name: string })[], extra?: Record<string, unknown>): Record<string, unknown>;
-  waitFor(predicate: (call: Call) => boolean, from?: number): Promise<Call>;
+  /** The first call from index `from` on that matches; fails after `timeoutMs` (default WAIT_MS) saying which. */
+  waitFor(predicate: (call: Call) => boolean, from?: number, timeoutMs?: number): Promise<Call>;
   messagesTo(chatId: number): Call[];
   close(): Promise<void>;
 }
@@ -65,7 +67,7 @@ export async function startFakeTelegram(port = 0): Promise<FakeTelegram> {
   const offsets: number[] = [];
   const faults = new Map<string, Fault>();
   const pollers: (() => void)[] = [];
-  const waiters: { predicate: (c: Call) => boolean; from: number; resolve: (c: Call) => void }[] = [];
+  const changes = createChanges();
   const sockets = new Set<Socket>();
   const files = new Map<string, { path: string; bytes: Buffer }>();
   const downloads: string[] = [];
@@ -73,10 +75,7 @@ export async function startFakeTelegram(port = 0): Promise<FakeTelegram> {
 
   const record = (call: Call) => {
     calls.push(call);
-    for (const w of waiters.filter((w) => calls.length - 1 >= w.from && w.predicate(call))) {
-      waiters.splice(waiters.indexOf(w), 1);
-      w.resolve(call);
-    }
+    changes.notify();
   };
   const wake = () => {
     for (const p of pollers.splice(0)) p();
@@ -153,11 +152,7 @@ export async function startFakeTelegram(port = 0): Promise<FakeTelegram> {
     hangGetUpdates(n) {
       hang = n;
     },
-    waitFor(predicate, from = 0) {
-      const found = calls.slice(from).find(predicate);
-      if (found) return Promise.resolve(found);
-      return new Promise((resolve) => waiters.push({ predicate, from, resolve }));
-    },
+    waitFor: (predicate, from = 0, timeoutMs) => waitForEntry(calls, predicate, from, "Bot API call", changes, timeoutMs),
     messagesTo: (chatId) => calls.filter((c) => c.method === "sendMessage" && Number(c.params.chat_id) === chatId),
     close: async () => {
       for (const s of sockets) s.destroy();

@@ -2,9 +2,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { createConnection } from "node:net";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel, type Turn } from "../fakes/model-server.js";
-import { baseSettings, type Hermes, startHermes } from "../helpers/hermes.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { FakeModel, Turn } from "../fakes/model-server.js";
+import { useHermes, useModel } from "../helpers/fixture.js";
+import { baseSettings, type Hermes } from "../helpers/hermes.js";
 
 const appendCall = (word: string): Turn => ({ toolCalls: [{ name: "shell", arguments: { command: `echo ${word} >> ledger.txt` } }] });
 /** The model repeats the last tool result, so the reply shows what the gate decided. */
@@ -60,17 +61,12 @@ describe("confirmation before risky tools", () => {
   let hermes: Hermes | undefined;
   const start = async (agent: Record<string, unknown> = {}) => {
     const base = baseSettings(model.url);
-    hermes = await startHermes({ ...base, agent: { confirm_timeout_s: 600, ...agent }, tools: { enabled: ["clock", "shell"] } });
+    hermes = await useHermes({ ...base, agent: { confirm_timeout_s: 600, ...agent }, tools: { enabled: ["clock", "shell"] } });
     return hermes;
   };
   beforeEach(async () => {
-    model = await startFakeModel();
+    model = await useModel();
     model.respond(echoResult);
-  });
-  afterEach(async () => {
-    await hermes?.stop();
-    hermes = undefined;
-    await model.close();
   });
 
   it("runs the call once with --yes", async () => {

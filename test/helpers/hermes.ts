@@ -1,10 +1,12 @@
 /** Runs the real daemon (`hermes start`) and the real CLI as child processes in a temp directory. */
 import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve, sep } from "node:path";
 import Database from "better-sqlite3";
 import { stringify } from "yaml";
+import { createChanges, waitFor } from "./wait.js";
 
 /** The repository root, whether this file runs from test/ (vitest) or dist/test/ (the benchmark). */
 const ROOT = resolve(import.meta.dirname, import.meta.dirname.includes(`${sep}dist${sep}`) ? "../../.." : "../..");
@@ -72,7 +74,8 @@ export interface Hermes {
   logs: Record<string, unknown>[];
   cli(args: string[], options?: { env?: NodeJS.ProcessEnv; input?: string }): Promise<CliResult>;
   ask(text: string, ...flags: string[]): Promise<CliResult>;
-  waitForLog(predicate: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
+  /** The first log line that matches; fails when hermes exits first or after `timeoutMs` (default WAIT_MS). */
+  waitForLog(predicate: (line: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
   /** SIGTERM and wait for exit; resolves the exit code. */
   stop(): Promise<number | null>;
   /** SIGKILL and wait for exit. */
@@ -99,10 +102,27 @@ export function baseSettings(modelUrl: string, provider: "ollama" | "openai" = "
   };
 }
 
+/** Temp dirs `startHermes` made, removed when the test file is done (tests read them after a stop). */
+const madeDirs = new Set<string>();
+
 export async function startHermes(settings: Settings, options: { dir?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Hermes> {
-  const dir = options.dir ?? createTempDir().path;
+  const dir = options.dir ?? madeDir();
   const configPath = writeConfig(dir, settings);
   return launch(dir, configPath, options.env ?? {});
+}
+
+function madeDir(): string {
+  const { path } = createTempDir();
+  madeDirs.add(path);
+  return path;
+}
+
+/** Removes the temp dirs `startHermes` made; `dir` alone, or all of them. */
+export function removeMadeDirs(dir?: string): void {
+  for (const path of dir === undefined ? [...madeDirs] : [dir].filter((d) => madeDirs.has(d))) {
+    rmSync(path, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
+    madeDirs.delete(path);
+  }
 }
 
 /** Reads a hermes database (read-only) and closes it again, also when `read` throws. */
@@ -124,6 +144,14 @@ export function killLeftoverDaemons(): void {
 }
 process.once("exit", killLeftoverDaemons);
 
+/** At the end of a test file: kills what is left running, waits until it has exited, and removes the temp dirs. */
+export async function cleanUpTestFile(): Promise<void> {
+  const exits = [...daemons].map((child) => once(child, "exit"));
+  killLeftoverDaemons();
+  await Promise.all(exits);
+  removeMadeDirs();
+}
+
 /** Starts `hermes start` from `cli` (the built command unless a test runs a copy of it). */
 export async function launch(dir: string, configPath: string, env: NodeJS.ProcessEnv, cli = CLI): Promise<Hermes> {
   const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, cli, "start", "--config", configPath], {
@@ -134,7 +162,7 @@ export async function launch(dir: string, configPath: string, env: NodeJS.Proces
   daemons.add(child);
   child.once("exit", () => daemons.delete(child));
   const logs: Record<string, unknown>[] = [];
-  const watchers: { predicate: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = [];
+  const changes = createChanges();
   let buffer = "";
   let stderr = "";
   child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
@@ -145,10 +173,7 @@ export async function launch(dir: string, configPath: string, env: NodeJS.Proces
       try {
         const parsed = JSON.parse(line) as Record<string, unknown>;
         logs.push(parsed);
-        for (const w of watchers.filter((w) => w.predicate(parsed))) {
-          watchers.splice(watchers.indexOf(w), 1);
-          w.resolve(parsed);
-        }
+        changes.notify();
       } catch {
         // not a log line
       }
@@ -157,16 +182,25 @@ export async function launch(dir: string, configPath: string, env: NodeJS.Proces
   child.stderr?.setEncoding("utf8").on("data", (d: string) => {
     stderr += d;
   });
-  const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
-  const waitForLog = (predicate: (l: Record<string, unknown>) => boolean) => {
-    const found = logs.find(predicate);
-    if (found) return Promise.resolve(found);
-    return new Promise<Record<string, unknown>>((resolveLog, reject) => {
-      watchers.push({ predicate, resolve: resolveLog });
-      void exited.then((code) => reject(new Error(`hermes exited with ${code} before the log line appeared:\n${stderr}`)));
-    });
-  };
-  await waitForLog((l) => l.msg === "hermes is ready");
+  let exitCode: number | null | undefined;
+  const exited = new Promise<number | null>((r) =>
+    child.on("exit", (code) => {
+      exitCode = code;
+      changes.notify();
+      r(code);
+    }),
+  );
+  const waitForLog = (predicate: (l: Record<string, unknown>) => boolean, timeoutMs?: number) =>
+    waitFor(
+      () => {
+        const found = logs.find(predicate);
+        if (found || exitCode === undefined) return found;
+        throw new Error(`hermes exited with ${exitCode} before the log line ${String(predicate)} appeared:\n${stderr}`);
+      },
+      { changes, timeoutMs, message: () => `no log line matched ${String(predicate)}; the last: ${JSON.stringify(logs.at(-1))}` },
+    );
+  // A start on a loaded machine may take a while; the deadline still ends before vitest's hook timeout.
+  await waitForLog((l) => l.msg === "hermes is ready", 28_000);
   const cliEnv = { HERMES_CONFIG: configPath };
   const hermes: Hermes = {
     dir,

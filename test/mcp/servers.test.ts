@@ -6,6 +6,7 @@ import { type FakeMcpHttp, startFakeMcpHttp } from "../fakes/mcp-http-server.js"
 import { type FakeModel, type RecordedRequest, startFakeModel, type Turn } from "../fakes/model-server.js";
 import { baseSettings, createTempDir, type Hermes, startHermes, writeConfig } from "../helpers/hermes.js";
 import { baseUrlOf, bearer, httpEnv, httpSettings } from "../helpers/http.js";
+import { waitFor } from "../helpers/wait.js";
 
 const STDIO_SERVER = resolve(import.meta.dirname, "../fakes/mcp-stdio-server.mjs");
 const TOKEN = "ha-long-lived-token-for-tests";
@@ -210,16 +211,22 @@ describe("MCP tool servers", () => {
     const started = Date.now();
     expect((await h.ask("hang")).stdout).toMatch(/error: timed out after 1 s/);
     expect(Date.now() - started).toBeLessThan(5000);
-    await waitUntil(() => ledger().includes("hang cancelled"));
+    await waitFor(() => ledger().includes("hang cancelled"), { everyMs: 25, message: "ledger().includes('hang cancelled')" });
     model.script(call("files__read_state", { entity: "sensor.door" }));
     expect((await h.ask("still there?")).stdout).toMatch(/sensor\.door is on/);
 
     model.script(call("files__hang"));
     const socket = createConnection(h.socketPath);
     socket.write(`${JSON.stringify({ v: 1, id: "1", op: "ask", session: "s", text: "hang again" })}\n`);
-    await waitUntil(() => ledger().filter((l) => l === "hang started").length === 2);
+    await waitFor(() => ledger().filter((l) => l === "hang started").length === 2, {
+      everyMs: 25,
+      message: "ledger().filter((l) => l === 'hang started').length === 2",
+    });
     socket.write(`${JSON.stringify({ v: 1, id: "2", op: "stop", session: "s" })}\n`);
-    await waitUntil(() => ledger().filter((l) => l === "hang cancelled").length === 2);
+    await waitFor(() => ledger().filter((l) => l === "hang cancelled").length === 2, {
+      everyMs: 25,
+      message: "ledger().filter((l) => l === 'hang cancelled').length === 2",
+    });
     socket.destroy();
   });
 
@@ -236,7 +243,7 @@ describe("MCP tool servers", () => {
     expect(tools.servers[0]?.last_error).toBeTruthy();
     rmSync(downFile());
     const connects = () => h.logs.filter((l) => l.msg === "mcp server connected").length;
-    await waitUntil(() => connects() >= 2);
+    await waitFor(() => connects() >= 2, { everyMs: 25, message: "connects() >= 2" });
     model.script(call("files__read_state", { entity: "light.hall" }));
     expect((await h.ask("look again")).stdout).toMatch(/light\.hall is on/);
   });
@@ -359,8 +366,11 @@ describe("MCP tool servers", () => {
     h.process.kill("SIGHUP");
     await h.waitForLog((l) => l.msg === "config reloaded");
     expect((await names()).sort()).toEqual(["files__read_state", "files__set_light"]);
-    await waitUntil(() => h.logs.filter((l) => l.msg === "mcp server connected").length >= 2);
-    await waitUntil(() => pids().length === 2 && !isAlive(pids()[0]));
+    await waitFor(() => h.logs.filter((l) => l.msg === "mcp server connected").length >= 2, {
+      everyMs: 25,
+      message: "h.logs.filter((l) => l.msg === 'mcp server connected').length >= 2",
+    });
+    await waitFor(() => pids().length === 2 && !isAlive(pids()[0]), { everyMs: 25, message: "pids().length === 2 && !isAlive(pids()[0])" });
     model.script(call("files__read_state", { entity: "light.attic" }));
     expect((await h.ask("look")).stdout).toMatch(/light\.attic is on/);
   });
@@ -369,7 +379,10 @@ describe("MCP tool servers", () => {
     model.script(call("files__grow"));
     const h = await start({ enabled: ["files__*"], servers: { files: stdioServer({ confirm: "never" }) } });
     expect(toolNames(await askAndGetRequest(h, model, "grow"))).not.toContain("files__extra");
-    await waitUntil(() => h.logs.filter((l) => l.msg === "mcp tool list loaded").length >= 2);
+    await waitFor(() => h.logs.filter((l) => l.msg === "mcp tool list loaded").length >= 2, {
+      everyMs: 25,
+      message: "h.logs.filter((l) => l.msg === 'mcp tool list loaded').length >= 2",
+    });
     model.script(call("files__extra"));
     const req = await askAndGetRequest(h, model, "use it");
     expect(toolNames(req)).toContain("files__extra");
@@ -391,7 +404,10 @@ describe("MCP tool servers", () => {
     expect(Date.now() - started).toBeLessThan(2000);
     expect(flood).toMatch(/error: MCP error -32000: Connection closed/);
     await h.waitForLog((l) => l.msg === "mcp protocol error" && /ReadBuffer exceeded maximum size/.test(String(l.detail)));
-    await waitUntil(() => h.logs.filter((l) => l.msg === "mcp server connected").length >= 2);
+    await waitFor(() => h.logs.filter((l) => l.msg === "mcp server connected").length >= 2, {
+      everyMs: 25,
+      message: "h.logs.filter((l) => l.msg === 'mcp server connected').length >= 2",
+    });
     model.script(call("files__read_state", { entity: "light.porch" }));
     expect((await h.ask("look again")).stdout).toMatch(/light\.porch is on/);
     expect(h.process.exitCode).toBeNull();
@@ -477,14 +493,6 @@ async function askAndGetRequest(h: Hermes, model: FakeModel, text: string): Prom
   const from = model.requests.length;
   await h.ask(text);
   return model.requests[from];
-}
-
-async function waitUntil(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 function isAlive(pid: number | undefined): boolean {

@@ -1,19 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/agent/types.js";
 import type { Daemon } from "../../src/daemon/daemon.js";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { startInProcess } from "../helpers/in-process.js";
+import type { FakeModel } from "../fakes/model-server.js";
+import { useInProcess, useModel } from "../helpers/fixture.js";
+import type { startInProcess } from "../helpers/in-process.js";
+import { waitFor } from "../helpers/wait.js";
 
 type Hermes = Awaited<ReturnType<typeof startInProcess>>;
-
-/** Resolves once `check` holds, looking again after each turn of the event loop's timers. */
-async function until(check: () => boolean | Promise<boolean>, limitMs = 5000): Promise<void> {
-  const end = Date.now() + limitMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 function ask(daemon: Daemon, text: string, session = "cli:test") {
   const events: AgentEvent[] = [];
@@ -45,21 +38,15 @@ describe("failover between model endpoints", () => {
   });
 
   beforeEach(async () => {
-    primary = await startFakeModel();
-    fallback = await startFakeModel();
+    primary = await useModel();
+    fallback = await useModel();
     fallback.models = ["small-model"];
     fallback.respond(() => ({ text: "from the fallback" }));
     primary.respond(() => ({ text: "from the primary" }));
   });
-  afterEach(async () => {
-    await hermes?.close();
-    hermes = undefined;
-    await primary.close();
-    await fallback.close();
-  });
 
   it("a primary that refuses connections: the fallback answers, the chat is told once, later calls skip the primary, and it is taken back when healthy", async () => {
-    hermes = await startInProcess(settings({ retry_primary_after_s: 0.2 }), []);
+    hermes = await useInProcess(settings({ retry_primary_after_s: 0.2 }), []);
     await primary.pause();
     const first = await ask(hermes.daemon, "hello");
     expect(first.reply).toMatch(/^\(answered by small-model: the model at 127\.0\.0\.1:\d+ is unreachable\)\n\nfrom the fallback$/);
@@ -72,7 +59,10 @@ describe("failover between model endpoints", () => {
     expect(second.reply).toBe("from the fallback");
     expect(primary.requests).toHaveLength(0);
 
-    await until(async () => (await hermes?.daemon.core.status())?.serving?.primary === true);
+    await waitFor(async () => (await hermes?.daemon.core.status())?.serving?.primary === true, {
+      timeoutMs: 5000,
+      message: "the primary serving again",
+    });
     const third = await ask(hermes.daemon, "and now?");
     expect(third.reply).toBe("from the primary");
     expect(primary.requests).toHaveLength(1);
@@ -80,7 +70,7 @@ describe("failover between model endpoints", () => {
   });
 
   it("a refused connection is not retried when a fallback can answer: the call moves on at once", async () => {
-    hermes = await startInProcess(settings({ retries: 4, retry_base_ms: 2000 }), []);
+    hermes = await useInProcess(settings({ retries: 4, retry_base_ms: 2000 }), []);
     await primary.pause();
     const started = Date.now();
     expect((await ask(hermes.daemon, "hello")).reply).toMatch(/from the fallback$/);
@@ -88,7 +78,7 @@ describe("failover between model endpoints", () => {
   });
 
   it("with every endpoint down the reply says the model is unreachable", async () => {
-    hermes = await startInProcess(settings({ retries: 1, retry_base_ms: 1 }), []);
+    hermes = await useInProcess(settings({ retries: 1, retry_base_ms: 1 }), []);
     await primary.pause();
     await fallback.pause();
     const outcome = await ask(hermes.daemon, "hello");
@@ -98,7 +88,7 @@ describe("failover between model endpoints", () => {
 
   it("a primary that sends nothing within first_byte_timeout_s: the fallback answers", async () => {
     primary.script({ hang: true });
-    hermes = await startInProcess(settings({ first_byte_timeout_s: 0.3 }), []);
+    hermes = await useInProcess(settings({ first_byte_timeout_s: 0.3 }), []);
     const started = Date.now();
     const outcome = await ask(hermes.daemon, "hello");
     expect(outcome.reply).toMatch(/answered by small-model: the model at .* did not answer in time\)\n\nfrom the fallback$/);
@@ -108,7 +98,7 @@ describe("failover between model endpoints", () => {
 
   it("a primary that answers 500 five times (after its retries): the fallback answers, and the next call does not touch the primary", async () => {
     primary.script(...Array.from({ length: 5 }, () => ({ status: 500 })));
-    hermes = await startInProcess(settings(), []);
+    hermes = await useInProcess(settings(), []);
     const outcome = await ask(hermes.daemon, "hello");
     expect(outcome.reply).toMatch(/answered by small-model: the model at .* answered HTTP 500\)\n\nfrom the fallback$/);
     expect(primary.requests).toHaveLength(5);
@@ -119,37 +109,40 @@ describe("failover between model endpoints", () => {
 
   it("a stream that ends without its final message moves the call", async () => {
     primary.script({ text: "half an ans", endEarly: true });
-    hermes = await startInProcess(settings(), []);
+    hermes = await useInProcess(settings(), []);
     const outcome = await ask(hermes.daemon, "hello");
     expect(outcome.reply).toMatch(/broke off its answer\)\n\nfrom the fallback$/);
   });
 
   it("the same over the OpenAI API: a silent primary and a stream cut short both move the call", async () => {
     primary.script({ hang: true }, { text: "half an ans", endEarly: true });
-    hermes = await startInProcess(settings({ provider: "openai", base_url: primary.openaiUrl, first_byte_timeout_s: 0.3 }), []);
+    hermes = await useInProcess(settings({ provider: "openai", base_url: primary.openaiUrl, first_byte_timeout_s: 0.3 }), []);
     expect((await ask(hermes.daemon, "one")).reply).toMatch(/did not answer in time\)\n\nfrom the fallback$/);
-    await until(async () => (await hermes?.daemon.core.status())?.serving?.primary === true);
+    await waitFor(async () => (await hermes?.daemon.core.status())?.serving?.primary === true, {
+      timeoutMs: 5000,
+      message: "the primary serving again",
+    });
     expect((await ask(hermes.daemon, "two")).reply).toMatch(/broke off its answer\)\n\nfrom the fallback$/);
     expect(primary.requests).toHaveLength(2);
   });
 
   it("a primary without the model moves the call", async () => {
     primary.models = [];
-    hermes = await startInProcess(settings(), []);
+    hermes = await useInProcess(settings(), []);
     const outcome = await ask(hermes.daemon, "hello");
     expect(outcome.reply).toMatch(/answered by small-model: hermes3:8b is not available at .*\)\n\nfrom the fallback$/);
   });
 
   it("an OpenAI-compatible primary without the model (404 model_not_found) moves the call too", async () => {
     primary.strictModels = true;
-    hermes = await startInProcess(settings({ provider: "openai", base_url: primary.openaiUrl, name: "absent" }), []);
+    hermes = await useInProcess(settings({ provider: "openai", base_url: primary.openaiUrl, name: "absent" }), []);
     const outcome = await ask(hermes.daemon, "hello");
     expect(outcome.reply).toMatch(/answered by small-model: absent is not available/);
   });
 
   it("a 400 does not fail over: any endpoint would refuse the same request", async () => {
     primary.script({ status: 400, errorMessage: "invalid tool schema" });
-    hermes = await startInProcess(settings(), []);
+    hermes = await useInProcess(settings(), []);
     const outcome = await ask(hermes.daemon, "hello");
     expect(outcome.stopReason).toBe("model_error");
     expect(outcome.reply).toMatch(/HTTP 400: invalid tool schema/);
@@ -157,7 +150,7 @@ describe("failover between model endpoints", () => {
   });
 
   it("the prompt is built for the endpoint actually called: a fallback with a smaller window gets a shorter history", async () => {
-    hermes = await startInProcess(settings({ context_tokens: 65536, fallbacks: [{ ...fallbackCfg(), context_tokens: 2048 }] }), []);
+    hermes = await useInProcess(settings({ context_tokens: 65536, fallbacks: [{ ...fallbackCfg(), context_tokens: 2048 }] }), []);
     const long = "word ".repeat(1500);
     for (let i = 0; i < 4; i++) await ask(hermes.daemon, `${i}: ${long}`);
     expect(primary.requests.at(-1)?.messages.filter((m) => m.role === "user")).toHaveLength(4);
@@ -177,7 +170,7 @@ describe("failover between model endpoints", () => {
 
   it("an endpoint past its daily_tokens is skipped and the owner told once", async () => {
     primary.respond(() => ({ text: "from the primary", promptTokens: 80, outputTokens: 30 }));
-    hermes = await startInProcess(settings({ daily_tokens: 100 }), []);
+    hermes = await useInProcess(settings({ daily_tokens: 100 }), []);
     expect((await ask(hermes.daemon, "one")).reply).toBe("from the primary");
     const second = await ask(hermes.daemon, "two");
     expect(second.reply).toMatch(

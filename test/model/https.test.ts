@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { baseSettings, type Hermes, startHermes } from "../helpers/hermes.js";
+import { describe, expect, it } from "vitest";
+import type { FakeModel } from "../fakes/model-server.js";
+import { useHermes, useModel } from "../helpers/fixture.js";
+import { baseSettings, type Hermes } from "../helpers/hermes.js";
 
 // A certificate for 127.0.0.1 made for these tests only (openssl req -x509, P-256, valid for 100 years).
 const TLS_DIR = join(import.meta.dirname, "../fixtures/tls");
@@ -12,25 +13,20 @@ const tls = { key: readFileSync(join(TLS_DIR, "key.pem"), "utf8"), cert: readFil
 describe("a model endpoint over https", () => {
   let model: FakeModel | undefined;
   let hermes: Hermes | undefined;
-  afterEach(async () => {
-    await hermes?.stop();
-    await model?.close();
-    hermes = model = undefined;
-  });
 
   it("answers through TLS when the daemon trusts the endpoint's certificate", async () => {
-    model = await startFakeModel({ tls });
+    model = await useModel({ tls });
     model.respond(() => ({ text: "answered over TLS" }));
-    hermes = await startHermes(baseSettings(model.url), { env: { NODE_EXTRA_CA_CERTS: certPath } });
+    hermes = await useHermes(baseSettings(model.url), { env: { NODE_EXTRA_CA_CERTS: certPath } });
     const asked = await hermes.ask("hello");
     expect(asked.stdout).toContain("answered over TLS");
     expect(model.requests.map((r) => r.path)).toEqual(["/api/chat"]);
   });
 
   it("refuses an endpoint whose certificate it does not trust, and says so", async () => {
-    model = await startFakeModel({ tls });
+    model = await useModel({ tls });
     model.respond(() => ({ text: "must not be shown" }));
-    hermes = await startHermes(baseSettings(model.url), { env: { NODE_EXTRA_CA_CERTS: undefined } });
+    hermes = await useHermes(baseSettings(model.url), { env: { NODE_EXTRA_CA_CERTS: undefined } });
     const asked = await hermes.ask("hello");
     expect(asked.stdout + asked.stderr).not.toContain("must not be shown");
     expect(asked.stdout + asked.stderr).toContain("has a TLS certificate this machine does not trust (self-signed certificate");

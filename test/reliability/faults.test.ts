@@ -2,10 +2,11 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync, statfsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-server.js";
-import { baseSettings, createTempDir, type Hermes, readDb, runCli, startHermes, writeConfig } from "../helpers/hermes.js";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import type { FakeModel } from "../fakes/model-server.js";
+import type { FakeTelegram } from "../fakes/telegram-server.js";
+import { useHermes, useModel, useTelegram } from "../helpers/fixture.js";
+import { baseSettings, createTempDir, type Hermes, readDb, runCli, writeConfig } from "../helpers/hermes.js";
 
 const OWNER = 42;
 
@@ -18,18 +19,13 @@ describe("faults from outside", () => {
   };
   let modelUrl: () => string;
   beforeEach(async () => {
-    model = await startFakeModel();
+    model = await useModel();
     modelUrl = () => model.url;
-  });
-  afterEach(async () => {
-    if (hermes?.process.exitCode === null) await hermes.stop();
-    hermes = undefined;
-    await model.close();
   });
 
   it("a model that keeps answering 500: the reply says so, the log says what happened, the daemon stays up", async () => {
     model.respond(() => ({ status: 500 }));
-    hermes = await startHermes(settings());
+    hermes = await useHermes(settings());
     const result = await hermes.ask("hello");
     expect(result.stdout).toMatch(/The model request failed: .* answered HTTP 500: scripted 500/);
     expect(model.requests).toHaveLength(3);
@@ -39,7 +35,7 @@ describe("faults from outside", () => {
 
   it("a model that hangs in the middle of a stream times out with a clear reply", async () => {
     model.script({ text: "half an answ", hangAfterText: true });
-    hermes = await startHermes(settings({ timeout_s: 1, retries: 0 }));
+    hermes = await useHermes(settings({ timeout_s: 1, retries: 0 }));
     const result = await hermes.ask("hello");
     expect(result.stdout).toMatch(/did not answer in time/);
     expect(hermes.process.exitCode).toBeNull();
@@ -47,7 +43,7 @@ describe("faults from outside", () => {
 
   it("a model that answers something that is not the protocol gets a clear reply", async () => {
     model.script({ garbage: true });
-    hermes = await startHermes(settings({ retries: 0 }));
+    hermes = await useHermes(settings({ retries: 0 }));
     const result = await hermes.ask("hello");
     expect(result.stdout).toMatch(/line that is not JSON: <html>502 Bad Gateway/);
   });
@@ -56,7 +52,7 @@ describe("faults from outside", () => {
     // 780,000 characters: under the 1,000,000 a reply may have (a longer one is cut: test/security/model-stream.test.ts).
     const huge = "lorem ipsum ".repeat(65_000);
     model.script({ text: huge });
-    hermes = await startHermes(settings());
+    hermes = await useHermes(settings());
     const result = await hermes.ask("say a lot");
     expect(result.stdout).toBe(`${huge.trim()}\n`);
   });
@@ -64,7 +60,7 @@ describe("faults from outside", () => {
   it("a database locked by another process at start: exit 1 with a message that says what to do", async () => {
     const dir = createTempDir();
     const config = writeConfig(dir.path, { ...baseSettings(model.url), storage: { path: "./data/hermes.db", busy_timeout_ms: 200 } });
-    const first = await startHermes(
+    const first = await useHermes(
       { ...baseSettings(model.url), storage: { path: "./data/hermes.db", busy_timeout_ms: 200 } },
       { dir: dir.path },
     );
@@ -86,18 +82,12 @@ describe("faults of the Telegram API", () => {
   let telegram: FakeTelegram;
   let hermes: Hermes | undefined;
   beforeEach(async () => {
-    model = await startFakeModel();
+    model = await useModel();
     model.respond(() => ({ text: "answer" }));
-    telegram = await startFakeTelegram();
-  });
-  afterEach(async () => {
-    if (hermes?.process.exitCode === null) await hermes.stop();
-    hermes = undefined;
-    await telegram.close();
-    await model.close();
+    telegram = await useTelegram();
   });
   const start = () =>
-    startHermes({
+    useHermes({
       ...baseSettings(model.url),
       connectors: {
         cron: { enabled: false },
@@ -125,7 +115,7 @@ describe("faults of the Telegram API", () => {
   });
 
   it("reports a rejected token (401) once, with the fix, and keeps the rest of the daemon serving", async () => {
-    hermes = await startHermes({
+    hermes = await useHermes({
       ...baseSettings(model.url),
       connectors: {
         cron: { enabled: false },
@@ -167,10 +157,10 @@ describe("a full disk", () => {
 
   // Mounting a small tmpfs needs root; elsewhere this case is skipped (the CI machine runs it).
   it.skipIf(!canMount)("says the disk is full, stays up, keeps the Telegram message, and answers it once there is room", async () => {
-    model = await startFakeModel();
-    telegram = await startFakeTelegram();
+    model = await useModel();
+    telegram = await useTelegram();
     model.respond((req) => ({ text: `answer to ${req.messages.at(-1)?.content.split("\n")[0]}` }));
-    hermes = await startHermes(
+    hermes = await useHermes(
       { ...baseSettings(model.url), connectors: { cron: { enabled: false }, telegram: telegram.settings([OWNER]) } },
       { dir: dir.path },
     );

@@ -1,22 +1,19 @@
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { Client } from "../../src/cli/client.js";
 import { openStore } from "../../src/store/store.js";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { baseSettings, createTempDir, type Hermes, readDb, startHermes } from "../helpers/hermes.js";
+import type { FakeModel } from "../fakes/model-server.js";
+import { useHermes, useModel } from "../helpers/fixture.js";
+import { baseSettings, createTempDir, type Hermes, readDb } from "../helpers/hermes.js";
+import { waitFor } from "../helpers/wait.js";
 
 describe("backups, restore and export", () => {
   let model: FakeModel;
   let hermes: Hermes | undefined;
 
   beforeEach(async () => {
-    model = await startFakeModel();
-  });
-  afterEach(async () => {
-    if (hermes?.process.exitCode === null) await hermes.stop();
-    hermes = undefined;
-    await model.close();
+    model = await useModel();
   });
 
   it("backs up during 20 concurrent chats; the restore passes integrity_check and holds every message acknowledged before", async () => {
@@ -30,7 +27,7 @@ describe("backups, restore and export", () => {
       for (let i = 0; i < 8000; i++) seed.history.appendMessage(old, null, { role: "user", content: `old ${i} ${"o".repeat(1000)}` });
     })();
     seed.close();
-    hermes = await startHermes({ ...settings, model: { ...(settings.model as object), concurrency: 4 } }, { dir });
+    hermes = await useHermes({ ...settings, model: { ...(settings.model as object), concurrency: 4 } }, { dir });
     const h = hermes;
     const client = await Client.connect(h.socketPath);
     const acked = new Map<string, string>();
@@ -46,7 +43,7 @@ describe("backups, restore and export", () => {
       }
     };
     const load = Promise.all(Array.from({ length: 20 }, (_, n) => chatter(n)));
-    while (acked.size < 60) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => acked.size >= 60, { everyMs: 20, message: () => `60 chats acknowledged (${acked.size} were)` });
     const before = new Map(acked);
     const path = join(h.dir, "copy.db");
     const made = await h.cli(["backup", path]);
@@ -88,7 +85,7 @@ describe("backups, restore and export", () => {
   }, 120_000);
 
   it("refuses to restore a file that is not a sound hermes database, and leaves the database alone", async () => {
-    hermes = await startHermes(baseSettings(model.url));
+    hermes = await useHermes(baseSettings(model.url));
     expect((await hermes.ask("remember this chat")).code).toBe(0);
     await hermes.stop();
     const junk = join(hermes.dir, "junk.db");
@@ -105,7 +102,7 @@ describe("backups, restore and export", () => {
 
   it("makes backups on storage.backup's schedule and keeps the newest N; backs up a stopped daemon's database too", async () => {
     const dir = "./data/backups";
-    hermes = await startHermes({ ...baseSettings(model.url), storage: { backup: { schedule: "* * * * * *", keep: 2, dir } } });
+    hermes = await useHermes({ ...baseSettings(model.url), storage: { backup: { schedule: "* * * * * *", keep: 2, dir } } });
     const h = hermes;
     await h.waitForLog(() => h.logs.filter((l) => l.msg === "backup made").length >= 3);
     await h.stop();
@@ -120,7 +117,7 @@ describe("backups, restore and export", () => {
   }, 60_000);
 
   it("exports conversations as Markdown and JSON, one session or all", async () => {
-    hermes = await startHermes(baseSettings(model.url));
+    hermes = await useHermes(baseSettings(model.url));
     model.script({ text: "Hello **there**." }, { text: "Second answer." }, { text: "Other." });
     await hermes.ask("first question", "--session", "a");
     await hermes.ask("second question", "--session", "a");

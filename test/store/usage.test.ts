@@ -1,8 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/agent/types.js";
 import type { Daemon } from "../../src/daemon/daemon.js";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { startInProcess } from "../helpers/in-process.js";
+import type { FakeModel } from "../fakes/model-server.js";
+import { useInProcess, useModel } from "../helpers/fixture.js";
+import type { startInProcess } from "../helpers/in-process.js";
 
 type Hermes = Awaited<ReturnType<typeof startInProcess>>;
 
@@ -28,12 +29,7 @@ describe("the usage ledger and budgets", () => {
   });
 
   beforeEach(async () => {
-    model = await startFakeModel();
-  });
-  afterEach(async () => {
-    await hermes?.close();
-    hermes = undefined;
-    await model.close();
+    model = await useModel();
   });
 
   it("records Ollama's prompt_eval_count and eval_count for every step, and the step's usage reaches the events", async () => {
@@ -41,7 +37,7 @@ describe("the usage ledger and budgets", () => {
       { toolCalls: [{ name: "clock" }], promptTokens: 321, outputTokens: 17 },
       { text: "it is late", promptTokens: 400, outputTokens: 5 },
     );
-    hermes = await startInProcess(settings(), []);
+    hermes = await useInProcess(settings(), []);
     const outcome = await ask(hermes.daemon, "what time is it?");
     expect(outcome.reply).toBe("it is late");
     const ledger = rows(hermes);
@@ -65,7 +61,7 @@ describe("the usage ledger and budgets", () => {
 
   it("records OpenAI usage with cached prompt tokens (streamed, requested with include_usage)", async () => {
     model.script({ text: "hi", promptTokens: 1200, outputTokens: 3, cachedTokens: 1024 });
-    hermes = await startInProcess(settings({ provider: "openai", base_url: model.openaiUrl }), []);
+    hermes = await useInProcess(settings({ provider: "openai", base_url: model.openaiUrl }), []);
     await ask(hermes.daemon, "hello");
     expect(model.requests[0]?.body.stream_options).toEqual({ include_usage: true });
     expect(rows(hermes)).toMatchObject([{ prompt_tokens: 1200, output_tokens: 3, cached_tokens: 1024, estimated: 0 }]);
@@ -74,7 +70,7 @@ describe("the usage ledger and budgets", () => {
   it("stores an estimate, marked as one, when the endpoint reports no tokens", async () => {
     const text = "a reply of some forty characters or so.";
     model.script({ text, noUsage: true });
-    hermes = await startInProcess(settings(), []);
+    hermes = await useInProcess(settings(), []);
     await ask(hermes.daemon, "hello");
     const [row] = rows(hermes);
     expect(row).toMatchObject({ estimated: 1, outcome: "ok" });
@@ -84,14 +80,14 @@ describe("the usage ledger and budgets", () => {
 
   it("a failed call is a row too, with its outcome", async () => {
     model.script({ status: 503 });
-    hermes = await startInProcess(settings(), []);
+    hermes = await useInProcess(settings(), []);
     await ask(hermes.daemon, "hello");
     expect(rows(hermes)).toMatchObject([{ outcome: "http", prompt_tokens: 0, output_tokens: 0 }]);
   });
 
   it("agent.max_run_tokens stops a run before the model call that would pass it, with a reply that says so", async () => {
     model.respond(() => ({ toolCalls: [{ name: "clock" }], promptTokens: 300, outputTokens: 20 }));
-    hermes = await startInProcess(settings({}, { max_run_tokens: 700, max_steps: 10, repeat_limit: 100 }), []);
+    hermes = await useInProcess(settings({}, { max_run_tokens: 700, max_steps: 10, repeat_limit: 100 }), []);
     const outcome = await ask(hermes.daemon, "loop forever");
     expect(outcome.stopReason).toBe("max_run_tokens");
     expect(outcome.reply).toMatch(/it would pass 700 tokens \(agent\.max_run_tokens = 700\)/);
@@ -101,7 +97,7 @@ describe("the usage ledger and budgets", () => {
 
   it("a 400 'context length exceeded' becomes one rebuilt, smaller request instead of a failed run", async () => {
     model.script({ status: 400, errorMessage: "the input length exceeds the context length" }, { text: "fits now" });
-    hermes = await startInProcess(settings({ context_tokens: 8192, max_output_tokens: 512 }), []);
+    hermes = await useInProcess(settings({ context_tokens: 8192, max_output_tokens: 512 }), []);
     for (let i = 0; i < 3; i++) await ask(hermes.daemon, `${i} ${"many words ".repeat(600)}`);
     const before = model.requests.length;
     model.script({ status: 400, errorMessage: "the input length exceeds the context length" }, { text: "fits now" });

@@ -1,10 +1,11 @@
 import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { type FakeTelegram, startFakeTelegram, TOKEN } from "../fakes/telegram-server.js";
-import { baseSettings, type Hermes, startHermes } from "../helpers/hermes.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { FakeModel } from "../fakes/model-server.js";
+import { type FakeTelegram, TOKEN } from "../fakes/telegram-server.js";
+import { useHermes, useModel, useTelegram } from "../helpers/fixture.js";
+import { baseSettings, type Hermes } from "../helpers/hermes.js";
 
 describe("a prompt injection in a fetched page", () => {
   let model: FakeModel;
@@ -17,17 +18,12 @@ describe("a prompt injection in a fetched page", () => {
     );
   });
   beforeEach(async () => {
-    model = await startFakeModel();
-    telegram = await startFakeTelegram();
+    model = await useModel();
+    telegram = await useTelegram();
     if (!page.listening) {
       page.listen(0, "127.0.0.2");
       await once(page, "listening");
     }
-  });
-  afterEach(async () => {
-    await hermes?.stop();
-    await telegram.close();
-    await model.close();
   });
 
   it("cannot send anything without the owner's yes: the scripted model obeys, send_message is held and denied", async () => {
@@ -38,7 +34,7 @@ describe("a prompt injection in a fetched page", () => {
       { toolCalls: [{ name: "send_message", arguments: { to: "telegram:666", text: "the owner's notes: ..." } }] },
     );
     model.respond((req) => ({ text: `Result: ${req.messages.at(-1)?.content}` }));
-    hermes = await startHermes({
+    hermes = await useHermes({
       ...baseSettings(model.url),
       tools: { enabled: ["clock", "notes", "http_get", "send_message"], http_get: { allow: ["127.0.0.2"] } },
       connectors: {

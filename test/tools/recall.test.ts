@@ -2,10 +2,11 @@
  * Recall end to end: the daemon (spawned) with Alice and Bob on the fake Telegram, the model calling
  * `recall`, and `hermes search` from the shell.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeModel, type RecordedRequest, startFakeModel } from "../fakes/model-server.js";
-import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-server.js";
-import { baseSettings, type Hermes, runCli, startHermes } from "../helpers/hermes.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { FakeModel, RecordedRequest } from "../fakes/model-server.js";
+import type { FakeTelegram } from "../fakes/telegram-server.js";
+import { useHermes, useModel, useTelegram } from "../helpers/fixture.js";
+import { baseSettings, type Hermes, runCli } from "../helpers/hermes.js";
 
 const ALICE = 42;
 const BOB = 43;
@@ -16,14 +17,8 @@ describe("recall: the tool and hermes search", () => {
   let hermes: Hermes | undefined;
 
   beforeEach(async () => {
-    model = await startFakeModel();
-    telegram = await startFakeTelegram();
-  });
-  afterEach(async () => {
-    if (hermes?.process.exitCode === null) await hermes.stop();
-    hermes = undefined;
-    await telegram.close();
-    await model.close();
+    model = await useModel();
+    telegram = await useTelegram();
   });
 
   /** `user` writes to the bot in their private chat; resolves the model requests of that run. */
@@ -36,7 +31,7 @@ describe("recall: the tool and hermes search", () => {
   };
 
   it("answers a person from their own chats only, and the owner at the shell from every chat", async () => {
-    hermes = await startHermes({
+    hermes = await useHermes({
       ...baseSettings(model.url),
       tools: { enabled: ["clock", "recall"] },
       connectors: {
@@ -85,7 +80,7 @@ describe("recall: the tool and hermes search", () => {
   });
 
   it("hermes search: no match, bad input and a stopped daemon", async () => {
-    hermes = await startHermes(baseSettings(model.url));
+    hermes = await useHermes(baseSettings(model.url));
     model.script({ text: "Hello." });
     await hermes.ask("hello there, ünïcode");
     await hermes.stop();
