@@ -117,7 +117,7 @@ describe("connector plugins from the config", () => {
     const check = await configCheck(bad);
     expect(check.code).toBe(1);
     expect(check.stderr).toMatch(
-      /connectors\.cron\.jobs\.0\.deliver: unknown delivery target prefix 'nope': known prefixes are telegram, discord, cli, mem/,
+      /connectors\.cron\.jobs\.0\.deliver: unknown delivery target prefix 'nope': known prefixes are telegram, discord, cli, email, mem/,
     );
   });
 
