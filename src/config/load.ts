@@ -3,6 +3,7 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, Scalar, visit } from "yaml";
 import type { z } from "zod";
 import { ConfigError, type ConfigProblem } from "../errors.js";
+import { maskUrlsDeep, urlSecretsDeep } from "../url-secrets.js";
 import { substituteEnvRefs } from "./env.js";
 import { type Config, configSchema } from "./schema.js";
 
@@ -57,7 +58,7 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
     const { line, col } = lineCounter.linePos(deepestNode(doc, path).node?.range?.[0] ?? 0);
     return `${file}:${line}:${col}`;
   };
-  return { file, config, secrets: [...secrets, ...tokensOf(config)].filter((s) => s.length >= 4), locate };
+  return { file, config, secrets: [...secrets, ...tokensOf(config), ...urlSecretsDeep(config)].filter((s) => s.length >= 4), locate };
 }
 
 /** The document as plain data; a YAML-level error (say, an alias without its anchor) becomes a ConfigError. */
@@ -200,8 +201,12 @@ function bearerToken(value: string): string {
   return value.replace(/^(Bearer|Basic|Token)\s+/i, "");
 }
 
-/** The effective config with tokens and keys masked, for `hermes config check`. */
+/** The effective config with tokens, keys and the secrets inside URLs masked, for `hermes config check`. */
 export function maskSecrets(config: Config): Config {
+  return maskUrlsDeep(maskTokens(config));
+}
+
+function maskTokens(config: Config): Config {
   const mask = (s: string) => (s ? "********" : "");
   const { telegram, discord, http } = config.connectors;
   const maskAll = (values: Record<string, string>) => Object.fromEntries(Object.keys(values).map((k) => [k, mask(values[k] ?? "")]));

@@ -22,6 +22,7 @@ import { longDateTime } from "../time.js";
 import { toolSpec } from "../tools/define.js";
 import { loadMcpHub, loadTools } from "../tools/registry.js";
 import type { AnyTool, ToolDeps } from "../tools/types.js";
+import { maskUrl } from "../url-secrets.js";
 import { VERSION } from "../version.js";
 import { loadConnectors, warnIfNoWorkingConnector } from "./connectors.js";
 import { createModelMonitor, startHealthLoop, statusLine } from "./health.js";
@@ -301,7 +302,7 @@ function usageToday(config: Config, store: Store) {
     output_tokens: t?.output_tokens ?? 0,
     estimated_calls: t?.estimated ?? 0,
     daily_limits: limits.map((e) => ({
-      endpoint: e.base_url,
+      endpoint: maskUrl(e.base_url),
       daily_tokens: e.daily_tokens,
       used: store.usage.endpointTokensSince(e.base_url, startOfToday()),
     })),
@@ -324,12 +325,12 @@ function statusOf(
     connectors: connectors.map((c) => ({ name: c.name, ...c.health(), ...c.plugin })),
     model: {
       provider: state.model.provider,
-      base_url: state.model.baseUrl,
+      base_url: maskUrl(state.model.baseUrl),
       name: state.model.modelName,
       reachable: probe.reachable,
       detail: probe.detail,
     },
-    serving: state.model.serving(),
+    serving: ((s) => ({ ...s, endpoint: maskUrl(s.endpoint) }))(state.model.serving()),
     usage_today: usageToday(state.loaded.config, store),
     runs: { running: runs.running, queued: runs.queued, suspended: runs.suspended },
     pending_approvals: runs.pendingApprovals,

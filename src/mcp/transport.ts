@@ -1,4 +1,3 @@
-import { createInterface } from "node:readline";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { McpServerConfig } from "../config/schema.js";
@@ -6,10 +5,13 @@ import { errorMessage } from "../errors.js";
 import type { Logger } from "../log.js";
 import { VERSION } from "../version.js";
 import { loadHttpTransports, type Sdk } from "./sdk.js";
+import { boundedLines } from "./stderr-lines.js";
 import type { SessionStatus } from "./types.js";
 
 const CONNECT_TIMEOUT_MS = 10_000;
 const MAX_STDERR_LINE = 500;
+/** A chatty or hostile server cannot fill the journal: the rest of a minute's lines are counted, not logged. */
+const MAX_STDERR_LINES_PER_MINUTE = 100;
 /** Protocol errors of one connection logged as warnings; the rest at debug, so a babbling server cannot flood the log. */
 const WARNED_ERRORS = 5;
 /** What one HTTP response, or one event of an SSE stream, may carry: the stdio transport's limit too. */
@@ -73,9 +75,12 @@ function stdioTransport(sdk: Sdk, cfg: McpServerConfig, log: Logger): Transport 
   });
   const stderr = transport.stderr;
   if (stderr) {
-    createInterface({ input: stderr as unknown as NodeJS.ReadableStream }).on("line", (line) => {
-      log.info({ stderr: line.slice(0, MAX_STDERR_LINE) }, "mcp server stderr");
-    });
+    const write = boundedLines(
+      (line) => log.info({ stderr: line }, "mcp server stderr"),
+      (count) => log.warn({ dropped: count }, "mcp server stderr: lines over the limit of a minute left out"),
+      { maxLine: MAX_STDERR_LINE, perMinute: MAX_STDERR_LINES_PER_MINUTE },
+    );
+    (stderr as unknown as NodeJS.ReadableStream).on("data", write);
   }
   return transport;
 }

@@ -1,4 +1,5 @@
 import type { ModelCall } from "../model/types.js";
+import { maskUrl } from "../url-secrets.js";
 import type { Db } from "./db.js";
 
 /** One model call, as recorded. Tokens are what the endpoint reported, or an estimate when `estimated`. */
@@ -89,7 +90,8 @@ export class UsageStore {
       r.runId,
       r.sessionId,
       r.step,
-      r.endpoint,
+      // An endpoint's URL is stored with any secret inside it masked: usage rows are shown on the dashboard.
+      maskUrl(r.endpoint),
       r.model,
       r.promptTokens,
       r.outputTokens,
@@ -108,7 +110,7 @@ export class UsageStore {
 
   /** Prompt + output tokens an endpoint used since a moment (ms since the epoch). */
   endpointTokensSince(endpoint: string, since: number): number {
-    return this.q.endpointSince.get(endpoint, since) as number;
+    return this.q.endpointSince.get(maskUrl(endpoint), since) as number;
   }
 
   /** Totals since a moment, over everything or grouped; groups in key order. */
