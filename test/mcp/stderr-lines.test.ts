@@ -11,7 +11,10 @@ describe("an MCP server's stderr in the log", () => {
       (n) => dropped.push(n),
       { maxLine: 500, perMinute, now: () => clock },
     );
-    return { write, lines, dropped, tick: (ms: number) => void (clock += ms) };
+    const tick = (ms: number) => {
+      clock += ms;
+    };
+    return { write, lines, dropped, tick };
   };
 
   it("keeps a line up to the cap however long it runs before its newline, across chunks", () => {
