@@ -12,13 +12,15 @@ import { loadTools } from "../../src/tools/registry.js";
 import type { AnyTool } from "../../src/tools/types.js";
 import { createTempDir } from "../helpers/hermes.js";
 
-/** Swaps root/d between a real folder and a symlink to `outside`, as fast as it can, until killed. */
+/** Swaps root/d between a real folder and a symlink to `outside`, every millisecond, until killed. */
 const SWAPPER = `
 const { renameSync } = require("node:fs");
 const [d, real, link] = process.argv.slice(1);
 const move = (a, b) => { try { renameSync(a, b); } catch {} };
+// Each state is held for a millisecond, so calls meet the real folder and the link alike, and the swaps between race them.
+const hold = () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
 process.stdout.write("go\\n");
-for (;;) { move(d, real); move(link, d); move(d, link); move(real, d); }
+for (;;) { move(d, real); move(link, d); hold(); move(d, link); move(real, d); hold(); }
 `;
 
 describe("file tools and a hostile files folder", () => {
