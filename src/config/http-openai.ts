@@ -1,8 +1,5 @@
 import { z } from "zod";
-import { deliverProblem } from "./plugins-schema.js";
-
-/** Where a gated call can be asked: a chat the owner reads (the delivery targets of jobs and hooks, plugins' included). */
-const APPROVAL_TARGET = /^(telegram:-?\d+|discord:(user:)?\d+|cli:[\w.-]+|[a-z0-9_-]+:.+)$/;
+import { deliverProblem, deliveryTarget } from "./plugins-schema.js";
 
 /**
  * `connectors.http.openai`: the OpenAI-compatible API on the HTTP door (docs/openai.md).
@@ -12,11 +9,8 @@ const APPROVAL_TARGET = /^(telegram:-?\d+|discord:(user:)?\d+|cli:[\w.-]+|[a-z0-
 export const httpOpenAi = z
   .strictObject({
     enabled: z.boolean().default(false),
-    approvals_to: z
-      .string()
-      .regex(APPROVAL_TARGET, "expected telegram:<chat_id>, discord:<channel_id>, discord:user:<id>, cli:<name> or <plugin>:<chat>")
-      .or(z.literal(""))
-      .default(""),
+    /** A chat the owner reads: any delivery target of jobs and hooks. */
+    approvals_to: deliveryTarget.or(z.literal("")).default(""),
   })
   .prefault({});
 

@@ -5,6 +5,17 @@ const BUILT_IN_TARGETS = ["telegram", "discord", "cli", "email"] as const;
 /** The shapes of the built-in connectors' targets (a plugin's chat ids are its own). */
 const BUILT_IN_SHAPE = /^(telegram:-?\d+|discord:(user:)?\d+|cli:[\w.-]+|email:[^\s@:]+@[^\s@]+)$/;
 
+/**
+ * A `deliver` target's shape: a built-in's (checked further by `deliverProblem`) or `<plugin>:<chat>` with any
+ * chat id; whether the prefix names a connector that is on is `deliverProblem`'s question.
+ */
+export const deliveryTarget = z
+  .string()
+  .regex(
+    /^[a-z0-9_-]+:.+$/,
+    "expected telegram:<chat_id>, discord:<channel_id>, discord:user:<id>, cli:<name>, email:<address> or <plugin>:<chat>",
+  );
+
 /** A plugin's name: it prefixes session keys and delivery targets (`echo:<chat>`), so it is short and plain. */
 export const PLUGIN_NAME = /^[a-z0-9_-]+$/;
 

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { skillsSchema } from "../skills/schema.js";
 import { emailSchema } from "./email-schema.js";
 import { checkHttpOpenAi, httpOpenAi } from "./http-openai.js";
-import { deliverProblem, pluginEntries } from "./plugins-schema.js";
+import { deliverProblem, deliveryTarget, pluginEntries } from "./plugins-schema.js";
 import { DEFAULT_TOOLS, enabledEntry, MCP_SEPARATOR } from "./tool-names.js";
 import { trustedProxies } from "./trusted-proxies.js";
 
@@ -13,12 +13,6 @@ import { trustedProxies } from "./trusted-proxies.js";
 z.config({ jitless: true });
 
 export { DEFAULT_TOOLS, MCP_SEPARATOR, TOOL_NAMES, type ToolName } from "./tool-names.js";
-
-// A plugin's targets are `<name>:<chat>` with any chat id; the prefix is checked against the entries below.
-const DELIVERY_TARGET = /^(telegram:-?\d+|discord:(user:)?\d+|cli:[\w.-]+|[a-z0-9_-]+:.+)$/;
-
-const DELIVERY_HINT =
-  "expected telegram:<chat_id>, discord:<channel_id>, discord:user:<id>, cli:<name>, email:<address> or <plugin>:<chat>";
 
 let zones: Set<string> | undefined;
 /** Known names are looked up (2 ms); only others (aliases such as UTC) build a formatter, whose first use costs ~30 ms. */
@@ -224,7 +218,7 @@ const cronJob = z.strictObject({
   name: z.string().regex(/^[\w.-]+$/, "expected a name of letters, digits, '.', '_' or '-'"),
   schedule: z.string().min(1),
   prompt: z.string().min(1),
-  deliver: z.string().regex(DELIVERY_TARGET, DELIVERY_HINT),
+  deliver: deliveryTarget,
   tools: z.array(enabledEntry).optional(),
   enabled: z.boolean().default(true),
   timezone: z.string().refine(isTimeZone, "expected an IANA time zone such as Europe/Berlin").optional(),
@@ -233,7 +227,7 @@ const cronJob = z.strictObject({
 const httpHook = z.strictObject({
   name: z.string().regex(/^[\w.-]+$/, "expected a name of letters, digits, '.', '_' or '-'"),
   prompt: z.string().min(1),
-  deliver: z.string().regex(DELIVERY_TARGET, DELIVERY_HINT),
+  deliver: deliveryTarget,
   tools: z.array(enabledEntry).optional(),
   /** HMAC-SHA256 key for `X-Hub-Signature-256`; empty = only the bearer token is accepted. */
   secret: z.string().default(""),
