@@ -10,7 +10,8 @@ import {
 import type { AgentEvent, EventListener } from "../src/agent/types.js";
 import type { Logger } from "../src/log.js";
 import type { Store } from "../src/store/store.js";
-import { type Decision, decisionText, sendQueue, typingIndicator } from "./chat.js";
+import { sendQueue, typingIndicator } from "./chat/queue.js";
+import { type Decision, decisionText } from "./chat/texts.js";
 import { createDiscordDraft, DISCORD_LIMIT, NO_MENTIONS } from "./discord-stream.js";
 import { splitMarkdown } from "./markdown.js";
 

@@ -1,17 +1,22 @@
 import type { Core } from "../../src/connector.js";
-import { statusLines } from "../chat.js";
+import { type MenuPlatform, matchSkillCommand, type SkillCommand, skillCommands, withSkill } from "../../src/skills/commands.js";
+import { RESERVED_COMMANDS } from "./menu.js";
+import { statusLines } from "./texts.js";
 
 const HELP =
   "I am hermes, an assistant on the owner's server. Just write to me.\n/new starts a fresh conversation, /compact summarises it so far, /stop stops what I am doing, /status shows whether everything works, /approve <id> and /deny <id> decide a request.";
 
+/** Typed commands a skill cannot take over. */
+const NOT_FOR_SKILLS = [...RESERVED_COMMANDS, "approve", "deny"];
+
 /** The chat commands every connector answers the same way; resolves the reply. Never throws. */
-export async function runCommand(core: Core, sessionKey: string, by: string, text: string): Promise<string> {
+export async function runCommand(core: Core, sessionKey: string, by: string, text: string, help = HELP): Promise<string> {
   const [word = "", arg = ""] = text.split(/\s+/);
   const command = word.slice(1).replace(/@.*$/, "").toLowerCase();
   switch (command) {
     case "start":
     case "help":
-      return HELP;
+      return help;
     case "new":
       core.newSession(sessionKey);
       return "Started a new conversation.";
@@ -28,4 +33,15 @@ export async function runCommand(core: Core, sessionKey: string, by: string, tex
     default:
       return "I do not know that command. Try /help.";
   }
+}
+
+/** The message for the model when `typed` is `/<skill-name> text`; undefined for anything else. */
+export function skillRequest(core: Core, typed: string): string | undefined {
+  const invoked = matchSkillCommand(core.skills?.(), typed, NOT_FOR_SKILLS);
+  return invoked && withSkill(invoked.skill, invoked.text);
+}
+
+/** The user-invocable skills for a network's command menu, after the built-in commands and under its limit. */
+export function skillMenu(core: Core, platform: MenuPlatform): SkillCommand[] {
+  return skillCommands(core.skills?.(), platform, RESERVED_COMMANDS);
 }

@@ -1,13 +1,15 @@
 import type { Core } from "../../src/connector.js";
-import { DiskFullError, errorMessage, TransportError } from "../../src/errors.js";
+import type { PairConnector } from "../../src/daemon/pairing.js";
+import { DiskFullError, errorMessage, isDiskFull, TransportError } from "../../src/errors.js";
 import type { Logger } from "../../src/log.js";
 import { PluginStore } from "../../src/store/plugins.js";
-import { strangerNoticeDue } from "../chat.js";
-import { parseApprovalButton } from "../sdk/buttons.js";
-import type { ButtonPress, InboundMessage } from "../sdk/types.js";
-import { runCommand } from "./commands.js";
-import { createRenderer, type RenderDeps, sendSplit, showDecision } from "./render.js";
-import type { ChatFlow, ChatSurface, FaultReporter } from "./types.js";
+import type { InboundMessage } from "../sdk/types.js";
+import { runCommand, skillRequest } from "./commands.js";
+import { whoamiText } from "./menu.js";
+import { createPressHandlers } from "./press.js";
+import { createRenderer, type RenderDeps, sendSplit } from "./render.js";
+import { strangerNoticeDue } from "./texts.js";
+import type { ChatFlow, ChatMessage, ChatSurface, FaultReporter } from "./types.js";
 
 export interface ChatFlowDeps {
   core: Core;
@@ -21,51 +23,114 @@ export interface ChatFlowDeps {
   log: Logger;
   onFault: FaultReporter;
   onSuccess(): void;
+  /** Replies stream into one message where the network can edit (default true). */
+  stream?: boolean;
+  /** The network's name in users' words ("Telegram"): `/whoami` is answered, to anyone. */
+  platform?: string;
+  /** Strangers writing privately are offered to `hermes pair <pairing>` first. */
+  pairing?: PairConnector;
+  /** The network's own words for `/help` and for the strangers' notice. */
+  texts?: { help?(user: string): string; stranger?(user: string): string };
+  /** Strangers in group chats are only logged, never answered. */
+  quietInGroups?: boolean;
 }
 
 /** The shared chat flow for one connector (see ./types.ts). */
 export function createChatFlow(deps: ChatFlowDeps): ChatFlow {
   const { core, name, surface, log } = deps;
   const ids = new PluginStore(core.store.db);
-  const render: RenderDeps = { surface, store: core.store, log, onFault: deps.onFault, onSuccess: deps.onSuccess };
+  const render: RenderDeps = { surface, store: core.store, log, onFault: deps.onFault, onSuccess: deps.onSuccess, pressed: new Set() };
   const reply = (chat: string, text: string) =>
     sendSplit(surface, chat, text).then(deps.onSuccess, (err: unknown) => deps.onFault("reply", err));
+  const sessionKey = (m: ChatMessage) => `${name}:${m.sessionChat ?? m.chat}`;
+  const by = (user: string) => `${name}:${user}`;
+  const markDone = (m: ChatMessage) => m.journalId !== undefined && core.store.inbound.markDone(name, m.journalId);
+  const help = deps.texts?.help;
 
-  /** What a message asks for, decided before anything is recorded. */
-  const route = (m: InboundMessage) => {
-    if (!deps.allowed(m.user)) return "stranger" as const;
-    return /^\/\w+/.test(m.text.trim()) ? ("command" as const) : ("run" as const);
-  };
-
-  const submit = (m: InboundMessage) => {
-    const channel = `${name}:${m.chat}`;
+  const submit = (m: ChatMessage, text: string, images?: string[]) => {
     const { done } = core.submit({
-      sessionKey: channel,
-      text: m.text,
+      sessionKey: sessionKey(m),
+      text,
       source: name,
-      channel,
-      listener: createRenderer(render, m.chat, true),
-      sender: { id: `${name}:${m.user}`, name: m.userName ?? m.user },
+      channel: `${name}:${m.chat}`,
+      listener: createRenderer(render, m.chat, deps.stream ?? true),
+      sender: { id: by(m.user), name: m.userName ?? m.user },
+      ...(m.journalId !== undefined && { inbound: { connector: name, id: m.journalId } }),
+      ...(m.group && { group: true }),
+      ...(images?.length && { images }),
     });
     done.catch((err: unknown) => log.error({ err, chat: m.chat }, "run failed"));
   };
 
-  const noticeStranger = async (m: InboundMessage) => {
+  /** True when the message was a stranger's: offered for pairing, logged, told once an hour. */
+  const turnedAway = async (m: ChatMessage): Promise<boolean> => {
+    if (deps.allowed(m.user)) return false;
+    const offer = { connector: deps.pairing, userId: m.user, displayName: m.pairingName ?? m.userName ?? m.user, text: m.text };
+    if (
+      offer.connector &&
+      !m.group &&
+      (await core.pairings.offer({ ...offer, connector: offer.connector, reply: (t) => reply(m.chat, t) }))
+    )
+      return true;
     log.warn({ user: m.user, chat: m.chat }, "message from a user not in allowed_users ignored");
-    if (!strangerNoticeDue(core.store, name, m.user)) return;
-    await reply(
-      m.chat,
-      `This is a private assistant. Your ${name} id is ${m.user}; the owner can add it to allowed_users of ${deps.allowlistHome}.`,
-    );
+    if ((m.group && deps.quietInGroups) || !strangerNoticeDue(core.store, name, m.user)) return true;
+    const notice =
+      deps.texts?.stranger?.(m.user) ??
+      `This is a private assistant. Your ${name} id is ${m.user}; the owner can add it to allowed_users of ${deps.allowlistHome}.`;
+    await reply(m.chat, notice);
+    return true;
   };
+
+  /** Whatever an allowed user's message asks for: a skill, a command, a run (with what it carries). */
+  const handle = async (m: ChatMessage): Promise<void> => {
+    let text = m.text.trim();
+    const skilled = skillRequest(core, text);
+    if (skilled === undefined && /^\/\w+/.test(text)) {
+      markDone(m);
+      return reply(m.chat, await runCommand(core, sessionKey(m), by(m.user), text, help?.(m.user)));
+    }
+    text = skilled ?? text;
+    let images: string[] | undefined;
+    if (m.intake) {
+      const outcome = await m.intake(text);
+      if (outcome.type !== "message") {
+        markDone(m);
+        return outcome.type === "reply" ? reply(m.chat, outcome.text) : undefined;
+      }
+      if (outcome.echo) await reply(m.chat, outcome.echo);
+      ({ text, images } = outcome);
+    }
+    if (!text) return void markDone(m);
+    submit(m, text, images);
+  };
+
+  async function receiveChat(m: ChatMessage): Promise<void> {
+    if (deps.platform && /^\/whoami(@\w+)?$/.test(m.text.trim())) {
+      markDone(m);
+      return reply(m.chat, whoamiText(deps.platform, m.user, deps.allowed(m.user)));
+    }
+    if (await turnedAway(m)) return void markDone(m);
+    try {
+      if (m.record && !m.record()) return void log.info({ chat: m.chat }, "a message seen before was ignored");
+      if (m.addressed === false) return void markDone(m);
+      await handle(m);
+    } catch (err) {
+      if (!isDiskFull(err)) throw err;
+      log.error({ err, chat: m.chat }, "the disk is full: a message could not be recorded");
+      await reply(m.chat, err instanceof DiskFullError ? err.message : new DiskFullError().message);
+    }
+  }
 
   async function receive(message: InboundMessage): Promise<void> {
     const m = validMessage(message);
     if (!m) return void log.warn({ message: describe(message) }, "a message without chat, user or text was ignored");
-    const kind = route(m);
+    const text = m.text.trim();
+    const stranger = !deps.allowed(m.user);
+    const skilled = stranger ? undefined : skillRequest(core, text);
+    const command = !stranger && skilled === undefined && /^\/\w+/.test(text);
     try {
       // Recorded with the run in one transaction: after a crash either both exist or the network delivers it again.
-      const work = () => (kind === "run" ? submit(m) : undefined);
+      const work = () => (stranger || command ? undefined : submit(m, skilled ?? m.text));
       if (m.id !== undefined && !ids.once(name, m.id, work).fresh) return void log.debug({ id: m.id }, "a message seen before was ignored");
       if (m.id === undefined) work();
     } catch (err) {
@@ -73,31 +138,17 @@ export function createChatFlow(deps: ChatFlowDeps): ChatFlow {
       await reply(m.chat, `${err.message} Your message is kept by ${name} and can be sent again once there is room.`);
       throw err;
     }
-    if (kind === "stranger") await noticeStranger(m);
-    if (kind === "command") await reply(m.chat, await runCommand(core, `${name}:${m.chat}`, `${name}:${m.user}`, m.text.trim()));
+    if (stranger) await turnedAway(m);
+    if (command) await reply(m.chat, await runCommand(core, sessionKey(m), by(m.user), text));
   }
 
-  async function press(p: ButtonPress): Promise<void> {
-    const button = typeof p?.button === "string" ? parseApprovalButton(p.button) : undefined;
-    if (!button) return void log.warn({ button: p?.button }, "a press of a button hermes did not send was ignored");
-    if (!deps.allowed(String(p.user))) {
-      return void log.warn(
-        { user: p.user, approvalId: button.approvalId },
-        "approval button pressed by a user not in allowed_users; ignored",
-      );
-    }
-    const result = core.decide(button.approvalId, button.approve, `${name}:${p.user}`);
-    if (!result.ok && result.approval && result.approval.status !== "pending") {
-      const { id, status, decided_by } = result.approval;
-      await showDecision(render, id, status as "approved" | "denied" | "expired", decided_by ?? "").catch((err: unknown) =>
-        deps.onFault("decision", err),
-      );
-    }
-  }
-
+  const { press, command } = createPressHandlers({ ...deps, render, handle, sessionKey });
   return {
     receive,
-    press: (p) => press(p).catch((err: unknown) => log.error({ err }, "button press failed")),
+    receiveChat,
+    press,
+    command,
+    journal: core.store.inbound,
     listenerFor: (channel) => (channel.startsWith(`${name}:`) ? createRenderer(render, channel.slice(name.length + 1), false) : undefined),
     async deliver(target, text) {
       if (!target.startsWith(`${name}:`)) throw new TransportError(name, `${target} is not a ${name} target`);
@@ -107,7 +158,7 @@ export function createChatFlow(deps: ChatFlowDeps): ChatFlow {
         return { messageId: first ?? "" };
       } catch (err) {
         deps.onFault("deliver", err);
-        throw new TransportError(name, `could not deliver to ${target}: ${errorMessage(err)}`);
+        throw new TransportError(name, `could not deliver to ${target}: ${errorMessage(err)}`, { cause: err });
       }
     },
   };

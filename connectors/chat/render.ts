@@ -1,12 +1,13 @@
 import type { AgentEvent, EventListener } from "../../src/agent/types.js";
 import type { Logger } from "../../src/log.js";
 import type { Store } from "../../src/store/store.js";
-import { type Decision, decisionText, sendQueue } from "../chat.js";
 import { approvalButtonIds } from "../sdk/buttons.js";
 import { splitText } from "../sdk/split.js";
+import { sendQueue, typingIndicator } from "./queue.js";
+import { type Decision, decisionText, fitText } from "./texts.js";
 import type { ChatSurface, FaultReporter } from "./types.js";
 
-/** Streamed text is shown at most this often: chat networks rate-limit edits (Telegram ~1/s per chat). */
+/** Streamed text is shown at most this often unless the network says otherwise (Telegram ~1/s per chat). */
 const EDIT_EVERY_MS = 700;
 
 export interface RenderDeps {
@@ -16,6 +17,8 @@ export interface RenderDeps {
   onFault: FaultReporter;
   /** Called after a network call went through: a connector whose sends work again is healthy again. */
   onSuccess(): void;
+  /** Approvals being decided by a press the network answers with the decided message (see ChatSurface). */
+  pressed: Set<string>;
 }
 
 /** Where an approval request was shown, so the decision can be edited into it (also after a restart). */
@@ -23,31 +26,39 @@ export function approvalRef(chat: string, messageId: string): string {
   return JSON.stringify([chat, messageId]);
 }
 
+/** `[chat, id]`; or `chat:id`, as Telegram and Discord wrote it before they shared this flow. */
 function parseRef(ref: string | null | undefined): [string, string] | undefined {
   try {
     const parsed: unknown = JSON.parse(ref ?? "");
     return Array.isArray(parsed) && parsed.length === 2 ? [String(parsed[0]), String(parsed[1])] : undefined;
   } catch {
-    return undefined;
+    const at = ref?.lastIndexOf(":") ?? -1;
+    return ref && at > 0 && at < ref.length - 1 ? [ref.slice(0, at), ref.slice(at + 1)] : undefined;
   }
+}
+
+export function splitFor(surface: ChatSurface, text: string): string[] {
+  return surface.split ? surface.split(text) : splitText(text, surface.limits.text);
 }
 
 /** Sends text split under the limit, in order; resolves the ids. Throws what the network throws. */
 export async function sendSplit(surface: ChatSurface, chat: string, text: string): Promise<string[]> {
   const ids: string[] = [];
-  for (const part of splitText(text, surface.limits.text)) ids.push((await surface.send(chat, { text: part })).id);
+  for (const part of splitFor(surface, text)) ids.push((await surface.send(chat, { text: part })).id);
   return ids;
 }
 
 /**
- * Renders one run's events into a chat: the reply streamed into one message when the network can edit
- * (split under the limit when it grows past it), approval requests with buttons or in text, decisions
- * edited into them. Calls are serialized so messages arrive in order. Never throws.
+ * Renders one run's events into a chat: typing while it works, the reply streamed into one message when
+ * the network can edit (split under the limit when it grows past it), approval requests with buttons or
+ * in text, decisions edited into them. Calls are serialized so messages arrive in order. Never throws.
  */
 export function createRenderer(deps: RenderDeps, chat: string, stream: boolean): EventListener {
   const { surface } = deps;
   const run = sendQueue((err, what) => deps.onFault(what, err));
   const queue = (what: string, task: () => Promise<unknown>) => run(what, () => task().then(deps.onSuccess));
+  const typing =
+    surface.typing && typingIndicator(() => run("typing", () => surface.typing?.send(chat) ?? Promise.resolve()), surface.typing.everyMs);
   let draft: { id?: string; text: string; shown: string; timer?: NodeJS.Timeout } = { text: "", shown: "" };
   const canStream = stream && surface.edit !== undefined;
 
@@ -59,22 +70,23 @@ export function createRenderer(deps: RenderDeps, chat: string, stream: boolean):
     draft.shown = text;
     const current = draft;
     queue("stream", async () => {
-      if (current.id === undefined) current.id = (await surface.send(chat, { text })).id;
-      else await surface.edit?.(chat, current.id, { text });
+      if (current.id === undefined) current.id = (await surface.send(chat, { text, draft: true })).id;
+      else await surface.edit?.(chat, current.id, { text, draft: true });
     });
   };
   const onText = (delta: string) => {
     draft.text += delta;
-    if (draft.id === undefined && !draft.shown) flush();
-    else draft.timer ??= setTimeout(flush, EDIT_EVERY_MS);
+    if (draft.id === undefined && !draft.timer && !draft.shown) flush();
+    else draft.timer ??= setTimeout(flush, surface.editEveryMs ?? EDIT_EVERY_MS);
   };
   const finish = (runId: string, reply: string) => {
+    typing?.stop();
     clearTimeout(draft.timer);
     const current = draft;
     queue("reply", async () => {
-      const [first, ...rest] = splitText(reply, surface.limits.text);
+      const [first, ...rest] = splitFor(surface, reply);
       if (current.id !== undefined && first !== undefined && surface.edit) {
-        if (first !== current.shown) await surface.edit(chat, current.id, { text: first });
+        if (first !== current.shown || surface.formatsFinal) await surface.edit(chat, current.id, { text: first });
         for (const part of rest) await surface.send(chat, { text: part });
       } else {
         await sendSplit(surface, chat, reply);
@@ -83,24 +95,31 @@ export function createRenderer(deps: RenderDeps, chat: string, stream: boolean):
     });
   };
   const askApproval = (event: Extract<AgentEvent, { type: "approval_requested" }>) => {
+    typing?.stop();
     queue("approval", async () => {
       const ids = approvalButtonIds(event.approvalId);
-      const message = surface.limits.buttons
-        ? {
-            text: event.prompt,
-            buttons: [
-              { id: ids.approve, label: "Approve" },
-              { id: ids.deny, label: "Deny" },
-            ],
-          }
-        : { text: `${event.prompt}\nReply /approve ${event.approvalId} or /deny ${event.approvalId}` };
-      const sent = await surface.send(chat, message);
+      const buttons = [
+        { id: ids.approve, label: "Approve" },
+        { id: ids.deny, label: "Deny" },
+      ];
+      const text = surface.limits.buttons
+        ? event.prompt
+        : `${event.prompt}\nReply /approve ${event.approvalId} or /deny ${event.approvalId}`;
+      const fitted = fitText(text, surface.limits.text);
+      const sent = await surface.send(chat, surface.limits.buttons ? { text: fitted, buttons } : { text: fitted });
       deps.store.approvals.setMessageRef(event.approvalId, approvalRef(chat, sent.id));
     });
+  };
+  const onDecided = (event: Extract<AgentEvent, { type: "approval_decided" }>) => {
+    if (!deps.pressed.has(event.approvalId)) queue("decision", () => showDecision(deps, event.approvalId, event.decision, event.by));
+    if (event.decision === "approved") typing?.start();
   };
 
   return (event: AgentEvent) => {
     switch (event.type) {
+      case "run_start":
+        typing?.start();
+        break;
       case "text":
         if (canStream) onText(event.delta);
         break;
@@ -112,12 +131,13 @@ export function createRenderer(deps: RenderDeps, chat: string, stream: boolean):
         askApproval(event);
         break;
       case "approval_decided":
-        queue("decision", () => showDecision(deps, event.approvalId, event.decision, event.by));
+        onDecided(event);
         break;
       case "run_end":
         finish(event.runId, event.reply);
         break;
       case "error":
+        typing?.stop();
         queue("error", async () => {
           await surface.send(chat, { text: event.message.slice(0, surface.limits.text) });
           if (event.runId) deps.store.history.markReplySent(event.runId);
@@ -127,11 +147,16 @@ export function createRenderer(deps: RenderDeps, chat: string, stream: boolean):
   };
 }
 
+/** The text an approval message shows once decided, fitted in one message. */
+export function decidedText(deps: RenderDeps, approvalId: string, decision: Decision, by: string): string | undefined {
+  const approval = deps.store.approvals.get(approvalId);
+  return approval && fitText(decisionText(approval, decision, by), deps.surface.limits.text);
+}
+
 /** Edits an approval request into its decision and removes its buttons; nothing where the network cannot edit. */
 export async function showDecision(deps: RenderDeps, approvalId: string, decision: Decision, by: string): Promise<void> {
-  const approval = deps.store.approvals.get(approvalId);
-  const ref = parseRef(approval?.message_ref);
-  if (!approval || !ref || !deps.surface.edit || !deps.surface.limits.buttons) return;
-  const text = decisionText(approval, decision, by).slice(0, deps.surface.limits.text);
+  const ref = parseRef(deps.store.approvals.get(approvalId)?.message_ref);
+  const text = decidedText(deps, approvalId, decision, by);
+  if (!ref || text === undefined || !deps.surface.edit || !deps.surface.limits.buttons) return;
   await deps.surface.edit(ref[0], ref[1], { text, buttons: [] });
 }

@@ -11,7 +11,7 @@ export async function loadConnectors(core: Core, config: Config, loaded?: Pick<L
   // Imported together: their file reads overlap instead of queueing one behind the other at start.
   const [...built] = await Promise.all([
     c.cli.enabled && import("../../connectors/cli.js").then((m) => () => m.createCliConnector(core, c.cli.socket)),
-    c.telegram.enabled && import("../../connectors/telegram.js").then((m) => () => m.createTelegramConnector(core, c.telegram)),
+    c.telegram.enabled && import("../../connectors/telegram/index.js").then((m) => () => m.createTelegramConnector(core, c.telegram)),
     c.cron.enabled && import("../../connectors/cron.js").then((m) => () => m.createCronConnector(core, config)),
     c.discord.enabled && import("../../connectors/discord.js").then((m) => () => m.createDiscordConnector(core, c.discord)),
     c.http.enabled && import("../../connectors/http/index.js").then((m) => () => m.createHttpConnector(core, c.http)),

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createPoller } from "../../connectors/telegram-polling.js";
+import { createPoller } from "../../connectors/telegram/polling.js";
 import { createLogger } from "../../src/log.js";
 import { openStore } from "../../src/store/store.js";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.js";

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { bestPhoto } from "../../connectors/telegram-media.js";
+import { bestPhoto } from "../../connectors/telegram/media.js";
 import { imageProblem, sniffImage } from "../../src/media/images.js";
 import { isReadableText, safeName, saveToInbox } from "../../src/media/inbox.js";
 import { isEmptyTranscript } from "../../src/media/speech.js";

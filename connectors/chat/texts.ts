@@ -1,7 +1,7 @@
-/** What the chat connectors (Telegram, Discord) say alike: status lines, decisions, strangers. */
-import type { DaemonStatus } from "../src/connector.js";
-import type { ApprovalRow } from "../src/store/approvals.js";
-import type { Store } from "../src/store/store.js";
+/** What every chat connector says alike: status lines, decisions, strangers. */
+import type { DaemonStatus } from "../../src/connector.js";
+import type { ApprovalRow } from "../../src/store/approvals.js";
+import type { Store } from "../../src/store/store.js";
 
 const STRANGER_NOTICE_EVERY_MS = 3_600_000;
 
@@ -39,27 +39,9 @@ export function strangerNoticeDue(store: Store, connector: string, userId: strin
   return true;
 }
 
-/** Serializes one chat's API calls so messages and edits arrive in order; a failure is reported, never thrown. */
-export function sendQueue(onError: (err: unknown, what: string) => void): (what: string, task: () => Promise<unknown>) => void {
-  let chain: Promise<unknown> = Promise.resolve();
-  return (what, task) => {
-    chain = chain.then(task).catch((err: unknown) => onError(err, what));
-  };
-}
-
-/** A typing indicator: `tick` now and every `everyMs` (chat networks let it fade) until stopped. */
-export function typingIndicator(tick: () => void, everyMs: number): { start(): void; stop(): void } {
-  let timer: NodeJS.Timeout | undefined;
-  return {
-    start() {
-      if (timer) return;
-      tick();
-      timer = setInterval(tick, everyMs);
-      timer.unref();
-    },
-    stop() {
-      clearInterval(timer);
-      timer = undefined;
-    },
-  };
+/** Fits text in one message, keeping its last two lines (for an approval: the reason and the deadline). */
+export function fitText(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const tail = text.split("\n").slice(-2).join("\n");
+  return `${text.slice(0, Math.max(0, limit - tail.length - 2))}…\n${tail}`.slice(0, limit);
 }

@@ -1,11 +1,11 @@
 /** Telegram messages that are not plain text: files are fetched here and handed to src/media; everything else is answered. */
 import type { Api } from "grammy";
 import type { Message, PhotoSize } from "grammy/types";
-import type { Config } from "../src/config/schema.js";
-import type { Logger } from "../src/log.js";
-import { intake, refuseBeforeDownload } from "../src/media/intake.js";
-import { type Incoming, type Intake, MAX_DOWNLOAD_BYTES } from "../src/media/types.js";
-import { addressedCaption } from "./telegram-address.js";
+import type { Config } from "../../src/config/schema.js";
+import type { Logger } from "../../src/log.js";
+import { intake, refuseBeforeDownload } from "../../src/media/intake.js";
+import { type Incoming, type Intake, MAX_DOWNLOAD_BYTES } from "../../src/media/types.js";
+import { addressedCaption } from "./address.js";
 
 export interface MediaDeps {
   api: Api;

@@ -18,6 +18,9 @@ export const BUILTIN_COMMANDS: readonly MenuCommand[] = [
   { name: "help", description: "What I can do" },
 ];
 
+/** The commands a connector answers itself (the menu's and /start): a skill of the same name is not offered as one. */
+export const RESERVED_COMMANDS: readonly string[] = [...BUILTIN_COMMANDS.map((c) => c.name), "start"];
+
 /** Both platforms refuse a menu of more than 100 commands; kept under it. */
 export const MAX_MENU_COMMANDS = 100;
 const NAME = /^[a-z0-9_]{1,32}$/;
@@ -59,7 +62,7 @@ function safely(provider: Provider): MenuCommand[] {
 }
 
 /** What `/whoami` answers: the id, whether this user may use hermes, and nothing else. */
-export function whoamiText(platform: "Telegram" | "Discord", id: string | number | undefined, allowed: boolean): string {
+export function whoamiText(platform: string, id: string | number | undefined, allowed: boolean): string {
   if (id === undefined) return "I cannot see who you are here.";
   return allowed
     ? `Your ${platform} id is ${id}. You are allowed to use this assistant.`

@@ -1,10 +1,10 @@
 import type { UpdateSupplier } from "@grammyjs/runner";
 import { type Api, GrammyError, HttpError } from "grammy";
 import type { Update } from "grammy/types";
-import { isDiskFull } from "../src/errors.js";
-import type { Logger } from "../src/log.js";
-import { sleep } from "../src/model/retry.js";
-import type { InboundStore } from "../src/store/inbound.js";
+import { isDiskFull } from "../../src/errors.js";
+import type { Logger } from "../../src/log.js";
+import { sleep } from "../../src/model/retry.js";
+import type { InboundStore } from "../../src/store/inbound.js";
 
 export interface PollerHealth {
   ok: boolean;

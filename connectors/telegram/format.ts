@@ -2,7 +2,7 @@
  * Markdown (as models write it) to Telegram HTML, and splitting under Telegram's 4096-character limit
  * on paragraph and line boundaries, never inside a tag or a code block.
  */
-import { type Block, blocks, groupLines } from "./markdown.js";
+import { type Block, blocks, groupLines } from "../markdown.js";
 
 export const TELEGRAM_LIMIT = 4096;
 
