@@ -1,7 +1,7 @@
 /** Discord attachments: fetched here and handed to src/media, which says what becomes of them. */
-import type { Config } from "../src/config/schema.js";
-import { intake, refuseBeforeDownload } from "../src/media/intake.js";
-import { type Incoming, type Intake, MAX_DOWNLOAD_BYTES } from "../src/media/types.js";
+import type { Config } from "../../src/config/schema.js";
+import { intake, refuseBeforeDownload } from "../../src/media/intake.js";
+import { type Incoming, type Intake, MAX_DOWNLOAD_BYTES } from "../../src/media/types.js";
 
 /** What hermes keeps of an attachment (recorded with the message, so a replay after a restart can fetch it again). */
 export interface AttachmentInfo {
