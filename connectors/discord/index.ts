@@ -65,7 +65,7 @@ interface Inbound {
   name?: string;
   guild?: boolean;
   text: string;
-  /** Files the message carries (see discord-media.ts). */
+  /** Files the message carries (see media.ts). */
   attachments?: AttachmentInfo[];
   /** What the message carries that hermes cannot use yet (stickers, a poll), in words. */
   unusable?: string;

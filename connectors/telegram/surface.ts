@@ -67,7 +67,10 @@ export function telegramSurface(api: Api, log: Logger): ChatSurface {
     split: (text) => formatReply(text).map((c) => c.plain),
     typing: {
       everyMs: TYPING_EVERY_MS,
-      send: (chat) => api.sendChatAction(parseChat(chat).chatId, "typing", inTopic(parseChat(chat).threadId)),
+      send: (chat) => {
+        const { chatId, threadId } = parseChat(chat);
+        return api.sendChatAction(chatId, "typing", inTopic(threadId));
+      },
     },
     editEveryMs: EDIT_EVERY_MS,
     formatsFinal: true,
