@@ -1,5 +1,5 @@
-import { estimateTokens } from "../agent/context.js";
 import type { Config } from "../config/schema.js";
+import { estimateTokens } from "../model/tokens.js";
 import { toolSpec } from "../tools/define.js";
 import type { AnyTool } from "../tools/types.js";
 
