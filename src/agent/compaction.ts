@@ -6,7 +6,7 @@ import type { SummaryRow } from "../store/summaries.js";
 import { usageRow } from "../store/usage.js";
 import { summarize, truncateResult } from "../text.js";
 import { type PromptInput, type PromptPlan, planPrompt, repairPairs } from "./context.js";
-import type { LoopDeps } from "./loop.js";
+import type { LoopDeps } from "./loop-deps.js";
 import { keepMark, withMark } from "./window.js";
 
 /** The first words of every compaction request (the fake model in the tests knows them too). */

@@ -7,7 +7,8 @@ import { defaultSender, type Person, senderOf } from "../store/memory.js";
 import { Turns } from "../turns.js";
 import { compactNow } from "./compaction.js";
 import { closedDecision } from "./decisions.js";
-import { compactAfterRun, driveRun, type LoopDeps, workAfterReply } from "./loop.js";
+import { compactAfterRun, driveRun, workAfterReply } from "./loop.js";
+import type { LoopDeps } from "./loop-deps.js";
 import { abandonEphemeral, sendOwedReplies, unshownApprovals } from "./restart.js";
 import type { AgentEvent, DecideResult, EventListener, RunOutcome, SubmitRequest } from "./types.js";
 
