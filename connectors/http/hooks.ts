@@ -3,7 +3,7 @@ import type { HttpHook } from "../../src/config/schema.js";
 import type { Core } from "../../src/connector.js";
 import { errorMessage } from "../../src/errors.js";
 import { newRunId } from "../../src/run-id.js";
-import { approvalsTo, subsetTools, tellOwnerOnce } from "../scheduled.js";
+import { approvalsTo, subsetTools, tellOwnerOnce } from "../cron/scheduled.js";
 import { DATA_NOTE, renderHookPrompt } from "./template.js";
 
 interface Pending {
