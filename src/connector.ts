@@ -7,12 +7,12 @@
  */
 import type { DecideResult, EventListener, RunOutcome, SubmitRequest } from "./agent/types.js";
 import type { Config } from "./config/schema.js";
-import type { Pairings } from "./daemon/pairing.js";
-import type { ToolReport } from "./daemon/tools-report.js";
 import type { Logger } from "./log.js";
 import type { McpServerReport } from "./mcp/types.js";
+import type { Pairings } from "./pairing.js";
 import type { SkillSet } from "./skills/types.js";
 import type { Store } from "./store/store.js";
+import type { ToolReport } from "./tools/types.js";
 
 export interface ConnectorHealth {
   ok: boolean;

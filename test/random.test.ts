@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { shortHash } from "../src/agent/canonical.js";
+import { shortHash } from "../src/gate/canonical.js";
 import { randomBytes, secretBytes } from "../src/random.js";
 
 describe("randomBytes", () => {

@@ -3,7 +3,7 @@ import type { LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
 import { deadline } from "../src/deadline.js";
 import { ToolError } from "../src/errors.js";
-import { requestFor } from "../src/model/http.js";
+import { requestFor } from "../src/net/request.js";
 
 /** True for loopback, private, link-local, unique-local, CGNAT and other non-public addresses. */
 export function isPrivateAddress(address: string): boolean {

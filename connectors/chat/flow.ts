@@ -1,7 +1,4 @@
-import type { Core } from "../../src/connector.js";
-import type { PairConnector } from "../../src/daemon/pairing.js";
 import { DiskFullError, errorMessage, isDiskFull, TransportError } from "../../src/errors.js";
-import type { Logger } from "../../src/log.js";
 import { PluginStore } from "../../src/store/plugins.js";
 import type { InboundMessage } from "../sdk/types.js";
 import { runCommand, skillRequest } from "./commands.js";
@@ -9,31 +6,7 @@ import { whoamiText } from "./menu.js";
 import { createPressHandlers } from "./press.js";
 import { createRenderer, type RenderDeps, sendSplit } from "./render.js";
 import { strangerNoticeDue } from "./texts.js";
-import type { ChatFlow, ChatMessage, ChatSurface, FaultReporter } from "./types.js";
-
-export interface ChatFlowDeps {
-  core: Core;
-  /** The connector's name: session keys and delivery targets are `<name>:<chat>`. */
-  name: string;
-  surface: ChatSurface;
-  /** Whether `user` may reach the model. Asked at each message, so a reloaded allowlist counts at once. */
-  allowed(user: string): boolean;
-  /** Where the owner adds a user, for the strangers' notice (`connectors.plugins entry 'echo'`). */
-  allowlistHome: string;
-  log: Logger;
-  onFault: FaultReporter;
-  onSuccess(): void;
-  /** Replies stream into one message where the network can edit (default true). */
-  stream?: boolean;
-  /** The network's name in users' words ("Telegram"): `/whoami` is answered, to anyone. */
-  platform?: string;
-  /** Strangers writing privately are offered to `hermes pair <pairing>` first. */
-  pairing?: PairConnector;
-  /** The network's own words for `/help` and for the strangers' notice. */
-  texts?: { help?(user: string): string; stranger?(user: string): string };
-  /** Strangers in group chats are only logged, never answered. */
-  quietInGroups?: boolean;
-}
+import type { ChatFlow, ChatFlowDeps, ChatMessage } from "./types.js";
 
 /** The shared chat flow for one connector (see ./types.ts). */
 export function createChatFlow(deps: ChatFlowDeps): ChatFlow {

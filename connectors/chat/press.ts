@@ -1,10 +1,9 @@
 /** Button presses and menu commands: the parts of the flow a network answers itself (a callback, an interaction). */
 import { parseApprovalButton } from "../sdk/buttons.js";
 import { runCommand, skillRequest } from "./commands.js";
-import type { ChatFlowDeps } from "./flow.js";
 import { whoamiText } from "./menu.js";
 import { decidedText, type RenderDeps, showDecision } from "./render.js";
-import type { ChatFlow, ChatMessage } from "./types.js";
+import type { ChatFlow, ChatFlowDeps, ChatMessage } from "./types.js";
 
 interface PressDeps extends ChatFlowDeps {
   render: RenderDeps;

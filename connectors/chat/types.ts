@@ -7,7 +7,10 @@
  * only a built-in knows (its own inbound journal, group chats, media, pairing).
  */
 import type { EventListener } from "../../src/agent/types.js";
+import type { Core } from "../../src/connector.js";
+import type { Logger } from "../../src/log.js";
 import type { Intake } from "../../src/media/types.js";
+import type { PairConnector } from "../../src/pairing.js";
 import type { InboundStore } from "../../src/store/inbound.js";
 import type { ButtonPress, InboundMessage, OutboundMessage } from "../sdk/types.js";
 
@@ -92,3 +95,28 @@ export interface ChatFlow {
 
 /** What a failed network call is reported as: the connector's health turns red with it (or the log hears it). */
 export type FaultReporter = (what: string, err: unknown) => void;
+
+/** What the flow for one connector is built from. */
+export interface ChatFlowDeps {
+  core: Core;
+  /** The connector's name: session keys and delivery targets are `<name>:<chat>`. */
+  name: string;
+  surface: ChatSurface;
+  /** Whether `user` may reach the model. Asked at each message, so a reloaded allowlist counts at once. */
+  allowed(user: string): boolean;
+  /** Where the owner adds a user, for the strangers' notice (`connectors.plugins entry 'echo'`). */
+  allowlistHome: string;
+  log: Logger;
+  onFault: FaultReporter;
+  onSuccess(): void;
+  /** Replies stream into one message where the network can edit (default true). */
+  stream?: boolean;
+  /** The network's name in users' words ("Telegram"): `/whoami` is answered, to anyone. */
+  platform?: string;
+  /** Strangers writing privately are offered to `hermes pair <pairing>` first. */
+  pairing?: PairConnector;
+  /** The network's own words for `/help` and for the strangers' notice. */
+  texts?: { help?(user: string): string; stranger?(user: string): string };
+  /** Strangers in group chats are only logged, never answered. */
+  quietInGroups?: boolean;
+}

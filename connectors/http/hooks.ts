@@ -1,9 +1,9 @@
-import { newRunId } from "../../src/agent/runner.js";
 import type { RunOutcome } from "../../src/agent/types.js";
 import type { HttpHook } from "../../src/config/schema.js";
 import type { Core } from "../../src/connector.js";
 import { errorMessage } from "../../src/errors.js";
-import { approvalsTo, subsetTools, tellOwnerOnce } from "../scheduled.js";
+import { newRunId } from "../../src/run-id.js";
+import { approvalsTo, subsetTools, tellOwnerOnce } from "../cron/scheduled.js";
 import { DATA_NOTE, renderHookPrompt } from "./template.js";
 
 interface Pending {

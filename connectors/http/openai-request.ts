@@ -4,9 +4,9 @@
  * ephemeral run whose context is the request's earlier messages. Images go the media path (SPEC §12).
  */
 import type { Context } from "hono";
-import { newRunId } from "../../src/agent/runner.js";
 import type { SubmitRequest } from "../../src/agent/types.js";
 import type { Core } from "../../src/connector.js";
+import { newRunId } from "../../src/run-id.js";
 import { chatRequest, contextOf, decodeDataUrl, MODEL_IDS, openAiError, splitRequest, type UserInput } from "./openai-shapes.js";
 
 const SESSION = /^[\w.@+:-]{1,64}$/;

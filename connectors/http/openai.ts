@@ -14,7 +14,7 @@ import type { HttpConfig } from "../../src/config/schema.js";
 import type { Core } from "../../src/connector.js";
 import { errorMessage } from "../../src/errors.js";
 import { MAX_DOWNLOAD_BYTES } from "../../src/media/types.js";
-import { approvalsTo } from "../scheduled.js";
+import { approvalsTo } from "../cron/scheduled.js";
 import { type App, clientOf } from "./api.js";
 import { bearerOk, type createFailureLimiter } from "./auth.js";
 import { createReplyText, type ReplyText } from "./openai-render.js";

@@ -1,8 +1,8 @@
 import type { Agent } from "node:http";
 import type { Readable } from "node:stream";
 import { HttpError, type Transformer } from "grammy";
-import { requestFor } from "../../src/model/http.js";
-import { sleep } from "../../src/model/retry.js";
+import { requestFor } from "../../src/net/request.js";
+import { sleep } from "../../src/net/sleep.js";
 
 /** Pauses between attempts while Telegram cannot be reached: the first, and the longest. */
 export interface NetworkPause {

@@ -3,7 +3,7 @@ import { type Api, GrammyError, HttpError } from "grammy";
 import type { Update } from "grammy/types";
 import { isDiskFull } from "../../src/errors.js";
 import type { Logger } from "../../src/log.js";
-import { sleep } from "../../src/model/retry.js";
+import { sleep } from "../../src/net/sleep.js";
 import type { InboundStore } from "../../src/store/inbound.js";
 
 export interface PollerHealth {

@@ -1,3 +1,4 @@
+import { promptTokens } from "../model/tokens.js";
 import type { ChatMessage, ModelCall, ToolSpec } from "../model/types.js";
 import { usageRow } from "../store/usage.js";
 import { truncateResult } from "../text.js";
@@ -11,7 +12,7 @@ import {
   summaryCapTokens,
   withSummary,
 } from "./compaction.js";
-import { jumpFrom, type PromptInput, promptTokens } from "./context.js";
+import { jumpFrom, type PromptInput } from "./context.js";
 import { withMark } from "./window.js";
 
 /**

@@ -1,11 +1,12 @@
 import type { Logger } from "pino";
+import { estimateTokens, promptTokens } from "../model/tokens.js";
 import type { ChatMessage, ModelCall } from "../model/types.js";
 import type { Store } from "../store/store.js";
 import type { SummaryRow } from "../store/summaries.js";
 import { usageRow } from "../store/usage.js";
 import { summarize, truncateResult } from "../text.js";
-import { estimateTokens, type PromptInput, type PromptPlan, planPrompt, promptTokens, repairPairs } from "./context.js";
-import type { LoopDeps } from "./loop.js";
+import { type PromptInput, type PromptPlan, planPrompt, repairPairs } from "./context.js";
+import type { LoopDeps } from "./loop-deps.js";
 import { keepMark, withMark } from "./window.js";
 
 /** The first words of every compaction request (the fake model in the tests knows them too). */

@@ -1,3 +1,4 @@
+import { estimateTokens, messageTokens, toolTokens } from "../model/tokens.js";
 import type { ChatMessage, ToolSpec } from "../model/types.js";
 import { truncateResult } from "../text.js";
 
@@ -7,38 +8,6 @@ import { truncateResult } from "../text.js";
  * 11.8 % at 40 %).
  */
 const JUMP_TO = 0.4;
-
-/** A deliberately pessimistic token estimate (~3.6 characters a token); calibrated per model by `ratio`. */
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 3.6);
-}
-
-const tokenCache = new WeakMap<object, number>();
-
-export function messageTokens(m: ChatMessage): number {
-  let tokens = tokenCache.get(m);
-  if (tokens === undefined) {
-    const calls = m.role === "assistant" && m.toolCalls ? JSON.stringify(m.toolCalls).length : 0;
-    tokens = estimateTokens(m.content) + Math.ceil(calls / 3.6) + 6;
-    tokenCache.set(m, tokens);
-  }
-  return tokens;
-}
-
-/** Estimated tokens of a whole request: messages plus tool signatures. */
-export function promptTokens(messages: ChatMessage[], tools: ToolSpec[]): number {
-  return messages.reduce((sum, m) => sum + messageTokens(m), 0) + toolTokens(tools);
-}
-
-/** Tool signatures as the API carries them (`{"type":"function","function":…}`). */
-export function toolTokens(tools: ToolSpec[]): number {
-  let tokens = tokenCache.get(tools);
-  if (tokens === undefined) {
-    tokens = tools.length ? estimateTokens(JSON.stringify(tools.map((t) => ({ type: "function", function: t })))) : 0;
-    tokenCache.set(tools, tokens);
-  }
-  return tokens;
-}
 
 export interface PromptInput {
   system: string;

@@ -1,31 +1,17 @@
 import type { Logger } from "pino";
-import type { Config } from "../config/schema.js";
 import { type ModelError, ShutdownAbort } from "../errors.js";
-import type { Gate } from "../gate/gate.js";
+import { RepeatGuard } from "../gate/repeat-guard.js";
 import { IMAGE_TOKENS } from "../media/types.js";
-import type { ChatMessage, ModelCall, ModelClient, ModelRequest, ModelResult, PromptWindow, ToolCall, ToolSpec } from "../model/types.js";
+import { promptTokens } from "../model/tokens.js";
+import type { ChatMessage, ModelCall, ModelRequest, ModelResult, PromptWindow, ToolCall } from "../model/types.js";
 import type { RunStatus } from "../store/history.js";
 import type { Store } from "../store/store.js";
 import { type UsageRecord, usageRow } from "../store/usage.js";
 import { compactAfterReply } from "./compact-idle.js";
 import { promptWithStoredSummary, promptWithSummary } from "./compaction.js";
-import { type PromptInput, promptTokens, type TokenCalibration } from "./context.js";
-import type { Limiter } from "./limiter.js";
-import { RepeatGuard } from "./repeat-guard.js";
+import type { PromptInput } from "./context.js";
+import type { LoopDeps } from "./loop-deps.js";
 import type { AgentEvent, RunOutcome, StopReason } from "./types.js";
-
-export interface LoopDeps {
-  log?: Logger;
-  store: Store;
-  gate: Gate;
-  limiter: Limiter;
-  config: () => Config;
-  model: () => ModelClient;
-  /** The second model used only for turns that carry an image (`model.vision_model`), when configured. */
-  visionModel?: () => ModelClient | undefined;
-  toolSpecs: () => ToolSpec[];
-  calibration: TokenCalibration;
-}
 
 /** A run being driven by this process. */
 export interface ActiveRun {

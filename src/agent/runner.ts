@@ -1,20 +1,16 @@
 import type { Logger } from "pino";
 import { DiskFullError, isDiskFull, ShutdownAbort } from "../errors.js";
-import { randomBytes } from "../random.js";
+import { newRunId } from "../run-id.js";
 import type { ApprovalRow } from "../store/approvals.js";
 import { isEphemeralKey, type SessionRow } from "../store/history.js";
 import { defaultSender, type Person, senderOf } from "../store/memory.js";
 import { Turns } from "../turns.js";
 import { compactNow } from "./compaction.js";
 import { closedDecision } from "./decisions.js";
-import { compactAfterRun, driveRun, type LoopDeps, workAfterReply } from "./loop.js";
+import { compactAfterRun, driveRun, workAfterReply } from "./loop.js";
+import type { LoopDeps } from "./loop-deps.js";
 import { abandonEphemeral, sendOwedReplies, unshownApprovals } from "./restart.js";
 import type { AgentEvent, DecideResult, EventListener, RunOutcome, SubmitRequest } from "./types.js";
-
-/** A fresh run id, also for callers that must name a run before submitting it. */
-export function newRunId(): string {
-  return `run_${randomBytes(8).toString("hex")}`;
-}
 
 interface Live {
   runId: string;

@@ -4,6 +4,7 @@
  * Below them, what connectors hand the runner and what it answers.
  */
 
+import type { GateEvent } from "../gate/types.js";
 import type { ChatMessage } from "../model/types.js";
 import type { ApprovalRow } from "../store/approvals.js";
 import type { Person } from "../store/memory.js";
@@ -14,29 +15,8 @@ export type StopReason = "done" | "max_steps" | "max_run_tokens" | "repeat" | "a
 export type AgentEvent =
   | { type: "run_start"; runId: string; session: string; source: string }
   | { type: "text"; runId: string; delta: string }
-  | { type: "tool_call"; runId: string; callId: string; tool: string; args: unknown; step: number }
-  | {
-      type: "approval_requested";
-      runId: string;
-      approvalId: string;
-      callId: string;
-      tool: string;
-      args: unknown;
-      reason: string;
-      expiresAt: number;
-      prompt: string;
-    }
-  | {
-      type: "approval_decided";
-      runId: string;
-      approvalId: string;
-      callId: string;
-      tool: string;
-      decision: "approved" | "denied" | "expired";
-      by: string;
-    }
-  | { type: "tool_result"; runId: string; callId: string; tool: string; ok: boolean; summary: string; durationMs: number }
-  | { type: "blocked"; runId: string; callId: string; tool: string; reason: string }
+  /** The gate's events (src/gate/types.ts): a call proposed, blocked, waiting for approval, decided, done. */
+  | GateEvent
   /** One model call of a step, as the usage ledger recorded it (tokens are estimates when `estimated`). */
   | ({ type: "usage"; runId: string; step: number } & Omit<UsageRecord, "runId" | "sessionId" | "step">)
   /** A one-line note for the owner: the model failed over, a budget was reached. */

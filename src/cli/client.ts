@@ -1,5 +1,5 @@
 import { createConnection, type Socket } from "node:net";
-import type { Reply, Request } from "./protocol.js";
+import type { Reply, Request } from "../../connectors/cli/protocol.js";
 
 type Outgoing = Request extends infer R ? (R extends { v: 1; id: string } ? Omit<R, "v" | "id"> : never) : never;
 

@@ -1,5 +1,5 @@
 import type { Config } from "../config/schema.js";
-import type { Check } from "./doctor.js";
+import type { Check } from "./doctor-check.js";
 
 /** The email connector's settings that deserve a word: trusting From: alone. */
 export function checkEmail(config: Config): Check[] {

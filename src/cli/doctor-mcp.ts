@@ -2,7 +2,7 @@ import type { Config } from "../config/schema.js";
 import { createLogger } from "../log.js";
 import type { McpServerReport } from "../mcp/types.js";
 import { Client } from "./client.js";
-import type { Check } from "./doctor.js";
+import type { Check } from "./doctor-check.js";
 
 const PROBE_MS = 10_000;
 

@@ -1,7 +1,7 @@
 import type { Config, EndpointConfig } from "../config/schema.js";
 import { readServerWindow, windowWarning } from "../model/context-window.js";
 import { createModelClient } from "../model/create.js";
-import type { Check } from "./doctor.js";
+import type { Check } from "./doctor-check.js";
 
 /** Each fallback: reachable and offering its model. A fallback that is down only warns: the primary may serve. */
 export async function checkFallbacks(config: Config): Promise<Check[]> {

@@ -3,7 +3,7 @@ import type { LoadedConfig } from "../config/load.js";
 import type { DaemonStatus } from "../connector.js";
 import { ConfigError } from "../errors.js";
 import { Client } from "./client.js";
-import type { Check } from "./doctor.js";
+import type { Check } from "./doctor-check.js";
 
 /** One line per connector plugin: whether it loads (module, version), and its health when the daemon runs. */
 export async function checkPlugins(loaded: LoadedConfig): Promise<Check[]> {

@@ -7,15 +7,7 @@ import type { Config } from "../config/schema.js";
 import { ConfigError } from "../errors.js";
 import { createModelClient } from "../model/create.js";
 import { Client } from "./client.js";
-
-type Outcome = "ok" | "fail" | "warn" | "skip";
-/** One line of `hermes doctor`: what was checked, how it went, and the fix when it did not. */
-export interface Check {
-  name: string;
-  outcome: Outcome;
-  detail: string;
-  fix?: string;
-}
+import type { Check, Outcome } from "./doctor-check.js";
 
 const MARK: Record<Outcome, string> = { ok: "✓", fail: "✗", warn: "!", skip: "-" };
 

@@ -7,6 +7,7 @@ import { Client, DaemonUnreachable } from "./client.js";
 import { endQuietlyOnClosedPipe } from "./closed-pipe.js";
 import { useCompileCache } from "./compile-cache.js";
 import { confirmFor } from "./confirm.js";
+import { type CliValues, OPTIONS } from "./options.js";
 import { runMessage } from "./run-view.js";
 import { findConfigPath, loadEnvFile, socketPathOf } from "./socket-path.js";
 
@@ -57,36 +58,6 @@ Options:
 
 Exit codes: 0 ok, 1 failure, 2 usage error, 3 daemon not reachable.
 `;
-
-const OPTIONS = {
-  config: { type: "string" },
-  session: { type: "string" },
-  yes: { type: "boolean" },
-  no: { type: "boolean" },
-  json: { type: "boolean" },
-  audio: { type: "string" },
-  image: { type: "string" },
-  limit: { type: "string" },
-  since: { type: "string" },
-  by: { type: "string" },
-  format: { type: "string" },
-  name: { type: "string" },
-  "model-url": { type: "string" },
-  model: { type: "string" },
-  "telegram-token": { type: "string" },
-  "discord-token": { type: "string" },
-  timezone: { type: "string" },
-  briefing: { type: "string" },
-  location: { type: "string" },
-  "non-interactive": { type: "boolean" },
-  pair: { type: "boolean" },
-  "timeout-s": { type: "string" },
-  options: { type: "string" },
-  help: { type: "boolean", short: "h" },
-  version: { type: "boolean", short: "v" },
-} as const;
-
-export type CliValues = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]["type"] extends "boolean" ? boolean : string };
 
 class UsageError extends Error {}
 

@@ -1,5 +1,5 @@
+import type { AskFile, Reply } from "../../connectors/cli/protocol.js";
 import type { Client } from "./client.js";
-import type { AskFile, Reply } from "./protocol.js";
 import { createSpinner, createStyle, formatDuration, shortArgs } from "./render.js";
 
 export type Confirm = (prompt: string) => Promise<boolean>;

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import type { CliValues } from "./main.js";
+import type { CliValues } from "./options.js";
 import { setup } from "./setup.js";
 import { userConfigPath } from "./socket-path.js";
 

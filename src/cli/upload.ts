@@ -1,7 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { basename } from "node:path";
+import { type AskFile, MAX_UPLOAD_BYTES } from "../../connectors/cli/protocol.js";
 import type { Client } from "./client.js";
-import { type AskFile, MAX_UPLOAD_BYTES } from "./protocol.js";
 
 /** Raw bytes per upload line: base64 of this stays well under the 1 MiB line limit. */
 const PIECE_BYTES = 512 * 1024;

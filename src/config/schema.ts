@@ -1,10 +1,10 @@
 import { readFileSync, readlinkSync } from "node:fs";
 import { Cron } from "croner";
 import { z } from "zod";
-import { skillsSchema } from "../skills/schema.js";
 import { emailSchema } from "./email-schema.js";
 import { checkHttpOpenAi, httpOpenAi } from "./http-openai.js";
 import { deliverProblem, deliveryTarget, pluginEntries } from "./plugins-schema.js";
+import { skillsSchema } from "./skills-schema.js";
 import { DEFAULT_TOOLS, enabledEntry, MCP_SEPARATOR } from "./tool-names.js";
 import { trustedProxies } from "./trusted-proxies.js";
 

@@ -10,9 +10,9 @@ export async function loadConnectors(core: Core, config: Config, loaded?: Pick<L
   const c = config.connectors;
   // Imported together: their file reads overlap instead of queueing one behind the other at start.
   const [...built] = await Promise.all([
-    c.cli.enabled && import("../../connectors/cli.js").then((m) => () => m.createCliConnector(core, c.cli.socket)),
+    c.cli.enabled && import("../../connectors/cli/index.js").then((m) => () => m.createCliConnector(core, c.cli.socket)),
     c.telegram.enabled && import("../../connectors/telegram/index.js").then((m) => () => m.createTelegramConnector(core, c.telegram)),
-    c.cron.enabled && import("../../connectors/cron.js").then((m) => () => m.createCronConnector(core, config)),
+    c.cron.enabled && import("../../connectors/cron/index.js").then((m) => () => m.createCronConnector(core, config)),
     c.discord.enabled && import("../../connectors/discord/index.js").then((m) => () => m.createDiscordConnector(core, c.discord)),
     c.http.enabled && import("../../connectors/http/index.js").then((m) => () => m.createHttpConnector(core, c.http)),
     c.email.enabled && import("../../connectors/email/built-in.js").then((m) => () => m.createEmailConnector(core)),

@@ -1,6 +1,6 @@
-import { toolTokens } from "../agent/context.js";
 import type { Logger } from "../log.js";
 import type { McpServerReport } from "../mcp/types.js";
+import { toolTokens } from "../model/tokens.js";
 import type { ToolSpec } from "../model/types.js";
 
 /** Warns when the tool signatures take more than a quarter of the context window, naming each server's share. */

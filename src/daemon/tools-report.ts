@@ -1,18 +1,7 @@
-import { estimateTokens } from "../agent/context.js";
 import type { Config } from "../config/schema.js";
+import { estimateTokens } from "../model/tokens.js";
 import { toolSpec } from "../tools/define.js";
-import type { AnyTool } from "../tools/types.js";
-
-/** One line of `hermes tools`: a tool the model can see. */
-export interface ToolReport {
-  name: string;
-  /** `built-in`, or `mcp:<server>`. */
-  source: string;
-  asks: "always" | "never" | "depends on the arguments";
-  why: string | null;
-  /** Estimated tokens its signature adds to every request. */
-  prompt_tokens: number;
-}
+import type { AnyTool, ToolReport } from "../tools/types.js";
 
 export function reportTools(tools: Iterable<AnyTool>, config: Config): ToolReport[] {
   return [...tools].map((tool) => {

@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { callSignature, canonicalJson, shortHash } from "../agent/canonical.js";
 import type { Config } from "../config/schema.js";
 import type { ToolCall } from "../model/types.js";
 import { secretBytes } from "../random.js";
 import type { AuditRow } from "../store/audit.js";
 import type { Store } from "../store/store.js";
 import type { AnyTool } from "../tools/types.js";
+import { callSignature, canonicalJson, shortHash } from "./canonical.js";
 import { invokeTool, summarize, truncateResult } from "./invoke.js";
 import { DENIED_RESULT, EXPIRED_RESULT, INTERRUPTED_RESULT, type StepContext, type StepResult } from "./types.js";
 

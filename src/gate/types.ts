@@ -3,8 +3,33 @@
  * validation, the repeat guard and the confirmation policy first, and leaves an audit row.
  */
 
-import type { RepeatGuard } from "../agent/repeat-guard.js";
-import type { AgentEvent } from "../agent/types.js";
+import type { RepeatGuard } from "./repeat-guard.js";
+
+/** The events of a run the gate emits: a call proposed, blocked, waiting for the owner, decided, done. */
+export type GateEvent =
+  | { type: "tool_call"; runId: string; callId: string; tool: string; args: unknown; step: number }
+  | {
+      type: "approval_requested";
+      runId: string;
+      approvalId: string;
+      callId: string;
+      tool: string;
+      args: unknown;
+      reason: string;
+      expiresAt: number;
+      prompt: string;
+    }
+  | {
+      type: "approval_decided";
+      runId: string;
+      approvalId: string;
+      callId: string;
+      tool: string;
+      decision: "approved" | "denied" | "expired";
+      by: string;
+    }
+  | { type: "tool_result"; runId: string; callId: string; tool: string; ok: boolean; summary: string; durationMs: number }
+  | { type: "blocked"; runId: string; callId: string; tool: string; reason: string };
 
 /** Everything the gate needs to know about the step it is working on. */
 export interface StepContext {
@@ -18,7 +43,7 @@ export interface StepContext {
   step: number;
   signal: AbortSignal;
   guard: RepeatGuard;
-  emit: (event: AgentEvent) => void;
+  emit: (event: GateEvent) => void;
 }
 
 export interface StepResult {

@@ -1,6 +1,6 @@
-import { toolTokens } from "../agent/context.js";
 import type { Config, McpServerConfig } from "../config/schema.js";
 import type { Logger } from "../log.js";
+import { toolTokens } from "../model/tokens.js";
 import { McpToolListStore } from "../store/mcp-tools.js";
 import type { Store } from "../store/store.js";
 import { toolSpec } from "../tools/define.js";

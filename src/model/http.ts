@@ -1,24 +1,15 @@
-// Requests over node:http(s): the Ollama client and its probe on keep-alive agents, and `requestFor`
-// for the Telegram client and the web tools.
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+// Requests over node:http(s) for the Ollama client and its probe, on keep-alive agents.
+import { Agent as HttpAgent, type IncomingMessage } from "node:http";
 import type { Agent as HttpsAgent } from "node:https";
+import { requestFor } from "../net/request.js";
 
 const httpAgent = new HttpAgent({ keepAlive: true });
-/** Made at the first https URL (see requestFor). */
+/** Made at the first https URL (see src/net/request.ts). */
 let httpsAgent: HttpsAgent | undefined;
 
 function httpsAgentOnce(): HttpsAgent {
   httpsAgent ??= new (process.getBuiltinModule("node:https").Agent)({ keepAlive: true });
   return httpsAgent;
-}
-
-/**
- * node:http's or node:https's `request` for a URL. node:https brings TLS and OpenSSL's set-up (7 MB of RSS
- * in a bare Node 24, ~2 MB of the daemon's idle RSS there), which a daemon that talks to a local Ollama
- * over http never needs, so it is loaded at the first https URL.
- */
-export function requestFor(url: URL): typeof httpRequest {
-  return url.protocol === "https:" ? process.getBuiltinModule("node:https").request : httpRequest;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { ModelError } from "../errors.js";
+import { sleep } from "../net/sleep.js";
 
 export interface RetryOptions {
   retries: number;
@@ -9,20 +10,6 @@ export interface RetryOptions {
   retryUnreachable?: boolean;
   /** Called before each wait; for logging. */
   onRetry?: (error: ModelError, attempt: number, waitMs: number) => void;
-}
-
-/** Sleeps for `ms` unless the signal aborts first (then resolves early; the caller checks the signal). */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
-  });
 }
 
 /** Capped exponential backoff with full jitter, never below a server's Retry-After. */

@@ -1,5 +1,8 @@
-import type { Db } from "./db.js";
+import type Database from "better-sqlite3";
 import { fillRecallIndex } from "./recall.js";
+
+/** The connection type, named here rather than imported from db.ts, which imports this file. */
+type Db = Database.Database;
 
 /**
  * Numbered, append-only schema migrations. Never edit a released one: add the next number.

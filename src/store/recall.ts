@@ -1,5 +1,8 @@
-import type { Db } from "./db.js";
+import type Database from "better-sqlite3";
 import { cleanSnippet, indexedText, MATCH_END, MATCH_START, toFtsQuery } from "./recall-text.js";
+
+/** The connection type, named here rather than imported from db.ts, which loads this file through the migrations. */
+type Db = Database.Database;
 
 /** Whose conversations a search may see: everything (the owner), or one person's chats and shared ones. */
 export type RecallScope = { all: true } | { person: string };

@@ -1,13 +1,12 @@
-import { type Config, MCP_SEPARATOR, type ToolName } from "../config/schema.js";
-import type { McpHub, McpHubDeps } from "../mcp/hub.js";
+import { MCP_SEPARATOR, type ToolName } from "../config/schema.js";
 import { withSettings } from "./define.js";
 import type { AnyTool, ToolDeps } from "./types.js";
 
 type ToolModule = { createTool(name: ToolName, deps: ToolDeps): AnyTool };
 
 /**
- * The one seam of dynamic imports: only the tools the config enables are loaded,
- * so a disabled tool costs neither start-up time nor memory.
+ * Each built-in tool is imported when the config enables it, so a disabled tool costs neither start-up
+ * time nor memory (the lazy-loading rule in docs/architecture.md).
  */
 const MODULES: Partial<Record<ToolName, () => Promise<ToolModule>>> = {
   clock: () => import("../../tools/clock.js"),
@@ -53,11 +52,4 @@ export async function loadTools(enabled: readonly string[], deps: ToolDeps, extr
 function settingsOf(name: ToolName, deps: ToolDeps): { max_result_chars?: number; timeout_s?: number } | undefined {
   const family = name === "read_file" || name === "list_files" || name === "write_file" ? "files" : name;
   return deps.config.tools[family as keyof typeof deps.config.tools] as { max_result_chars?: number; timeout_s?: number };
-}
-
-/** The MCP hub, imported (with the MCP SDK behind it) only when the config has servers. */
-export async function loadMcpHub(config: Config, deps: McpHubDeps): Promise<McpHub | undefined> {
-  if (Object.keys(config.mcp.servers).length === 0) return undefined;
-  const { createMcpHub } = await import("../mcp/hub.js");
-  return createMcpHub(config, deps);
 }

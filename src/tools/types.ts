@@ -73,5 +73,16 @@ export interface ToolDeps {
   skills?: () => SkillSet | undefined;
 }
 
+/** One line of `hermes tools`: a tool the model can see. */
+export interface ToolReport {
+  name: string;
+  /** `built-in`, or `mcp:<server>`. */
+  source: string;
+  asks: "always" | "never" | "depends on the arguments";
+  why: string | null;
+  /** Estimated tokens its signature adds to every request. */
+  prompt_tokens: number;
+}
+
 export const DEFAULT_MAX_RESULT_CHARS = 4000;
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { COMPACTION_MARKER } from "../../src/agent/compaction.js";
-import { promptTokens } from "../../src/agent/context.js";
+import { promptTokens } from "../../src/model/tokens.js";
 import type { ChatMessage } from "../../src/model/types.js";
 import { defineTool } from "../../src/tools/define.js";
 import { FAKE_SUMMARY, type FakeModel, type RecordedRequest } from "../fakes/model-server.js";

@@ -1,7 +1,8 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import { COMPACTION_MARKER } from "../../src/agent/compaction.js";
-import { buildPrompt, DEFAULT_SYSTEM_PROMPT, OLD_RESULT_CHARS, promptTokens, TokenCalibration } from "../../src/agent/context.js";
+import { buildPrompt, DEFAULT_SYSTEM_PROMPT, OLD_RESULT_CHARS, TokenCalibration } from "../../src/agent/context.js";
 import { configSchema, DEFAULT_TOOLS } from "../../src/config/schema.js";
+import { promptTokens } from "../../src/model/tokens.js";
 import type { ChatMessage } from "../../src/model/types.js";
 import { openStore } from "../../src/store/store.js";
 import { toolSpec } from "../../src/tools/define.js";

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { promptTokens } from "../../src/agent/context.js";
 import { DEFAULT_TOOLS } from "../../src/config/schema.js";
+import { promptTokens } from "../../src/model/tokens.js";
 import type { ChatMessage } from "../../src/model/types.js";
 import { FAKE_SUMMARY, type FakeModel, type RecordedRequest, startFakeModel } from "../fakes/model-server.js";
 import { baseSettings } from "../helpers/hermes.js";

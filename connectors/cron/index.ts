@@ -1,11 +1,11 @@
 import type { Cron } from "croner";
-import type { RunOutcome } from "../src/agent/types.js";
-import type { Config } from "../src/config/schema.js";
-import type { Connector, ConnectorHealth, Core, FireResult, ScheduleInfo, Scheduler } from "../src/connector.js";
-import { errorMessage } from "../src/errors.js";
-import { sleep } from "../src/model/retry.js";
-import type { ReminderRow } from "../src/store/schedules.js";
-import { describeTime, zonedCron } from "../src/time.js";
+import type { RunOutcome } from "../../src/agent/types.js";
+import type { Config } from "../../src/config/schema.js";
+import type { Connector, ConnectorHealth, Core, FireResult, ScheduleInfo, Scheduler } from "../../src/connector.js";
+import { errorMessage } from "../../src/errors.js";
+import { sleep } from "../../src/net/sleep.js";
+import type { ReminderRow } from "../../src/store/schedules.js";
+import { describeTime, zonedCron } from "../../src/time.js";
 import { approvalsTo, subsetTools, tellOwnerOnce } from "./scheduled.js";
 
 type Job = Config["connectors"]["cron"]["jobs"][number];

@@ -1,8 +1,8 @@
 /** Files sent over the CLI socket: uploaded in pieces on one connection, then heard or seen like those from the phone. */
 import { extname } from "node:path";
-import { type AskFile, MAX_UPLOAD_BYTES } from "../src/cli/protocol.js";
-import type { Config } from "../src/config/schema.js";
-import type { Intake } from "../src/media/types.js";
+import type { Config } from "../../src/config/schema.js";
+import type { Intake } from "../../src/media/types.js";
+import { type AskFile, MAX_UPLOAD_BYTES } from "./protocol.js";
 
 const AUDIO_TYPES: Record<string, string> = {
   ".ogg": "audio/ogg",
@@ -55,7 +55,7 @@ export function isAskFile(value: unknown): value is AskFile {
 
 /** What the file becomes: the message for the model, or a reply saying why not. */
 export async function takeFile(config: Config, file: AskFile, bytes: Buffer, caption: string): Promise<Intake> {
-  const { intake } = await import("../src/media/intake.js");
+  const { intake } = await import("../../src/media/intake.js");
   const mime = file.kind === "audio" ? (AUDIO_TYPES[extname(file.name).toLowerCase()] ?? "application/octet-stream") : "";
   const name = file.name.split(/[/\\]/).pop() || (file.kind === "audio" ? "audio.ogg" : "image");
   return intake({ kind: file.kind === "audio" ? "voice" : "image", bytes, name, mime, caption }, config);

@@ -1,22 +1,22 @@
 import { chmodSync, existsSync, mkdirSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { dirname } from "node:path";
-import type { AgentEvent } from "../src/agent/types.js";
-import { type ErrorCode, MAX_LINE_BYTES, PROTOCOL_VERSION, type Reply } from "../src/cli/protocol.js";
-import type { Connector, ConnectorHealth, Core } from "../src/connector.js";
-import { errorMessage } from "../src/errors.js";
-import type { UsageGrouping, UsageTotals } from "../src/store/usage.js";
-import { VERSION } from "../src/version.js";
-import { createUploads, isAskFile, takeFile } from "./cli-files.js";
-import { dispatchPairing } from "./cli-pair.js";
-import { dispatchStorage } from "./cli-storage.js";
+import type { AgentEvent } from "../../src/agent/types.js";
+import type { Connector, ConnectorHealth, Core } from "../../src/connector.js";
+import { errorMessage } from "../../src/errors.js";
+import type { UsageGrouping, UsageTotals } from "../../src/store/usage.js";
+import { VERSION } from "../../src/version.js";
+import { createUploads, isAskFile, takeFile } from "./files.js";
+import { dispatchPairing } from "./pair.js";
+import { type ErrorCode, MAX_LINE_BYTES, PROTOCOL_VERSION, type Reply } from "./protocol.js";
+import { dispatchStorage } from "./storage.js";
 
 type Json = Record<string, unknown>;
 
 /** How much a CLI client may leave unread before it is cut off (a long answer streamed token by token fits). */
 export const MAX_UNREAD_BYTES = 8 * 1024 * 1024;
 
-/** The local CLI: a Unix socket speaking NDJSON (see src/cli/protocol.ts and the README). */
+/** The local CLI: a Unix socket speaking NDJSON (see protocol.ts and the README). */
 export function createCliConnector(core: Core, socketPath: string): Connector {
   let server: Server | undefined;
   const sockets = new Set<Socket>();

@@ -3,11 +3,11 @@
  * delivery chat, a failure is told to the owner once per streak, and a tool subset may name MCP tools by
  * glob.
  */
-import type { AgentEvent } from "../src/agent/types.js";
-import { MCP_SEPARATOR } from "../src/config/tool-names.js";
-import type { Core } from "../src/connector.js";
-import type { Logger } from "../src/log.js";
-import { isEnabled } from "../src/mcp/names.js";
+import type { AgentEvent } from "../../src/agent/types.js";
+import { MCP_SEPARATOR } from "../../src/config/tool-names.js";
+import type { Core } from "../../src/connector.js";
+import type { Logger } from "../../src/log.js";
+import { isEnabled } from "../../src/mcp/names.js";
 
 /** Approval requests are asked in `target`; the reply itself is delivered when the run ends. */
 export function approvalsTo(core: Core, target: string) {

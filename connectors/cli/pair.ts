@@ -1,6 +1,6 @@
-import type { Reply } from "../src/cli/protocol.js";
-import type { Core } from "../src/connector.js";
-import type { PairConnector } from "../src/daemon/pairing.js";
+import type { Core } from "../../src/connector.js";
+import type { PairConnector } from "../../src/pairing.js";
+import type { Reply } from "./protocol.js";
 
 type Json = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 /** The CLI socket's ops on what hermes keeps: sessions and their summaries, memory facts, backups. */
 import { isAbsolute } from "node:path";
-import type { Core } from "../src/connector.js";
-import { backupDatabase, backupInto, backupSettings, describeBackup } from "../src/store/backup.js";
+import type { Core } from "../../src/connector.js";
+import { backupDatabase, backupInto, backupSettings, describeBackup } from "../../src/store/backup.js";
 
 type Json = Record<string, unknown>;
 type Result = (ok: boolean, message?: string, data?: unknown) => void;

@@ -1,0 +1,30 @@
+/** The `hermes` command's flags, for node:util's parseArgs. */
+export const OPTIONS = {
+  config: { type: "string" },
+  session: { type: "string" },
+  yes: { type: "boolean" },
+  no: { type: "boolean" },
+  json: { type: "boolean" },
+  audio: { type: "string" },
+  image: { type: "string" },
+  limit: { type: "string" },
+  since: { type: "string" },
+  by: { type: "string" },
+  format: { type: "string" },
+  name: { type: "string" },
+  "model-url": { type: "string" },
+  model: { type: "string" },
+  "telegram-token": { type: "string" },
+  "discord-token": { type: "string" },
+  timezone: { type: "string" },
+  briefing: { type: "string" },
+  location: { type: "string" },
+  "non-interactive": { type: "boolean" },
+  pair: { type: "boolean" },
+  "timeout-s": { type: "string" },
+  options: { type: "string" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "v" },
+} as const;
+
+export type CliValues = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]["type"] extends "boolean" ? boolean : string };
