@@ -9,9 +9,8 @@ import {
   planAfter,
   stateOf,
   summaryCapTokens,
-  withSummary,
 } from "./compaction.js";
-import { jumpFrom, type PromptInput, promptTokens } from "./context.js";
+import { JUMP_TO, jumpFrom, type PromptInput, promptTokens } from "./context.js";
 import { withMark } from "./window.js";
 
 /**
@@ -38,9 +37,10 @@ export async function compactAfterReply(target: CompactionTarget, deps: Compacti
   const next = (Math.max(largestTurn(plan.history, plan.keptFrom), promptTokens(plan.history.slice(last), []) * 1.5) + 16) * ratio;
   if (!plan.over && promptTokens(plan.messages, input.tools) * ratio + next <= input.budgetTokens) return;
   const capTokens = summaryCapTokens(deps);
-  // Half the budget stays verbatim after the summary (the summary at its longest).
-  const keepTokens = Math.floor(input.budgetTokens / 2) - Math.ceil(capTokens * ratio);
-  const { from } = jumpFrom({ ...input, system: withSummary(input.system, previous), history: plan.history }, keepTokens);
+  // The prompt drops to 40 % of the budget, as at a jump: the new summary (at its longest) and the newest
+  // turns that fit beside it, verbatim; when not even the turn just answered fits, every turn is summarised.
+  const keepTokens = Math.floor(input.budgetTokens * JUMP_TO) - Math.ceil(capTokens * ratio);
+  const { from } = jumpFrom({ ...input, history: plan.history }, keepTokens, false);
   if (!plan.history.slice(0, from).some((m) => m.role === "user")) return;
   const request = [...plan.messages, { role: "user" as const, content: idleInstructions(Math.floor(capTokens * 0.7)) }];
   const window = Math.min(cfg.model.context_tokens, input.budgetTokens + cfg.model.max_output_tokens);
@@ -97,9 +97,7 @@ async function summariseInPlace(
 }
 
 function idleInstructions(words: number): string {
-  return `${COMPACTION_MARKER} so far, so the assistant can go on without its older messages: this is not a message from the user, do not answer it and call no tool.
-Merge the summary above (if there is one) with the conversation into one new summary.
-Keep every fact, name, number, date, preference, decision, promise and open task; drop greetings and small talk.
-For tool calls, say in a few words what was looked up or done and what came of it; never copy tool output.
-Write short plain sentences or bullets, at most ${words} words. Answer with the summary only.`;
+  return `${COMPACTION_MARKER} so far, for the assistant to go on without its older messages. Not a message from the user: do not answer it, call no tool.
+Merge the summary above (if any) with the conversation. Keep every fact, name, number, date, preference, decision, promise and open task; for a tool call, what was done and what came of it, never its output.
+At most ${words} words, plain sentences or bullets; answer with the summary only.`;
 }
