@@ -3,6 +3,7 @@
 // out as a chat template would (tools, then each message's role, text and calls); the part beyond the
 // longest prefix it shares with the request before it (a summary request included: on a one-slot server
 // it evicts the chat) is what the model prefills again.
+import { SUMMARY_ADDITION } from "../src/agent/compact-idle.js";
 import { DEFAULT_TOOLS } from "../src/config/schema.js";
 import { type RecordedRequest, startFakeModel } from "../test/fakes/model-server.js";
 import { baseSettings } from "../test/helpers/hermes.js";
@@ -46,8 +47,8 @@ export interface CacheUse {
   /** Summary requests that do not extend the chat's prompt (a transcript in requests of their own): evictions. */
   evictingSummaryRequests: number;
   /**
-   * Characters of a new summary the request after a compaction shared with the one before it. The fake
-   * model's summary stops changing once it is 1,200 characters long; a model rewrites it at each compaction.
+   * Characters of a rewritten summary the request after the rewrite shared with the one before it. The fake
+   * model's rewrite begins with the summary before it; a model's would be new text.
    */
   summaryReused: number;
   totalChars: number;
@@ -88,7 +89,9 @@ export function cacheUse(requests: RecordedRequest[]): CacheUse {
     const text = templateText(r);
     const shared = commonPrefix(previous, text);
     if (r.compaction && last && shared < templateText(last).length) evictingSummaryRequests++;
-    const span = last?.compaction && !r.compaction ? summarySpan(r) : undefined;
+    // After a rewrite (not an addition at the summary's end) the model's new summary is new text.
+    const rewrote = last?.compaction && !String(last.messages.at(-1)?.content).includes(SUMMARY_ADDITION);
+    const span = rewrote && !r.compaction ? summarySpan(r) : undefined;
     if (span && shared > span.start) summaryReused += Math.min(shared, span.end) - span.start;
     // The answer is in the server's cache as it generated it: as the next request carries it, when it does.
     const answer = last && r.messages[last.messages.length];
@@ -181,10 +184,10 @@ export async function prefill(record: (f: PrefillFigure) => void): Promise<void>
       });
       if (summaries)
         record({
-          name: "  … share new, each new summary read whole",
+          name: "  … share new, each rewritten summary read whole",
           value: round(((fresh + use.summaryReused) / use.totalChars) * 100, 1),
           unit: "%",
-          note: "the fake model's summary stops changing at 1,200 characters; a model rewrites it",
+          note: "the fake model's rewrite begins with the summary before it; a model's would not",
         });
       record({ name: "  … new per turn, median", value: median(perTurn), unit: "chars" });
       record({

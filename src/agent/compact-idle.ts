@@ -17,10 +17,14 @@ import { withMark } from "./window.js";
  * After a reply has gone out: when the next turn, if as large as this one, would no longer fit, the turns
  * before the newest ones are folded into the running summary now, in idle time, so that the next request
  * starts with the new summary in place and then only appends until the budget needs the next one. The
- * summary request is the chat's own prompt with one more message asking for the summary: a model server
- * with a prefix cache reads only that message (any other request would evict the chat's cache on a
- * one-slot server). When that request would not fit the window, the transcript is summarised in requests
- * of its own instead. A failure changes nothing and is tried again `compact_every` turns later.
+ * prompt drops to 40 % of the budget: every turn the summary leaves no room for is folded in, the one just
+ * answered too when it does not fit (as at 4k with the default tools). The summary grows at its end (an
+ * addition after the same bytes, which the server still holds) until the next addition would pass its cap;
+ * then it is rewritten whole, to half the cap. The summary request is the chat's own prompt with one more
+ * message asking for the summary: a model server with a prefix cache reads only that message (any other
+ * request would evict the chat's cache on a one-slot server). When that request would not fit the window,
+ * the transcript is summarised in requests of their own instead. A failure changes nothing and is tried
+ * again `compact_every` turns later.
  */
 export async function compactAfterReply(target: CompactionTarget, deps: CompactionDeps, input: PromptInput): Promise<void> {
   const cfg = deps.config();
@@ -42,18 +46,26 @@ export async function compactAfterReply(target: CompactionTarget, deps: Compacti
   const keepTokens = Math.floor(input.budgetTokens * JUMP_TO) - Math.ceil(capTokens * ratio);
   const { from } = jumpFrom({ ...input, history: plan.history }, keepTokens, false);
   if (!plan.history.slice(0, from).some((m) => m.role === "user")) return;
-  const request = [...plan.messages, { role: "user" as const, content: idleInstructions(Math.floor(capTokens * 0.7)) }];
+  const capChars = Math.floor(capTokens * 3.6);
+  // The summary grows at its end while an addition fits under its cap (the text before stays the same
+  // bytes, so the server keeps it); when it would not, the whole is rewritten to half the cap.
+  const adds = previous !== undefined && previous.summary.length + Math.floor(capChars * ADDITION_SHARE) + 1 <= capChars;
+  const ask = adds ? additionInstructions(wordsFor(capTokens * ADDITION_SHARE)) : idleInstructions(wordsFor(capTokens * REWRITE_SHARE));
+  const request = [...plan.messages, { role: "user" as const, content: ask }];
   const window = Math.min(cfg.model.context_tokens, input.budgetTokens + cfg.model.max_output_tokens);
   const fits = (promptTokens(request, input.tools) + capTokens) * ratio <= window;
-  await compact(
-    target,
-    deps,
-    plan.history,
-    from,
-    previous,
-    fits ? (_, signal) => summariseInPlace(deps, target, request, input.tools, signal) : undefined,
-  );
+  const inPlace = async (signal: AbortSignal) => {
+    const text = await summariseInPlace(deps, target, request, input.tools, signal);
+    if (!adds || !previous) return truncateResult(text, capChars);
+    return `${previous.summary}\n${truncateResult(text, capChars - previous.summary.length - 1)}`;
+  };
+  await compact(target, deps, plan.history, from, previous, fits ? (_, signal) => inPlace(signal) : undefined);
 }
+
+/** A rewritten summary is asked for in half its cap, an addition in a quarter: two additions, then a rewrite. */
+const REWRITE_SHARE = 0.5;
+const ADDITION_SHARE = 0.25;
+const wordsFor = (tokens: number) => Math.floor(tokens * 0.7);
 
 /** Estimated tokens of the largest turn from `from` on. */
 function largestTurn(history: ChatMessage[], from: number): number {
@@ -93,11 +105,20 @@ async function summariseInPlace(
   if (result.toolCalls.length) throw new Error("the model called a tool instead of writing the summary");
   const text = result.text.trim();
   if (!text) throw new Error("the model sent an empty summary");
-  return truncateResult(text, Math.floor(summaryCapTokens(deps) * 3.6));
+  return text;
 }
 
 function idleInstructions(words: number): string {
   return `${COMPACTION_MARKER} so far, for the assistant to go on without its older messages. Not a message from the user: do not answer it, call no tool.
 Merge the summary above (if any) with the conversation. Keep every fact, name, number, date, preference, decision, promise and open task; for a tool call, what was done and what came of it, never its output.
 At most ${words} words, plain sentences or bullets; answer with the summary only.`;
+}
+
+/** The words that tell an addition request from a rewrite (the fake model in the tests knows them too). */
+export const SUMMARY_ADDITION = "The summary above stays as it is";
+
+function additionInstructions(words: number): string {
+  return `${COMPACTION_MARKER} so far, for the assistant to go on without its older messages. Not a message from the user: do not answer it, call no tool.
+${SUMMARY_ADDITION}: write only what to add to it from the conversation after it. Keep every fact, name, number, date, preference, decision, promise and open task; for a tool call, what was done and what came of it, never its output.
+At most ${words} words, plain sentences or bullets; answer with the addition only.`;
 }

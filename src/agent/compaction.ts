@@ -103,14 +103,10 @@ function uncovered(deps: CompactionDeps, history: ChatMessage[], summary: Summar
   return lo === 0 ? history : history.slice(lo);
 }
 
-/**
- * How long a summary may grow: an eighth of the budget, and within one answer of the model. Every compaction
- * puts a new summary before the turns, so the server reads it anew; the smaller it is, the more turns fit
- * before the next one.
- */
+/** How long a summary may grow: a sixth of the window, and within one answer of the model. */
 export function summaryCapTokens(deps: CompactionDeps): number {
   const m = deps.config().model;
-  return Math.max(64, Math.min(Math.floor((m.context_tokens - m.max_output_tokens) / 8), Math.floor(m.max_output_tokens * 0.8)));
+  return Math.max(64, Math.min(Math.floor((m.context_tokens - m.max_output_tokens) / 6), Math.floor(m.max_output_tokens * 0.8)));
 }
 
 /** Writes the new summary text (`part`: the messages it must newly cover); throws when it cannot. */
