@@ -62,7 +62,7 @@ export async function compactAfterReply(target: CompactionTarget, deps: Compacti
   await compact(target, deps, plan.history, from, previous, fits ? (_, signal) => inPlace(signal) : undefined);
 }
 
-/** A rewritten summary is asked for in half its cap, an addition in a quarter: two additions, then a rewrite. */
+/** A rewritten summary is asked for in half its cap, an addition in a quarter: an addition or two, then a rewrite. */
 const REWRITE_SHARE = 0.5;
 const ADDITION_SHARE = 0.25;
 const wordsFor = (tokens: number) => Math.floor(tokens * 0.7);
