@@ -85,8 +85,8 @@ describe("a long chat and the model's prompt cache", () => {
       for (let j = 1; j < jumps.length; j++) expect((jumps[j] as number) - (jumps[j - 1] as number)).toBeGreaterThanOrEqual(3);
       for (const k of jumps) {
         const r = requests[k] as RecordedRequest;
-        // A jump keeps the system prompt and tools, and drops to half the budget (the current turn and the
-        // one before it, which a compaction keeps verbatim, aside).
+        // A jump keeps the system prompt and tools, and drops well under the budget: the turns kept before the
+        // current one (none after a compaction at 4k: the summary takes their room) within half of it.
         expect(r.messages[0]?.content.startsWith(requests[0]?.messages[0]?.content ?? "?")).toBe(true);
         const current = r.messages.findLastIndex((m) => m.role === "user");
         const before = r.messages.slice(0, current);
