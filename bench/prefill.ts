@@ -3,6 +3,7 @@
 // out as a chat template would (tools, then each message's role, text and calls); the part beyond the
 // longest prefix it shares with the request before it (a summary request included: on a one-slot server
 // it evicts the chat) is what the model prefills again.
+import { SUMMARY_ADDITION } from "../src/agent/compact-idle.js";
 import { DEFAULT_TOOLS } from "../src/config/schema.js";
 import { type RecordedRequest, startFakeModel } from "../test/fakes/model-server.js";
 import { baseSettings } from "../test/helpers/hermes.js";
@@ -43,6 +44,13 @@ function commonPrefix(a: string, b: string): number {
 export interface CacheUse {
   requests: number;
   summaryRequests: number;
+  /** Summary requests that do not extend the chat's prompt (a transcript in requests of their own): evictions. */
+  evictingSummaryRequests: number;
+  /**
+   * Characters of a rewritten summary the request after the rewrite shared with the one before it. The fake
+   * model's rewrite begins with the summary before it; a model's would be new text.
+   */
+  summaryReused: number;
   totalChars: number;
   /** Characters beyond the common prefix with the previous request, per request. */
   newChars: number[];
@@ -52,17 +60,39 @@ export interface CacheUse {
   newAfterReply: number;
 }
 
-/** How a one-slot prefix cache fares over these requests, in the order they were sent. */
+const SUMMARY_HEADING = "Summary of the earlier conversation";
+
+/** Where the summary in a request's system prompt lies in its template text, if it has one. */
+function summarySpan(r: RecordedRequest): { start: number; end: number } | undefined {
+  const system = r.messages[0];
+  const at = system?.role === "system" ? system.content.indexOf(SUMMARY_HEADING) : -1;
+  if (!system || at < 0) return undefined;
+  const start = JSON.stringify(r.tools ?? []).length + "\n<system>".length + at;
+  return { start, end: start + system.content.length - at };
+}
+
+/**
+ * How a one-slot prefix cache fares over these requests, in the order they were sent. A summary request
+ * is a request like any other: one that extends the chat's prompt costs its new tail; one on its own
+ * shares nothing with the chat, so it and the chat request after it are read whole (an eviction).
+ */
 export function cacheUse(requests: RecordedRequest[]): CacheUse {
   let previous = "";
   const newChars: number[] = [];
   let totalChars = 0;
   let rereads = 0;
   let newAfterReply = 0;
+  let summaryReused = 0;
+  let evictingSummaryRequests = 0;
   let last: RecordedRequest | undefined;
   for (const r of requests) {
     const text = templateText(r);
     const shared = commonPrefix(previous, text);
+    if (r.compaction && last && shared < templateText(last).length) evictingSummaryRequests++;
+    // After a rewrite (not an addition at the summary's end) the model's new summary is new text.
+    const rewrote = last?.compaction && !String(last.messages.at(-1)?.content).includes(SUMMARY_ADDITION);
+    const span = rewrote && !r.compaction ? summarySpan(r) : undefined;
+    if (span && shared > span.start) summaryReused += Math.min(shared, span.end) - span.start;
     // The answer is in the server's cache as it generated it: as the next request carries it, when it does.
     const answer = last && r.messages[last.messages.length];
     const held = answer?.role === "assistant" ? previous + render(answer) : previous;
@@ -74,7 +104,16 @@ export function cacheUse(requests: RecordedRequest[]): CacheUse {
     previous = text;
   }
   const summaryRequests = requests.filter((r) => r.compaction).length;
-  return { requests: requests.length, summaryRequests, totalChars, newChars, rereads, newAfterReply };
+  return {
+    requests: requests.length,
+    summaryRequests,
+    evictingSummaryRequests,
+    summaryReused,
+    totalChars,
+    newChars,
+    rereads,
+    newAfterReply,
+  };
 }
 
 /** The user's message of turn `i`: about 150 tokens, a different text each turn. */
@@ -128,7 +167,7 @@ export async function prefill(record: (f: PrefillFigure) => void): Promise<void>
         name: `prefill ${label}: prompt text`,
         value: use.totalChars,
         unit: "chars",
-        note: `${use.requests} requests, ${use.summaryRequests} of them summary requests`,
+        note: `${use.requests} requests, ${use.summaryRequests} of them summary requests (${use.evictingSummaryRequests} on their own, each an eviction)`,
       });
       record({ name: "  … beyond the prefix of the previous request", value: fresh, unit: "chars" });
       record({
@@ -143,6 +182,13 @@ export async function prefill(record: (f: PrefillFigure) => void): Promise<void>
         unit: "%",
         note: "llama.cpp and Ollama keep the tokens they generated",
       });
+      if (summaries)
+        record({
+          name: "  … share new, each rewritten summary read whole",
+          value: round(((fresh + use.summaryReused) / use.totalChars) * 100, 1),
+          unit: "%",
+          note: "the fake model's rewrite begins with the summary before it; a model's would not",
+        });
       record({ name: "  … new per turn, median", value: median(perTurn), unit: "chars" });
       record({
         name: "  … near-full re-reads (< ¼ of the previous reused)",

@@ -10,19 +10,22 @@ import {
   planAfter,
   stateOf,
   summaryCapTokens,
-  withSummary,
 } from "./compaction.js";
-import { jumpFrom, type PromptInput } from "./context.js";
+import { JUMP_TO, jumpFrom, type PromptInput } from "./context.js";
 import { withMark } from "./window.js";
 
 /**
  * After a reply has gone out: when the next turn, if as large as this one, would no longer fit, the turns
  * before the newest ones are folded into the running summary now, in idle time, so that the next request
  * starts with the new summary in place and then only appends until the budget needs the next one. The
- * summary request is the chat's own prompt with one more message asking for the summary: a model server
- * with a prefix cache reads only that message (any other request would evict the chat's cache on a
- * one-slot server). When that request would not fit the window, the transcript is summarised in requests
- * of its own instead. A failure changes nothing and is tried again `compact_every` turns later.
+ * prompt drops to 40 % of the budget: every turn the summary leaves no room for is folded in, the one just
+ * answered too when it does not fit (as at 4k with the default tools). The summary grows at its end (an
+ * addition after the same bytes, which the server still holds) until the next addition would pass its cap;
+ * then it is rewritten whole, to half the cap. The summary request is the chat's own prompt with one more
+ * message asking for the summary: a model server with a prefix cache reads only that message (any other
+ * request would evict the chat's cache on a one-slot server). When that request would not fit the window,
+ * the transcript is summarised in requests of their own instead. A failure changes nothing and is tried
+ * again `compact_every` turns later.
  */
 export async function compactAfterReply(target: CompactionTarget, deps: CompactionDeps, input: PromptInput): Promise<void> {
   const cfg = deps.config();
@@ -39,22 +42,31 @@ export async function compactAfterReply(target: CompactionTarget, deps: Compacti
   const next = (Math.max(largestTurn(plan.history, plan.keptFrom), promptTokens(plan.history.slice(last), []) * 1.5) + 16) * ratio;
   if (!plan.over && promptTokens(plan.messages, input.tools) * ratio + next <= input.budgetTokens) return;
   const capTokens = summaryCapTokens(deps);
-  // Half the budget stays verbatim after the summary (the summary at its longest).
-  const keepTokens = Math.floor(input.budgetTokens / 2) - Math.ceil(capTokens * ratio);
-  const { from } = jumpFrom({ ...input, system: withSummary(input.system, previous), history: plan.history }, keepTokens);
+  // The prompt drops to 40 % of the budget, as at a jump: the new summary (at its longest) and the newest
+  // turns that fit beside it, verbatim; when not even the turn just answered fits, every turn is summarised.
+  const keepTokens = Math.floor(input.budgetTokens * JUMP_TO) - Math.ceil(capTokens * ratio);
+  const { from } = jumpFrom({ ...input, history: plan.history }, keepTokens, false);
   if (!plan.history.slice(0, from).some((m) => m.role === "user")) return;
-  const request = [...plan.messages, { role: "user" as const, content: idleInstructions(Math.floor(capTokens * 0.7)) }];
+  const capChars = Math.floor(capTokens * 3.6);
+  // The summary grows at its end while an addition fits under its cap (the text before stays the same
+  // bytes, so the server keeps it); when it would not, the whole is rewritten to half the cap.
+  const adds = previous !== undefined && previous.summary.length + Math.floor(capChars * ADDITION_SHARE) + 1 <= capChars;
+  const ask = adds ? additionInstructions(wordsFor(capTokens * ADDITION_SHARE)) : idleInstructions(wordsFor(capTokens * REWRITE_SHARE));
+  const request = [...plan.messages, { role: "user" as const, content: ask }];
   const window = Math.min(cfg.model.context_tokens, input.budgetTokens + cfg.model.max_output_tokens);
   const fits = (promptTokens(request, input.tools) + capTokens) * ratio <= window;
-  await compact(
-    target,
-    deps,
-    plan.history,
-    from,
-    previous,
-    fits ? (_, signal) => summariseInPlace(deps, target, request, input.tools, signal) : undefined,
-  );
+  const inPlace = async (signal: AbortSignal) => {
+    const text = await summariseInPlace(deps, target, request, input.tools, signal);
+    if (!adds || !previous) return truncateResult(text, capChars);
+    return `${previous.summary}\n${truncateResult(text, capChars - previous.summary.length - 1)}`;
+  };
+  await compact(target, deps, plan.history, from, previous, fits ? (_, signal) => inPlace(signal) : undefined);
 }
+
+/** A rewritten summary is asked for in half its cap, an addition in a quarter: an addition or two, then a rewrite. */
+const REWRITE_SHARE = 0.5;
+const ADDITION_SHARE = 0.25;
+const wordsFor = (tokens: number) => Math.floor(tokens * 0.7);
 
 /** Estimated tokens of the largest turn from `from` on. */
 function largestTurn(history: ChatMessage[], from: number): number {
@@ -94,13 +106,20 @@ async function summariseInPlace(
   if (result.toolCalls.length) throw new Error("the model called a tool instead of writing the summary");
   const text = result.text.trim();
   if (!text) throw new Error("the model sent an empty summary");
-  return truncateResult(text, Math.floor(summaryCapTokens(deps) * 3.6));
+  return text;
 }
 
 function idleInstructions(words: number): string {
-  return `${COMPACTION_MARKER} so far, so the assistant can go on without its older messages: this is not a message from the user, do not answer it and call no tool.
-Merge the summary above (if there is one) with the conversation into one new summary.
-Keep every fact, name, number, date, preference, decision, promise and open task; drop greetings and small talk.
-For tool calls, say in a few words what was looked up or done and what came of it; never copy tool output.
-Write short plain sentences or bullets, at most ${words} words. Answer with the summary only.`;
+  return `${COMPACTION_MARKER} so far, for the assistant to go on without its older messages. Not a message from the user: do not answer it, call no tool.
+Merge the summary above (if any) with the conversation. Keep every fact, name, number, date, preference, decision, promise and open task; for a tool call, what was done and what came of it, never its output.
+At most ${words} words, plain sentences or bullets; answer with the summary only.`;
+}
+
+/** The words that tell an addition request from a rewrite (the fake model in the tests knows them too). */
+export const SUMMARY_ADDITION = "The summary above stays as it is";
+
+function additionInstructions(words: number): string {
+  return `${COMPACTION_MARKER} so far, for the assistant to go on without its older messages. Not a message from the user: do not answer it, call no tool.
+${SUMMARY_ADDITION}: write only what to add to it from the conversation after it. Keep every fact, name, number, date, preference, decision, promise and open task; for a tool call, what was done and what came of it, never its output.
+At most ${words} words, plain sentences or bullets; answer with the addition only.`;
 }

@@ -3,11 +3,11 @@ import type { ChatMessage, ToolSpec } from "../model/types.js";
 import { truncateResult } from "../text.js";
 
 /**
- * Where a jump leaves the history: 40 % of the budget. Lower keeps fewer old turns; higher jumps more often,
- * and each jump re-reads what it kept (at 4k, summaries off, 60 turns: 12.3 % of prompt text new at one half,
- * 11.8 % at 40 %).
+ * Where a jump or a compaction leaves the prompt: 40 % of the budget. Lower keeps fewer old turns; higher
+ * jumps more often, and each jump re-reads what it kept (at 4k, summaries off, 60 turns: 12.3 % of prompt
+ * text new at one half, 11.8 % at 40 %).
  */
-const JUMP_TO = 0.4;
+export const JUMP_TO = 0.4;
 
 export interface PromptInput {
   system: string;
@@ -95,15 +95,17 @@ const sum = (t: Turned, messages: ChatMessage[], from: number, to = messages.len
 
 /**
  * Index of the first turn a jump keeps: the newest turns whose cost (old results shortened) stays within
- * `keepTokens` for the whole prompt; the current turn always.
+ * `keepTokens` for the whole prompt; the current turn always, unless `keepCurrent` is false and it does not
+ * fit either (then nothing is kept: the index is the history's length).
  */
-export function jumpFrom(input: PromptInput, keepTokens: number): { history: ChatMessage[]; from: number } {
+export function jumpFrom(input: PromptInput, keepTokens: number, keepCurrent = true): { history: ChatMessage[]; from: number } {
   const t = turned(input);
   const current = t.starts.at(-1);
   if (current === undefined) return { history: t.messages, from: t.messages.length };
   const shortened = t.messages.map((m, i) => (i < current ? shortenOldResult(m) : m));
   let from = current;
   let left = keepTokens - t.fixed - sum(t, shortened, current);
+  if (left < 0 && !keepCurrent) return { history: t.messages, from: t.messages.length };
   for (let k = t.starts.length - 2; k >= 0; k--) {
     const size = sum(t, shortened, t.starts[k] as number, from);
     if (size > left) break;

@@ -108,7 +108,7 @@ describe("summaries of long chats", () => {
     expect(users.at(-1)).toMatch(/^turn 199 w{250}\n\n\(Current time: /);
     expect(users.at(-2)).toMatch(/^turn 198 w{250}\n\n\(Current time: /);
     expect(final.messages.at(-2)?.content).toMatch(/^answer 198 a{200}$/);
-    // After a compaction the window holds half the budget, and grows until the budget needs the next one.
+    // After a compaction the prompt holds 40 % of the budget, and grows until the budget needs the next one.
     expect(users.length).toBeGreaterThan(3);
     // Compactions are model calls like any other: every request the model saw has its row in the usage ledger.
     expect(hermes?.daemon.core.store.usage.totals(0)[0]?.calls).toBe(model.requests.length);

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SUMMARY_ADDITION } from "../../src/agent/compact-idle.js";
 import { DEFAULT_TOOLS } from "../../src/config/schema.js";
 import { promptTokens } from "../../src/model/tokens.js";
 import type { ChatMessage } from "../../src/model/types.js";
@@ -84,8 +85,8 @@ describe("a long chat and the model's prompt cache", () => {
       for (let j = 1; j < jumps.length; j++) expect((jumps[j] as number) - (jumps[j - 1] as number)).toBeGreaterThanOrEqual(3);
       for (const k of jumps) {
         const r = requests[k] as RecordedRequest;
-        // A jump keeps the system prompt and tools, and drops to half the budget (the current turn and the
-        // one before it, which a compaction keeps verbatim, aside).
+        // A jump keeps the system prompt and tools, and drops well under the budget: the turns kept before the
+        // current one (none after a compaction at 4k: the summary takes their room) within half of it.
         expect(r.messages[0]?.content.startsWith(requests[0]?.messages[0]?.content ?? "?")).toBe(true);
         const current = r.messages.findLastIndex((m) => m.role === "user");
         const before = r.messages.slice(0, current);
@@ -103,6 +104,25 @@ describe("a long chat and the model's prompt cache", () => {
         expect(requests[k + 1]?.messages[0]?.content).toContain(FAKE_SUMMARY);
         expect(jumps).toContain(k + 1);
       }
+      // The summary grows at its end (the same bytes, then an addition) while the addition fits under its cap
+      // (a sixth of the budget); when it would not, the model is asked to rewrite it whole, and it shrinks.
+      const summaryOf = (k: number) => requests[k + 1]?.messages[0]?.content.slice(requests[0]?.messages[0]?.content.length) ?? "";
+      let additions = 0;
+      let rewrites = 0;
+      for (let c = 1; c < compactions.length; c++) {
+        const [before, after] = [summaryOf(compactions[c - 1] as number), summaryOf(compactions[c] as number)];
+        const asked = requests[compactions[c] as number]?.messages.at(-1)?.content ?? "";
+        expect(after.length).toBeLessThanOrEqual(Math.floor((BUDGET / 6) * 3.6) + 100);
+        if (asked.includes(SUMMARY_ADDITION)) {
+          expect(after.startsWith(before) && after.length > before.length).toBe(true);
+          additions++;
+        } else {
+          expect(after.length).toBeLessThan(before.length);
+          rewrites++;
+        }
+      }
+      expect(additions).toBeGreaterThanOrEqual(2);
+      expect(rewrites).toBeGreaterThanOrEqual(2);
     }, 60_000);
   }
 });

@@ -6,6 +6,7 @@ import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
+import { SUMMARY_ADDITION } from "../../src/agent/compact-idle.js";
 import { COMPACTION_MARKER } from "../../src/agent/compaction.js";
 import { createChanges, waitFor } from "../helpers/wait.js";
 
@@ -271,16 +272,23 @@ export function fakeSummary(req: RecordedRequest): string {
   return `${FAKE_SUMMARY} ${[kept, ...said].filter(Boolean).join("; ")}`.slice(0, 1200);
 }
 
-/** The same for a summary asked for at the end of the chat's own prompt: the summary in the system prompt, then each user message. */
+/**
+ * The same for a summary asked for at the end of the chat's own prompt: the summary in the system prompt, then
+ * each user message, within the words asked for (six characters a word); an addition is only the new part.
+ */
 function fakeSummaryInPlace(req: RecordedRequest): string {
   const system = String(req.messages[0]?.content ?? "");
+  const ask = String(req.messages.at(-1)?.content ?? "");
   const previous = system.match(/Summary of the earlier conversation[^\n]*\n([\s\S]*)$/)?.[1] ?? "";
   const said = req.messages
     .slice(1, -1)
     .filter((m) => m.role === "user")
     .map((m) => String(m.content).split("\n")[0] ?? "");
+  const words = Number(ask.match(/At most (\d+) words/)?.[1] ?? 200);
+  const limit = Math.min(1200, words * 6);
+  if (ask.includes(SUMMARY_ADDITION)) return said.join("; ").slice(0, limit);
   const kept = previous.startsWith(FAKE_SUMMARY) ? previous.slice(FAKE_SUMMARY.length).trim() : "";
-  return `${FAKE_SUMMARY} ${[kept, ...said].filter(Boolean).join("; ")}`.slice(0, 1200);
+  return `${FAKE_SUMMARY} ${[kept, ...said].filter(Boolean).join("; ")}`.slice(0, limit);
 }
 
 /** The whole body of a request, as text. Shared by the fake servers. */
