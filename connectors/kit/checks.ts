@@ -39,7 +39,8 @@ export const CHECKS: Check[] = [
   {
     name: "a stranger reaches no model and gets one notice naming their id",
     async run(h) {
-      if (!h.subject.profile.strangerNotice) return strangerIgnored(h);
+      const notice = h.subject.profile.strangerNotice;
+      if (notice !== true) return strangerIgnored(h, notice);
       const id = h.network.userId(STRANGER);
       await h.inbound("s1", STRANGER, "hello from a stranger");
       await h.waitFor("s1", "a notice naming the stranger's id", has(id));
@@ -179,7 +180,7 @@ export const CHECKS: Check[] = [
 ];
 
 /** A network that tells strangers nothing (mail: no backscatter): their messages reach no model and get no answer. */
-async function strangerIgnored(h: Harness): Promise<void> {
+async function strangerIgnored(h: Harness, why: string): Promise<string> {
   await h.inbound("s1", STRANGER, "hello from a stranger");
   await h.inbound("s1", STRANGER, "hello again");
   // Taken in order: once the owner's later message is answered, the stranger's have been looked at.
@@ -190,6 +191,7 @@ async function strangerIgnored(h: Harness): Promise<void> {
   expect(h.model.calls.length === 1, `a stranger's message reached the model (${h.model.calls.join(" | ")})`);
   const problem = await h.network.strangerLeftAlone?.();
   expect(!problem, problem ?? "");
+  return `checked without the notice: ${why}`;
 }
 
 /** The connector's health once it turns red (or as it is after a while). */

@@ -40,8 +40,8 @@ export interface KitSubject {
 
 /** Where a network's contract differs from a chat network's; each difference says why. */
 export interface SubjectProfile {
-  /** True: a stranger gets one notice naming their id. False: nothing at all (mail: no backscatter). */
-  strangerNotice: boolean;
+  /** True: a stranger gets one notice naming their id. A string: why strangers get nothing at all (mail: no backscatter). */
+  strangerNotice: true | string;
   /** True: approvals can be asked in text (`limits.buttons: false`). A string: why not ("not applicable: …"). */
   textApprovals: true | string;
   /** A refused send shows in the connector's health, matching this; a string: why health does not follow sends. */
