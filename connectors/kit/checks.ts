@@ -183,7 +183,7 @@ export const CHECKS: Check[] = [
 async function strangerIgnored(h: Harness, why: string): Promise<string> {
   await h.inbound("s1", STRANGER, "hello from a stranger");
   await h.inbound("s1", STRANGER, "hello again");
-  // Taken in order: once the owner's later message is answered, the stranger's have been looked at.
+  // Once the owner's later message is answered (and the rest has settled), the stranger's have been looked at.
   await h.inbound("c1", OWNER, "hello after strangers");
   await h.waitFor("c1", "the owner's reply", has("reply to hello after strangers"));
   const shown = await h.settled("s1");
