@@ -1,12 +1,15 @@
 import type { SentMessage } from "../sdk/types.js";
-import { type Control, type Harness, NAME, OWNER, STRANGER } from "./harness.js";
+import { type Control, type Harness, OWNER, STRANGER } from "./harness.js";
 import { longText } from "./scripted-model.js";
+import type { SubjectProfile } from "./subject.js";
 
 /** One conformance check: what a user would notice, in a fresh world. Throws with what it saw when it fails. */
 export interface Check {
   name: string;
   control?: Partial<Control>;
-  /** Resolves a note when the check does not apply to this plugin (say, buttons on a network without them). */
+  /** A note ("not applicable: why") when the subject's profile rules the check out; it is then not run. */
+  skip?(profile: SubjectProfile): string | undefined;
+  /** Resolves a note when the check does not apply to this connector (say, buttons on a network without them). */
   run(h: Harness): Promise<void | string>;
 }
 
@@ -36,18 +39,22 @@ export const CHECKS: Check[] = [
   {
     name: "a stranger reaches no model and gets one notice naming their id",
     async run(h) {
+      const notice = h.subject.profile.strangerNotice;
+      if (notice !== true) return strangerIgnored(h, notice);
+      const id = h.network.userId(STRANGER);
       await h.inbound("s1", STRANGER, "hello from a stranger");
-      await h.waitFor("s1", "a notice naming the stranger's id", has(STRANGER));
+      await h.waitFor("s1", "a notice naming the stranger's id", has(id));
       await h.inbound("s1", STRANGER, "hello again");
       const shown = await h.settled("s1");
       expect(shown.length === 1, `expected one notice, saw ${shown.length} messages`);
       expect(h.model.calls.length === 0, `a stranger's message reached the model (${h.model.calls.length} calls)`);
+      return undefined;
     },
   },
   {
     name: "a long reply is split in order under limits.text",
     async run(h) {
-      const limit = Number(h.control.instance?.limits?.text) || 4000;
+      const limit = h.network.limits().text;
       await h.inbound("l1", OWNER, `long ${limit}`);
       const expected = longText(limit).split("\n");
       await h.waitFor("l1", "every part of the long reply", has(expected.at(-1) ?? ""));
@@ -72,7 +79,7 @@ export const CHECKS: Check[] = [
   {
     name: "approval buttons decide once, only for allowed users",
     async run(h) {
-      if (h.control.instance?.limits?.buttons === false) return NO_BUTTONS;
+      if (!h.network.limits().buttons) return NO_BUTTONS;
       await h.inbound("a1", OWNER, "approve-me b1");
       const request = buttonsOf(await h.waitFor("a1", "an approval request with two buttons", (m) => !!buttonsOf(m)));
       const approve = request?.buttons?.find((b) => /approve/i.test(b.label))?.id ?? request?.buttons?.[0]?.id ?? "";
@@ -87,14 +94,14 @@ export const CHECKS: Check[] = [
       const shown = await h.settled("a1");
       expect(h.control.toolRuns.length === 1, `the action ran ${h.control.toolRuns.length} times`);
       expect(shown.filter((m) => m.text.includes("kit action b1 ran")).length === 1, "the reply after approval was shown more than once");
-      if (h.control.instance?.edit) expect(!buttonsOf(shown), "the decided request still shows its buttons");
+      if (h.network.limits().edits) expect(!buttonsOf(shown), "the decided request still shows its buttons");
       return undefined;
     },
   },
   {
     name: "an approval button decides after a restart",
     async run(h) {
-      if (h.control.instance?.limits?.buttons === false) return NO_BUTTONS;
+      if (!h.network.limits().buttons) return NO_BUTTONS;
       await h.inbound("r1", OWNER, "approve-me r1");
       const request = buttonsOf(await h.waitFor("r1", "an approval request with two buttons", (m) => !!buttonsOf(m)));
       await h.restart();
@@ -110,6 +117,7 @@ export const CHECKS: Check[] = [
   {
     name: "approvals are asked in text when limits.buttons is false",
     control: { textApprovals: true },
+    skip: (profile) => (profile.textApprovals === true ? undefined : profile.textApprovals),
     async run(h) {
       await h.inbound("x1", OWNER, "approve-me x1");
       const shown = await h.waitFor("x1", "an approval request naming /approve <id>", has("/approve "));
@@ -128,11 +136,9 @@ export const CHECKS: Check[] = [
     async run(h) {
       await h.inbound("d1", OWNER, "hello twice");
       await h.waitFor("d1", "the reply", has("reply to hello twice"));
-      const first = h.control.received.find((m) => m.text === "hello twice");
-      expect(first?.id !== undefined, "the plugin passed no id to host.receive: a message the network delivers again would run again");
-      await h.control.host?.receive({ ...(first as NonNullable<typeof first>) });
+      await h.network.redeliver("d1", OWNER, "hello twice");
       await h.restart();
-      await h.control.host?.receive({ ...(first as NonNullable<typeof first>) });
+      await h.network.redeliver("d1", OWNER, "hello twice");
       const shown = await h.settled("d1");
       const runs = h.model.calls.filter((c) => c === "hello twice").length;
       expect(runs === 1, `the message ran ${runs} times`);
@@ -142,7 +148,7 @@ export const CHECKS: Check[] = [
   {
     name: "a delivery target <name>:<chat> reaches the chat",
     async run(h) {
-      const { messageId } = await h.daemon.core.deliver(`${NAME}:v1`, "a delivered note");
+      const { messageId } = await h.daemon.core.deliver(`${h.subject.name}:${h.network.chatId("v1")}`, "a delivered note");
       const shown = await h.waitFor("v1", "the delivered note", has("a delivered note"));
       expect(
         shown.some((m) => m.id === messageId),
@@ -155,19 +161,47 @@ export const CHECKS: Check[] = [
     control: { failSendTo: "boom" },
     async run(h) {
       await h.inbound("boom", OWNER, "hello boom");
-      const end = Date.now() + 5000;
-      let health: { ok: boolean; detail: string } | undefined;
-      while (Date.now() < end) {
-        health = (await h.daemon.core.status()).connectors.find((c) => c.name === NAME);
-        if (health && !health.ok) break;
-        await new Promise((r) => setTimeout(r, 25));
+      const expected = h.subject.profile.failedSendHealth;
+      if (expected instanceof RegExp) {
+        const health = await redHealth(h);
+        expect(
+          health?.ok === false && expected.test(health.detail),
+          `expected the connector's health red with the reason, saw ${JSON.stringify(health)}`,
+        );
+      } else {
+        await h.waitFor("boom", "the model's answer to be sent (and refused)", () => h.model.calls.includes("hello boom"));
+        await h.settled("boom");
       }
-      expect(
-        health?.ok === false && /on purpose/.test(health.detail),
-        `expected the plugin's health red with the reason, saw ${JSON.stringify(health)}`,
-      );
       await h.inbound("c2", OWNER, "hello after");
       await h.waitFor("c2", "a reply after the failure", has("reply to hello after"));
+      return typeof expected === "string" ? expected : undefined;
     },
   },
 ];
+
+/** A network that tells strangers nothing (mail: no backscatter): their messages reach no model and get no answer. */
+async function strangerIgnored(h: Harness, why: string): Promise<string> {
+  await h.inbound("s1", STRANGER, "hello from a stranger");
+  await h.inbound("s1", STRANGER, "hello again");
+  // Once the owner's later message is answered (and the rest has settled), the stranger's have been looked at.
+  await h.inbound("c1", OWNER, "hello after strangers");
+  await h.waitFor("c1", "the owner's reply", has("reply to hello after strangers"));
+  const shown = await h.settled("s1");
+  expect(shown.length === 0, `a stranger was answered: ${JSON.stringify(shown.map((m) => m.text.slice(0, 80)))}`);
+  expect(h.model.calls.length === 1, `a stranger's message reached the model (${h.model.calls.join(" | ")})`);
+  const problem = await h.network.strangerLeftAlone?.();
+  expect(!problem, problem ?? "");
+  return `checked without the notice: ${why}`;
+}
+
+/** The connector's health once it turns red (or as it is after a while). */
+async function redHealth(h: Harness): Promise<{ ok: boolean; detail: string } | undefined> {
+  const end = Date.now() + 15_000;
+  let health: { ok: boolean; detail: string } | undefined;
+  while (Date.now() < end) {
+    health = (await h.daemon.core.status()).connectors.find((c) => c.name === h.subject.name);
+    if (health && !health.ok) break;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return health;
+}

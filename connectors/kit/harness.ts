@@ -5,35 +5,18 @@ import { stringify } from "yaml";
 import { z } from "zod";
 import { type Daemon, startDaemon } from "../../src/daemon/daemon.js";
 import { defineTool } from "../../src/tools/define.js";
-import type { ConnectorHost, ConnectorPlugin, InboundMessage, Connector as PluginInstance, SentMessage, TestDriver } from "../sdk/types.js";
+import type { SentMessage } from "../sdk/types.js";
 import { createScriptedModel, KIT_TOOL, type ScriptedModel } from "./scripted-model.js";
+import { type Control, KIT_CHATS, type KitSubject, type OpenSubject } from "./subject.js";
 
-/** The entry name the kit gives the plugin; the allowed user and a stranger. */
-export const NAME = "kit";
-export const OWNER = "alice";
-export const STRANGER = "mallory";
+export { type Control, KIT_CHATS, NAME, OWNER, STRANGER } from "./subject.js";
 
-const KIT_GLOBAL = Symbol.for("hermes.connector-kit");
-
-/** Every chat the checks write in, handed to `testDriver.setup`: a network that subscribes per chat (ntfy topics) needs them first. */
-export const KIT_CHATS = ["c1", "c2", "s1", "l1", "t1", "a1", "r1", "x1", "d1", "v1", "boom"];
-
-/** What a check can set and see around the plugin (the kit wraps it; the daemon loads the wrapper by path). */
-export interface Control {
-  /** Sends to this chat throw, as a broken network would. */
-  failSendTo?: string;
-  /** The plugin's limits with buttons: false, to check text approvals. */
-  textApprovals?: boolean;
-  host?: ConnectorHost;
-  instance?: PluginInstance;
-  /** Every message the plugin handed to host.receive. */
-  received: InboundMessage[];
-  toolRuns: string[];
-}
-
-/** One check's world: a temp directory, the fake network (the driver), a real daemon with the scripted model. */
+/** One check's world: a temp directory, the subject's network, a real daemon with the scripted model. */
 export interface Harness {
   control: Control;
+  /** The connector under test: its name, its profile, and the network as opened for this check. */
+  subject: KitSubject;
+  network: OpenSubject;
   model: ScriptedModel;
   daemon: Daemon;
   sent(chat: string): Promise<SentMessage[]>;
@@ -48,21 +31,26 @@ export interface Harness {
 }
 
 export interface HarnessOptions {
-  extraOptions: Record<string, unknown>;
   timeoutMs: number;
-  /** Set before the daemon starts (say, text approvals). */
+  /** Set before the daemon starts (say, text approvals, or the chat whose sends fail). */
   control?: Partial<Control>;
 }
 
-export async function openHarness(plugin: ConnectorPlugin<unknown>, driver: TestDriver, opts: HarnessOptions): Promise<Harness> {
-  const { extraOptions, timeoutMs } = opts;
+export async function openHarness(subject: KitSubject, opts: HarnessOptions): Promise<Harness> {
+  const { timeoutMs } = opts;
+  const { settleMs = 400, pollMs = 25 } = subject.profile;
   const dir = mkdtempSync(join(tmpdir(), "hermes-kit-"));
   const control: Control = { received: [], toolRuns: [], ...opts.control };
-  (globalThis as Record<symbol, unknown>)[KIT_GLOBAL] = { plugin: wrapPlugin(plugin, control) };
-  writeFileSync(join(dir, "kit-plugin.mjs"), `export default globalThis[Symbol.for("hermes.connector-kit")].plugin;\n`);
-  const { options } = await driver.setup({ chats: KIT_CHATS });
+  let network: OpenSubject;
+  try {
+    network = await subject.open({ dir, control, chats: KIT_CHATS });
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+  const { driver } = network;
   const configPath = join(dir, "hermes.yaml");
-  writeFileSync(configPath, stringify(kitConfig(dir, { ...options, ...extraOptions })));
+  writeFileSync(configPath, stringify(kitConfig(dir, network.connectors)));
   const model = createScriptedModel();
   const tool = defineTool({
     name: KIT_TOOL,
@@ -74,14 +62,31 @@ export async function openHarness(plugin: ConnectorPlugin<unknown>, driver: Test
       return `kit action ${tag} ran`;
     },
   });
-  const start = () => startDaemon(configPath, { model: model.client, extraTools: [tool] });
-  let daemon = await start();
+  const start = async () => {
+    const started = await startDaemon(configPath, { model: model.client, extraTools: [tool] });
+    await network.ready?.();
+    return started;
+  };
+  let daemon: Daemon | undefined;
+  const close = async () => {
+    await daemon?.stop().catch(() => {});
+    await Promise.resolve(driver.teardown()).catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    daemon = await start();
+  } catch (err) {
+    await close();
+    throw err;
+  }
   const sent = async (chat: string) => [...(await driver.sent(chat))];
-  const harness: Harness = {
+  return {
     control,
+    subject,
+    network,
     model,
     get daemon() {
-      return daemon;
+      return daemon as Daemon;
     },
     sent,
     inbound: async (chat, user, text) => void (await driver.inbound({ chat, user, text })),
@@ -92,77 +97,31 @@ export async function openHarness(plugin: ConnectorPlugin<unknown>, driver: Test
       while (Date.now() < end) {
         seen = await sent(chat);
         if (until(seen)) return seen;
-        await pause(25);
+        await pause(pollMs);
       }
       throw new Error(
         `waited ${timeoutMs} ms for ${what} in chat ${chat}; it shows ${JSON.stringify(seen.map((m) => m.text.slice(0, 80)))}`,
       );
     },
     async settled(chat) {
-      await pause(400);
+      await pause(settleMs);
       return sent(chat);
     },
     async restart() {
-      await daemon.stop();
+      await daemon?.stop();
       daemon = await start();
     },
-    async close() {
-      await daemon.stop().catch(() => {});
-      await Promise.resolve(driver.teardown()).catch(() => {});
-      rmSync(dir, { recursive: true, force: true });
-    },
+    close,
   };
-  return harness;
 }
 
-function kitConfig(dir: string, options: Record<string, unknown>) {
+function kitConfig(dir: string, connectors: Record<string, unknown>) {
   return {
     log: { level: process.env.HERMES_KIT_LOG ?? "silent" },
     storage: { path: join(dir, "hermes.db") },
     tools: { enabled: [] },
     model: { provider: "ollama", base_url: "http://127.0.0.1:9", name: "scripted" },
-    connectors: {
-      cli: { enabled: false },
-      cron: { enabled: false },
-      plugins: [{ name: NAME, module: join(dir, "kit-plugin.mjs"), allowed_users: [OWNER], options }],
-    },
-  };
-}
-
-/** The plugin as written, with the kit's hands on it: it sees what is received and can make sends fail. */
-function wrapPlugin(plugin: ConnectorPlugin<unknown>, control: Control): ConnectorPlugin<unknown> {
-  return {
-    api: plugin.api,
-    ...(plugin.optionsSchema && { optionsSchema: plugin.optionsSchema }),
-    create(host, options) {
-      const spied: ConnectorHost = {
-        name: host.name,
-        log: host.log,
-        state: host.state,
-        press: (p) => host.press(p),
-        receive: (m) => {
-          control.received.push(m);
-          return host.receive(m);
-        },
-      };
-      control.host = host;
-      const it = plugin.create(spied, options);
-      control.instance = it;
-      return {
-        start: () => it.start(),
-        stop: () => it.stop(),
-        ...(it.health && { health: () => it.health?.() ?? { ok: true, detail: "" } }),
-        send: async (chat, message) => {
-          if (control.failSendTo === chat) throw new Error("send failed on purpose (the kit's check)");
-          return it.send(chat, message);
-        },
-        ...(it.edit && {
-          edit: (chat: string, id: string, message: Parameters<NonNullable<PluginInstance["edit"]>>[2]) =>
-            it.edit?.(chat, id, message) ?? Promise.resolve(),
-        }),
-        limits: { ...it.limits, ...(control.textApprovals && { buttons: false }) },
-      };
-    },
+    connectors: { cli: { enabled: false }, cron: { enabled: false }, ...connectors },
   };
 }
 

@@ -5,8 +5,10 @@ import { importModule } from "../plugins/import-module.js";
 import { findModule } from "../plugins/resolve.js";
 import type { CheckResult, ConformanceOptions, ConformanceReport } from "../sdk/testing.js";
 import { CONNECTOR_API, type ConnectorPlugin, type TestDriver } from "../sdk/types.js";
-import { CHECKS } from "./checks.js";
+import { CHECKS, type Check } from "./checks.js";
 import { openHarness } from "./harness.js";
+import { pluginSubject } from "./plugin-subject.js";
+import type { KitSubject } from "./subject.js";
 
 /** Runs every check against the plugin at `module` (see ../sdk/testing.ts). Never throws for a broken plugin: it fails. */
 export async function runConformance(module: string, options: ConformanceOptions = {}): Promise<ConformanceReport> {
@@ -23,28 +25,43 @@ export async function runConformance(module: string, options: ConformanceOptions
     ms: 0,
   });
   if ("problem" in loaded) return report(results);
+  const rest = await runSubject(pluginSubject(loaded.plugin, loaded.driver, options.options ?? {}), options);
+  return report([...results, ...rest.results]);
+}
+
+/**
+ * Runs every check against a subject: a plugin (above) or a built-in connector with a driver for its fake
+ * network (the repo's tests). Each check gets a fresh world; a check the subject's profile rules out
+ * passes with its "not applicable: why" note.
+ */
+export async function runSubject(subject: KitSubject, options: ConformanceOptions = {}): Promise<ConformanceReport> {
+  const results: CheckResult[] = [];
   const checks = CHECKS.filter((c) => !options.only?.length || options.only.some((o) => c.name.includes(o)));
   for (const check of checks) {
-    const started = Date.now();
-    let failure = "";
-    let note = "";
-    try {
-      const h = await openHarness(loaded.plugin, loaded.driver, {
-        extraOptions: options.options ?? {},
-        timeoutMs: options.timeoutMs ?? 20_000,
-        control: check.control,
-      });
-      try {
-        note = (await check.run(h)) ?? "";
-      } finally {
-        await h.close();
-      }
-    } catch (err) {
-      failure = err instanceof Error ? err.message : String(err);
-    }
-    record({ name: check.name, ok: failure === "", detail: failure || note, ms: Date.now() - started });
+    const result = await runCheck(subject, check, options.timeoutMs ?? 20_000);
+    results.push(result);
+    options.onResult?.(result);
   }
   return report(results);
+}
+
+async function runCheck(subject: KitSubject, check: Check, timeoutMs: number): Promise<CheckResult> {
+  const started = Date.now();
+  const skipped = check.skip?.(subject.profile);
+  if (skipped) return { name: check.name, ok: true, detail: skipped, ms: 0 };
+  let failure = "";
+  let note = "";
+  try {
+    const h = await openHarness(subject, { timeoutMs, control: check.control });
+    try {
+      note = (await check.run(h)) ?? "";
+    } finally {
+      await h.close();
+    }
+  } catch (err) {
+    failure = err instanceof Error ? err.message : String(err);
+  }
+  return { name: check.name, ok: failure === "", detail: failure || note, ms: Date.now() - started };
 }
 
 function report(results: CheckResult[]): ConformanceReport {

@@ -133,7 +133,8 @@ function allowedUsers(core: Core, name: string): string[] {
 }
 
 function healthOf(it: PluginInstance | undefined, phase: string, fault: string | undefined): ConnectorHealth {
-  if (fault) return { ok: false, detail: fault };
+  // A refused send or a throwing start is for the owner to look at; a restart by the service watchdog would not help.
+  if (fault) return { ok: false, detail: fault, needsOwner: true };
   if (!it) return { ok: false, detail: "not created" };
   if (phase !== "started") return { ok: false, detail: phase === "starting" ? "starting" : `not started (${phase})` };
   try {

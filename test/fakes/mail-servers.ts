@@ -19,6 +19,9 @@ export const MAIL_USERS = {
   stranger: { user: "stranger@example.org", pass: "strangerpw" },
 } as const;
 
+/** An address of the domain whose mail Postfix refuses at RCPT (554), as a server answers for a mailbox it will not take. */
+export const REFUSED_RECIPIENT = "refused@example.org";
+
 export interface MailServers {
   dir: string;
   imapPort: number;
@@ -170,7 +173,7 @@ smtpd_sasl_auth_enable = yes
 smtpd_sasl_type = dovecot
 smtpd_sasl_path = inet:127.0.0.1:${p.authPort}
 smtpd_relay_restrictions = permit_sasl_authenticated, reject_unauth_destination
-smtpd_recipient_restrictions = permit_sasl_authenticated, reject_unauth_destination
+smtpd_recipient_restrictions = check_recipient_access inline:{ ${REFUSED_RECIPIENT}=REJECT }, permit_sasl_authenticated, reject_unauth_destination
 alias_maps =
 alias_database =
 smtpd_tls_security_level = none

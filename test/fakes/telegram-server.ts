@@ -47,6 +47,10 @@ export interface FakeTelegram {
   /** A button press by `userId` on message `messageId` in `chatId`. */
   press(userId: number, chatId: number, messageId: number, data: string): number;
   fail(method: string, fault: { status: number; description: string; retryAfter?: number }, times?: number): void;
+  /** Every call for chat `chatId` (a send, an edit, a typing indicator) answers this error from now on. */
+  refuseChat(chatId: number, fault: { status: number; description: string }): void;
+  /** Serves the update `updateId` again at the next getUpdates whatever its offset, as after an acknowledgement that was lost. */
+  redeliver(updateId: number): void;
   /** The next `n` getUpdates calls never answer. */
   hangGetUpdates(n: number): void;
   rejectHtml: boolean;
@@ -63,6 +67,9 @@ export async function startFakeTelegram(port = 0): Promise<FakeTelegram> {
   let nextUpdate = 1;
   let nextMessage = 100;
   const queue: Record<string, any>[] = [];
+  const pushed = new Map<number, Record<string, any>>();
+  const replays: Record<string, any>[] = [];
+  const refusedChats = new Map<number, { status: number; description: string }>();
   const calls: Call[] = [];
   const offsets: number[] = [];
   const faults = new Map<string, Fault>();
@@ -114,6 +121,7 @@ export async function startFakeTelegram(port = 0): Promise<FakeTelegram> {
     }),
     push(update) {
       const id = update.update_id ?? nextUpdate++;
+      pushed.set(id, { ...update, update_id: id });
       queue.push({ ...update, update_id: id });
       wake();
       return id;
@@ -149,6 +157,15 @@ export async function startFakeTelegram(port = 0): Promise<FakeTelegram> {
     fail(method, fault, times = 1) {
       faults.set(method, { ...fault, times });
     },
+    refuseChat(chatId, fault) {
+      refusedChats.set(chatId, fault);
+    },
+    redeliver(updateId) {
+      const update = pushed.get(updateId);
+      if (!update) throw new Error(`no update ${updateId} was pushed`);
+      replays.push(update);
+      wake();
+    },
     hangGetUpdates(n) {
       hang = n;
     },
@@ -169,6 +186,11 @@ export async function startFakeTelegram(port = 0): Promise<FakeTelegram> {
     if (match[1] !== TOKEN) return reply(res, 401, { ok: false, error_code: 401, description: "Unauthorized" });
     const method = match[2] as string;
     const params = JSON.parse((await readBody(req)) || "{}") as Record<string, any>;
+    const refused = params.chat_id !== undefined ? refusedChats.get(Number(params.chat_id)) : undefined;
+    if (refused) {
+      record({ method: `${method}:fault`, params });
+      return reply(res, refused.status, { ok: false, error_code: refused.status, description: refused.description });
+    }
     const fault = faults.get(method);
     if (fault && fault.times > 0) {
       fault.times--;
@@ -238,10 +260,10 @@ export async function startFakeTelegram(port = 0): Promise<FakeTelegram> {
       return;
     }
     const respond = () => {
-      const ready = queue.filter((u) => u.update_id >= offset).slice(0, Number(params.limit ?? 100));
+      const ready = [...replays.splice(0), ...queue.filter((u) => u.update_id >= offset)].slice(0, Number(params.limit ?? 100));
       reply(res, 200, { ok: true, result: ready });
     };
-    if (queue.some((u) => u.update_id >= offset)) {
+    if (replays.length || queue.some((u) => u.update_id >= offset)) {
       respond();
       return;
     }

@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { MAIL_USERS, type MailServers, startMailServers } from "../../fakes/mail-servers.js";
+import { MAIL_USERS, type MailServers, REFUSED_RECIPIENT, startMailServers } from "../../fakes/mail-servers.js";
 import { type FakeModel, startFakeModel } from "../../fakes/model-server.js";
-import { baseSettings, type Hermes, startHermes } from "../../helpers/hermes.js";
+import { startNotifySocket } from "../../fakes/notify-socket.js";
+import { baseSettings, createTempDir, type Hermes, startHermes } from "../../helpers/hermes.js";
 import { AUTHSERV, authResults, emptyMailbox, mailboxOf, sendToHermes, waitForMail } from "../../helpers/mail-client.js";
 
 const OWNER = MAIL_USERS.owner.user;
@@ -85,7 +86,13 @@ describe("email", { timeout: 90_000 }, () => {
     const [only] = await replies(1);
     expect(only?.mail.subject).toBe("Re: real");
     const box = await waitForMail(hermesMail, (m) => m.some((s) => s.seen), "the genuine mail marked seen");
-    expect(box.filter((s) => !s.seen).map((s) => s.mail.subject)).toEqual(["forged", "no header", "hello", "other server"]);
+    // Postfix hands queued mail to LMTP in parallel, so the mailbox's order need not be the sending order.
+    expect(
+      box
+        .filter((s) => !s.seen)
+        .map((s) => s.mail.subject)
+        .sort(),
+    ).toEqual(["forged", "hello", "no header", "other server"]);
     expect(model.requests.length).toBe(1);
     expect((await ownerMail()).length).toBe(1);
   });
@@ -180,6 +187,30 @@ describe("email", { timeout: 90_000 }, () => {
     expect(down.detail).not.toContain("wrong");
     const doctor = await hermes.cli(["doctor"]);
     expect(doctor.stdout).toMatch(/email.*trust is none/);
+  });
+
+  it("says in its health that the server refused a recipient, and keeps the service watchdog pinging", async () => {
+    model.respond(() => ({ text: "Good morning." }));
+    const dir = createTempDir();
+    const notify = await startNotifySocket(dir.path);
+    try {
+      const jobs = [{ name: "briefing", schedule: "0 7 * * *", prompt: "Morning briefing.", deliver: `email:${REFUSED_RECIPIENT}` }];
+      const env = { NOTIFY_SOCKET: notify.path, WATCHDOG_USEC: "400000" };
+      hermes = await startHermes(settings({ connectors: { cron: { enabled: true, jobs } } }), { dir: dir.path, env });
+      await hermes.cli(["schedules", "run", "briefing"]);
+      const status = async () =>
+        JSON.parse((await hermes?.cli(["status", "--json"]))?.stdout ?? "{}").connectors?.find((c: { name: string }) => c.name === "email");
+      const red = await waitForMail(status, (s) => s?.ok === false, "the refused recipient in email's health");
+      expect(red.detail).toMatch(/Recipient address rejected/);
+      // One address the server will not take is no reason for systemd to restart hermes.
+      await notify.waitFor((m) => m.includes("WATCHDOG=1"), notify.messages.length);
+      expect(hermes.logs.some((l) => l.msg === "unhealthy: watchdog pings paused")).toBe(false);
+    } finally {
+      await hermes?.stop();
+      hermes = undefined;
+      notify.close();
+      dir.cleanup();
+    }
   });
 
   it("says in its health that IMAP is down, and takes mail again once it is back", async () => {

@@ -62,6 +62,7 @@ it("a plugin whose send throws turns only its own health red; the daemon and the
     name: "broken",
     ok: false,
     detail: "reply failed: the room refuses messages (fail: send)",
+    needsOwner: true,
     module: MEMORY_CHAT,
     version: "2.3.4",
   });

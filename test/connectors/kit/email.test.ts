@@ -1,0 +1,23 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { runSubject } from "../../../connectors/kit/run.js";
+import { type MailServers, startMailServers } from "../../fakes/mail-servers.js";
+import { emailSubject } from "./email-subject.js";
+
+let servers: MailServers;
+
+beforeAll(async () => {
+  servers = await startMailServers();
+}, 60_000);
+afterAll(async () => {
+  await servers?.stop();
+});
+
+it("the email connector passes the conformance kit against real Dovecot and Postfix", { timeout: 180_000 }, async () => {
+  const report = await runSubject(emailSubject(servers));
+  expect(report.results.filter((r) => !r.ok).map((r) => `${r.name}: ${r.detail}`)).toEqual([]);
+  expect(report.results.filter((r) => r.detail).map((r) => r.name)).toEqual([
+    "a stranger reaches no model and gets one notice naming their id",
+    "approvals are asked in text when limits.buttons is false",
+  ]);
+  expect(report.passed).toBe(10);
+});
