@@ -5,7 +5,6 @@
  */
 
 import type { ChatMessage } from "../model/types.js";
-import type { ApprovalRow } from "../store/approvals.js";
 import type { Person } from "../store/memory.js";
 import type { UsageRecord } from "../store/usage.js";
 
@@ -85,7 +84,4 @@ export interface SubmitRequest {
   context?: ChatMessage[];
 }
 
-/** The answer to an approval decision: the decided row, or why nothing changed. */
-export type DecideResult =
-  | { ok: true; approval: ApprovalRow; message: string }
-  | { ok: false; code: "unknown" | "already_decided" | "expired"; message: string; approval?: ApprovalRow };
+export type { DecideResult } from "../gate/approvals.js";

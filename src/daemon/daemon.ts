@@ -7,6 +7,7 @@ import { type LoadedConfig, loadConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import type { Connector, Core, DaemonStatus } from "../connector.js";
 import { errorMessage, TransportError } from "../errors.js";
+import { Approvals } from "../gate/approvals.js";
 import { Gate } from "../gate/gate.js";
 import { createLogger } from "../log.js";
 import type { McpHub } from "../mcp/hub.js";
@@ -99,7 +100,8 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
   const config = () => state.loaded.config;
   const limiter = new Limiter(initial.config.model.concurrency);
   const missing = (name: string) => state.mcp?.whyMissing(name, config().tools.enabled);
-  const gate = new Gate({ store, tools: () => state.tools, config, missing });
+  const approvals = new Approvals({ store, config, log });
+  const gate = new Gate({ store, approvals, tools: () => state.tools, config, missing });
   const startedAt = Date.now();
   /** Settings changed by reloads that only a restart applies (compared with the config the daemon started with). */
   let waitingForRestart: string[] = [];
@@ -108,6 +110,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
   const runner = new Runner({
     store,
     gate,
+    approvals,
     limiter,
     config,
     log,
@@ -128,7 +131,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     stop: (key) => runner.stop(key),
     newSession: (key) => runner.newSession(key),
     compact: (key) => runner.compact(key),
-    decide: (id, approve, by) => runner.decide(id, approve, by),
+    decide: (id, approve, by) => approvals.decide(id, approve, by),
     status: async () => ({
       ...statusOf(state, runner, connectors, startedAt, await modelMonitor.get(), store),
       ...(waitingForRestart.length > 0 && { restart_needed_for: waitingForRestart }),
