@@ -1,27 +1,21 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { baseSettings, createTempDir, type Hermes, runCli, startHermes, writeConfig } from "../helpers/hermes.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { FakeModel } from "../fakes/model-server.js";
+import { useHermes, useModel, useTempDir } from "../helpers/fixture.js";
+import { baseSettings, createTempDir, runCli, writeConfig } from "../helpers/hermes.js";
 
 describe("a second hermes start", () => {
   let model: FakeModel;
-  let dir: ReturnType<typeof createTempDir>;
-  let hermes: Hermes | undefined;
+  let dir: string;
   beforeEach(async () => {
-    model = await startFakeModel();
-    dir = createTempDir();
-  });
-  afterEach(async () => {
-    if (hermes?.process.exitCode === null) await hermes.stop();
-    hermes = undefined;
-    await model.close();
-    dir.cleanup();
+    model = await useModel();
+    dir = useTempDir();
   });
 
   it("with the same config is refused, naming the running daemon's pid, and the first keeps its socket", async () => {
-    hermes = await startHermes(baseSettings(model.url), { dir: dir.path });
-    const second = await runCli(["start", "--config", hermes.configPath], { cwd: dir.path });
+    const hermes = await useHermes(baseSettings(model.url), { dir });
+    const second = await runCli(["start", "--config", hermes.configPath], { cwd: dir });
     expect(second.code).toBe(1);
     expect(second.stderr).toContain(`another hermes (pid ${hermes.process.pid}) is serving ${hermes.socketPath}`);
     // The first one still answers on its socket, and nothing of its database was touched by the second.
@@ -31,7 +25,7 @@ describe("a second hermes start", () => {
   });
 
   it("with another socket but the same database is refused too, naming the pid", async () => {
-    hermes = await startHermes(baseSettings(model.url), { dir: dir.path });
+    const hermes = await useHermes(baseSettings(model.url), { dir });
     const other = createTempDir();
     try {
       const config = writeConfig(other.path, {
@@ -49,7 +43,7 @@ describe("a second hermes start", () => {
   });
 
   it("starts after the first was killed (a stale lock is no lock) and after a clean stop", async () => {
-    hermes = await startHermes(baseSettings(model.url), { dir: dir.path });
+    let hermes = await useHermes(baseSettings(model.url), { dir });
     await hermes.kill();
     hermes = await hermes.restart();
     expect((await hermes.ask("hello")).code).toBe(0);

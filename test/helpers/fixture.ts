@@ -7,6 +7,7 @@ import { onTestFinished } from "vitest";
 import type { AnyTool } from "../../src/tools/types.js";
 import { type FakeDiscord, startFakeDiscord } from "../fakes/discord-server.js";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
+import { type NotifySocket, startNotifySocket } from "../fakes/notify-socket.js";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-server.js";
 import { createTempDir, type Hermes, removeMadeDirs, startHermes } from "./hermes.js";
 
@@ -31,6 +32,13 @@ export async function useDiscord(): Promise<FakeDiscord> {
   const discord = await startFakeDiscord();
   onTestFinished(() => discord.close());
   return discord;
+}
+
+/** A fake systemd notify socket in `dir` for this test (pass its path as NOTIFY_SOCKET). */
+export async function useNotifySocket(dir: string): Promise<NotifySocket> {
+  const notify = await startNotifySocket(dir);
+  onTestFinished(() => notify.close());
+  return notify;
 }
 
 /** A temp dir for this test, removed when it finishes. */
