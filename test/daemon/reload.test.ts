@@ -1,16 +1,14 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { FakeModel } from "../fakes/model-server.js";
-import { useHermes, useModel, useTempDir } from "../helpers/fixture.js";
+import { useHermes, useModel } from "../helpers/fixture.js";
 import { baseSettings, type Hermes, writeConfig } from "../helpers/hermes.js";
 
 const job = (name: string, schedule: string) => ({ name, schedule, prompt: `the ${name} job`, deliver: "cli:jobs" });
 
 describe("a config reload (SIGHUP)", () => {
   let model: FakeModel;
-  let dir: string;
   beforeEach(async () => {
     model = await useModel();
-    dir = useTempDir();
   });
   const settings = (jobs: unknown[], extra: Record<string, unknown> = {}) => ({
     ...baseSettings(model.url),
@@ -19,14 +17,14 @@ describe("a config reload (SIGHUP)", () => {
   });
   const reload = async (h: Hermes, next: Record<string, unknown>) => {
     const before = h.logs.length;
-    writeConfig(dir, next);
+    writeConfig(h.dir, next);
     h.process.kill("SIGHUP");
     await h.waitForLog((l) => l.msg === "config reloaded" && h.logs.indexOf(l) >= before);
     return h.logs.slice(before);
   };
 
   it("applies added, changed and removed cron jobs at once", async () => {
-    const hermes = await useHermes(settings([job("morning", "0 7 * * *"), job("gone", "0 9 * * *")]), { dir });
+    const hermes = await useHermes(settings([job("morning", "0 7 * * *"), job("gone", "0 9 * * *")]));
     await reload(hermes, settings([job("morning", "30 6 * * *"), job("evening", "0 19 * * *")]));
     const list = (await hermes.cli(["schedules", "list"])).stdout;
     expect(list).toMatch(/morning .*30 6 \* \* \*/);
@@ -39,7 +37,7 @@ describe("a config reload (SIGHUP)", () => {
   });
 
   it("says in the log and in hermes status which changes wait for a restart", async () => {
-    const hermes = await useHermes(settings([]), { dir });
+    const hermes = await useHermes(settings([]));
     const lines = await reload(hermes, settings([], { storage: { path: "./other/hermes.db" }, log: { level: "info", format: "json" } }));
     const warning = lines.find((l) => l.msg === "some changes take effect only after a restart");
     expect(warning?.keys).toEqual(["storage.path", "log.format"]);

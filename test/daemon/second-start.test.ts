@@ -3,19 +3,17 @@ import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { FakeModel } from "../fakes/model-server.js";
 import { useHermes, useModel, useTempDir } from "../helpers/fixture.js";
-import { baseSettings, createTempDir, runCli, writeConfig } from "../helpers/hermes.js";
+import { baseSettings, runCli, writeConfig } from "../helpers/hermes.js";
 
 describe("a second hermes start", () => {
   let model: FakeModel;
-  let dir: string;
   beforeEach(async () => {
     model = await useModel();
-    dir = useTempDir();
   });
 
   it("with the same config is refused, naming the running daemon's pid, and the first keeps its socket", async () => {
-    const hermes = await useHermes(baseSettings(model.url), { dir });
-    const second = await runCli(["start", "--config", hermes.configPath], { cwd: dir });
+    const hermes = await useHermes(baseSettings(model.url));
+    const second = await runCli(["start", "--config", hermes.configPath], { cwd: hermes.dir });
     expect(second.code).toBe(1);
     expect(second.stderr).toContain(`another hermes (pid ${hermes.process.pid}) is serving ${hermes.socketPath}`);
     // The first one still answers on its socket, and nothing of its database was touched by the second.
@@ -25,25 +23,21 @@ describe("a second hermes start", () => {
   });
 
   it("with another socket but the same database is refused too, naming the pid", async () => {
-    const hermes = await useHermes(baseSettings(model.url), { dir });
-    const other = createTempDir();
-    try {
-      const config = writeConfig(other.path, {
-        ...baseSettings(model.url),
-        storage: { path: hermes.dbPath },
-        connectors: { cron: { enabled: false }, cli: { socket: join(other.path, "other.sock") } },
-      });
-      const second = await runCli(["start", "--config", config], { cwd: other.path });
-      expect(second.code).toBe(1);
-      expect(second.stderr).toContain(`another hermes (pid ${hermes.process.pid}) uses the database ${hermes.dbPath}`);
-      expect(existsSync(join(other.path, "other.sock"))).toBe(false);
-    } finally {
-      other.cleanup();
-    }
+    const hermes = await useHermes(baseSettings(model.url));
+    const other = useTempDir();
+    const config = writeConfig(other, {
+      ...baseSettings(model.url),
+      storage: { path: hermes.dbPath },
+      connectors: { cron: { enabled: false }, cli: { socket: join(other, "other.sock") } },
+    });
+    const second = await runCli(["start", "--config", config], { cwd: other });
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`another hermes (pid ${hermes.process.pid}) uses the database ${hermes.dbPath}`);
+    expect(existsSync(join(other, "other.sock"))).toBe(false);
   });
 
   it("starts after the first was killed (a stale lock is no lock) and after a clean stop", async () => {
-    let hermes = await useHermes(baseSettings(model.url), { dir });
+    let hermes = await useHermes(baseSettings(model.url));
     await hermes.kill();
     hermes = await hermes.restart();
     expect((await hermes.ask("hello")).code).toBe(0);
