@@ -128,6 +128,7 @@ async function makeParts(o: AgentOptions) {
   });
   const loaded = await loadTools(config.tools.enabled, { config, store, now: () => new Date() }, o.extraTools ?? []);
   const approvals = new Approvals({ store, config: () => config });
+  onTestFinished(() => approvals.disarmAll());
   const gate = new Gate({ store, approvals, tools: () => loaded.tools, config: () => config });
   return { dir, store, config, approvals, gate, tools: loaded.tools };
 }
