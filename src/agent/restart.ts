@@ -1,12 +1,11 @@
 /**
- * What a restart owes the chats once the connectors are up: approval requests that were recorded but
- * never shown, and final replies that were never sent (the process died in between).
+ * What a restart owes the chats once the connectors are up: final replies that were never sent (the
+ * process died in between). Approval requests nobody saw are the approvals' (gate/approvals.ts).
  */
 import type { Logger } from "pino";
-import type { Config } from "../config/schema.js";
-import { approvalPrompt } from "../gate/gate.js";
+import type { Approvals } from "../gate/approvals.js";
 import type { Store } from "../store/store.js";
-import type { AgentEvent, EventListener, StopReason } from "./types.js";
+import type { EventListener, StopReason } from "./types.js";
 
 /** A chat reply owed for longer than this is not sent after a restart: the moment has passed. */
 const OWED_REPLY_MAX_AGE_MS = 24 * 3_600_000;
@@ -14,35 +13,7 @@ const OWED_REPLY_MAX_AGE_MS = 24 * 3_600_000;
 interface RestartDeps {
   store: Store;
   log: Logger;
-  config: () => Config;
   fallbackListener: (channel: string) => EventListener | undefined;
-}
-
-/** Pending approvals never shown, as the events that show them, with the channel each belongs to. */
-export function unshownApprovals(deps: RestartDeps): { channel: string; event: AgentEvent & { type: "approval_requested" } }[] {
-  const timeoutS = deps.config().agent.confirm_timeout_s;
-  return deps.store.approvals
-    .pending()
-    .filter((a) => !a.message_ref)
-    .map((a) => {
-      const args = JSON.parse(a.args) as unknown;
-      const remainingS = Math.max(1, (a.expires_at - Date.now()) / 1000) || timeoutS;
-      const prompt = approvalPrompt({ id: a.call_id, name: a.tool, args }, a.reason, remainingS);
-      return {
-        channel: a.channel,
-        event: {
-          type: "approval_requested",
-          runId: a.run_id,
-          approvalId: a.id,
-          callId: a.call_id,
-          tool: a.tool,
-          args,
-          reason: a.reason,
-          expiresAt: a.expires_at,
-          prompt,
-        },
-      };
-    });
 }
 
 /**
@@ -70,12 +41,9 @@ export function sendOwedReplies(deps: RestartDeps, inFlight: Set<string>): void 
  * An ephemeral run found after a restart (an API request without a session): its conversation was in
  * memory only and its client is gone, so it ends as interrupted and its open approvals expire. Returns true.
  */
-export function abandonEphemeral(store: Store, runId: string): true {
+export function abandonEphemeral(store: Store, approvals: Approvals, runId: string): true {
   store.db.transaction(() => {
-    for (const approval of store.approvals.pending().filter((a) => a.run_id === runId)) {
-      const row = store.approvals.decide(approval.id, "expired", "restart");
-      if (row) store.audit.decide(row.call_id, "expired", row.reason, "restart");
-    }
+    approvals.expireQuietly(runId, "restart");
     store.history.endRun(runId, "interrupted", "interrupted", "");
   })();
   return true;

@@ -1,16 +1,15 @@
 import type { Logger } from "pino";
 import { DiskFullError, isDiskFull, ShutdownAbort } from "../errors.js";
+import type { Approvals } from "../gate/approvals.js";
 import { newRunId } from "../run-id.js";
-import type { ApprovalRow } from "../store/approvals.js";
 import { isEphemeralKey, type SessionRow } from "../store/history.js";
 import { defaultSender, type Person, senderOf } from "../store/memory.js";
 import { Turns } from "../turns.js";
 import { compactNow } from "./compaction.js";
-import { closedDecision } from "./decisions.js";
 import { compactAfterRun, driveRun, workAfterReply } from "./loop.js";
 import type { LoopDeps } from "./loop-deps.js";
-import { abandonEphemeral, sendOwedReplies, unshownApprovals } from "./restart.js";
-import type { AgentEvent, DecideResult, EventListener, RunOutcome, SubmitRequest } from "./types.js";
+import { abandonEphemeral, sendOwedReplies } from "./restart.js";
+import type { AgentEvent, EventListener, RunOutcome, SubmitRequest } from "./types.js";
 
 interface Live {
   runId: string;
@@ -20,7 +19,8 @@ interface Live {
   controller: AbortController;
   listener: EventListener | undefined;
   sender?: Person;
-  wake?: () => void;
+  /** Waiting for approvals: it holds its session's lane but no model or tool is working for it. */
+  suspended?: boolean;
   /** Work for idle time once the reply has gone out (a compaction); the session's next run waits for it. */
   afterReply?: () => Promise<void>;
 }
@@ -33,6 +33,8 @@ interface Lane {
 
 export interface RunnerDeps extends LoopDeps {
   log: Logger;
+  /** Decisions on approvals resume the runs that wait for them. */
+  approvals: Approvals;
   /** Listener for runs nobody is attached to (resumed after a restart): usually the chat connector. */
   fallbackListener: (channel: string) => EventListener | undefined;
   timeNote: () => string;
@@ -46,7 +48,6 @@ export interface RunnerDeps extends LoopDeps {
 export class Runner {
   private readonly lanes = new Map<string, Lane>();
   private readonly live = new Map<string, Live>();
-  private readonly timers = new Map<string, NodeJS.Timeout>();
   private accepting = true;
   private readonly idleWaiters: (() => void)[] = [];
   /** A burst of runs starts one per pass of the event loop, so it does not hold up model answers. */
@@ -61,6 +62,11 @@ export class Runner {
   constructor(private readonly deps: RunnerDeps) {
     this.connectorsUp = new Promise((resolve) => {
       this.markConnectorsUp = resolve;
+    });
+    deps.approvals.onDecided((event, approval) => {
+      const live = this.live.get(event.runId);
+      if (live) this.emit(live, event);
+      else this.deps.fallbackListener(approval.channel)?.(event);
     });
   }
 
@@ -121,10 +127,7 @@ export class Runner {
     const current = this.lanes.get(sessionKey)?.current;
     if (!current) return false;
     current.controller.abort(new Error("stopped by the user"));
-    for (const approval of this.deps.store.approvals.pending().filter((a) => a.run_id === current.runId)) {
-      this.settle(approval, "denied", "stop");
-    }
-    current.wake?.();
+    this.deps.approvals.denyRun(current.runId, "stop");
     return true;
   }
 
@@ -138,21 +141,6 @@ export class Runner {
     return this.deps.store.history.newSession(sessionKey).id;
   }
 
-  /** Approve or deny a pending approval; a second decision, or one on an expired or unknown id, changes nothing. */
-  decide(approvalId: string, approve: boolean, by: string): DecideResult {
-    const approval = this.deps.store.approvals.get(approvalId);
-    if (!approval) return { ok: false, code: "unknown", message: `there is no approval ${approvalId}` };
-    const closed = closedDecision(approval);
-    if (closed) return closed;
-    if (approval.expires_at <= Date.now()) {
-      this.settle(approval, "expired", "timeout");
-      return { ok: false, code: "expired", message: `approval ${approvalId} expired; the call did not run`, approval };
-    }
-    const decided = this.settle(approval, approve ? "approved" : "denied", by);
-    if (!decided) return { ok: false, code: "already_decided", message: `approval ${approvalId} was decided meanwhile` };
-    return { ok: true, approval: decided, message: `${approve ? "approved" : "denied"}: ${approval.tool}` };
-  }
-
   /**
    * On start-up, in the order they arrived: queued runs start, suspended runs wait again for their
    * approvals, and runs that were working when the process died are resumed once more (the call that was
@@ -160,12 +148,13 @@ export class Runner {
    * ended and the user told. Approval timers are re-armed.
    */
   recover(): void {
-    const { history, audit, approvals } = this.deps.store;
+    const { history, audit } = this.deps.store;
+    const { approvals } = this.deps;
     audit.interruptRunning();
     for (const run of history.unfinishedRuns()) {
       const session = history.session(run.session_id);
       if (!session) continue;
-      if (isEphemeralKey(session.key) && abandonEphemeral(this.deps.store, run.id)) continue;
+      if (isEphemeralKey(session.key) && abandonEphemeral(this.deps.store, approvals, run.id)) continue;
       const channel = run.channel ?? session.key;
       let renderer: EventListener | undefined;
       const live: Live = {
@@ -197,7 +186,7 @@ export class Runner {
       }
       void this.enqueue(session.key, live, () => this.connectorsUp.then(() => this.drive(live, session.id)));
     }
-    for (const approval of approvals.pending()) this.arm(approval);
+    approvals.armAll();
   }
 
   /**
@@ -205,7 +194,7 @@ export class Runner {
    * recovered runs go on (their events can reach a chat now).
    */
   connectorsReady(): void {
-    for (const { channel, event } of unshownApprovals(this.deps)) {
+    for (const { channel, event } of this.deps.approvals.unshown()) {
       const live = this.live.get(event.runId);
       if (live) this.emit(live, event);
       else this.deps.fallbackListener(channel)?.(event);
@@ -222,8 +211,8 @@ export class Runner {
       if (lane.current) running++;
       queued += Math.max(0, lane.waiting - (lane.current ? 1 : 0));
     }
-    const suspended = [...this.live.values()].filter((l) => l.wake).length;
-    return { running: running - suspended, queued, suspended, pendingApprovals: this.deps.store.approvals.pending().length };
+    const suspended = [...this.live.values()].filter((l) => l.suspended).length;
+    return { running: running - suspended, queued, suspended, pendingApprovals: this.deps.approvals.pendingTotal() };
   }
 
   /**
@@ -232,17 +221,17 @@ export class Runner {
    */
   async shutdown(graceMs: number): Promise<void> {
     this.accepting = false;
-    for (const t of this.timers.values()) clearTimeout(t);
+    this.deps.approvals.disarmAll();
     // A compaction is optional work: it is made again when the budget next needs it.
     for (const live of this.live.values()) if (live.afterReply) live.controller.abort(new ShutdownAbort());
     if (await this.idleWithin(graceMs)) return;
-    for (const live of this.live.values()) if (!live.wake) live.controller.abort(new ShutdownAbort());
+    for (const live of this.live.values()) if (!live.suspended) live.controller.abort(new ShutdownAbort());
     await this.idleWithin(2000);
   }
 
   private busy(): number {
     let busy = 0;
-    for (const lane of this.lanes.values()) busy += lane.waiting - (lane.current?.wake ? 1 : 0);
+    for (const lane of this.lanes.values()) busy += lane.waiting - (lane.current?.suspended ? 1 : 0);
     return busy;
   }
 
@@ -329,70 +318,22 @@ export class Runner {
         return outcome;
       }
       // Decisions may have arrived while the rest of the step ran; only wait for ones still open.
-      if (this.deps.store.approvals.pendingCount(live.runId) > 0 && !live.controller.signal.aborted) {
+      if (this.deps.approvals.pendingCount(live.runId) > 0 && !live.controller.signal.aborted) {
         this.deps.log.info({ runId: live.runId, session: live.sessionKey }, "run waiting for approval");
-        await new Promise<void>((resolve) => {
-          live.wake = resolve;
-          this.notifyIdle();
-        });
-        live.wake = undefined;
+        live.suspended = true;
+        this.notifyIdle();
+        await this.deps.approvals.settled(live.runId, live.controller.signal);
+        live.suspended = false;
       }
     }
   }
 
   private emit(live: Live, event: AgentEvent): void {
-    if (event.type === "approval_requested") {
-      const approval = this.deps.store.approvals.get(event.approvalId);
-      if (approval) this.arm(approval);
-    }
     if ((event.type === "run_end" || event.type === "error") && event.runId) this.endedAtStart?.add(event.runId);
     try {
       live.listener?.(event);
     } catch (err) {
       this.deps.log.warn({ err, event: event.type }, "an event listener threw; ignored");
     }
-  }
-
-  private arm(approval: ApprovalRow): void {
-    clearTimeout(this.timers.get(approval.id));
-    const delay = Math.max(0, approval.expires_at - Date.now());
-    const timer = setTimeout(
-      () => {
-        this.timers.delete(approval.id);
-        const current = this.deps.store.approvals.get(approval.id);
-        if (current?.status === "pending") this.settle(current, "expired", "timeout");
-      },
-      Math.min(delay, 2 ** 31 - 1),
-    );
-    timer.unref();
-    this.timers.set(approval.id, timer);
-  }
-
-  /** Records a decision in the approval row and the audit trail, tells the run, and wakes it when nothing is pending. */
-  private settle(approval: ApprovalRow, status: "approved" | "denied" | "expired", by: string): ApprovalRow | undefined {
-    const { approvals, audit, db } = this.deps.store;
-    const decided = db.transaction(() => {
-      const row = approvals.decide(approval.id, status, by);
-      if (row) audit.decide(row.call_id, status, row.reason, by);
-      return row;
-    })();
-    if (!decided) return undefined;
-    clearTimeout(this.timers.get(approval.id));
-    this.timers.delete(approval.id);
-    this.deps.log.info({ approvalId: approval.id, tool: approval.tool, status, by }, "approval decided");
-    const live = this.live.get(approval.run_id);
-    const event: AgentEvent = {
-      type: "approval_decided",
-      runId: approval.run_id,
-      approvalId: approval.id,
-      callId: approval.call_id,
-      tool: approval.tool,
-      decision: status,
-      by,
-    };
-    if (live) this.emit(live, event);
-    else this.deps.fallbackListener(approval.channel)?.(event);
-    if (live?.wake && approvals.pendingCount(approval.run_id) === 0) live.wake();
-    return decided;
   }
 }

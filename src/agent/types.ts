@@ -6,7 +6,6 @@
 
 import type { GateEvent } from "../gate/types.js";
 import type { ChatMessage } from "../model/types.js";
-import type { ApprovalRow } from "../store/approvals.js";
 import type { Person } from "../store/memory.js";
 import type { UsageRecord } from "../store/usage.js";
 
@@ -65,7 +64,4 @@ export interface SubmitRequest {
   context?: ChatMessage[];
 }
 
-/** The answer to an approval decision: the decided row, or why nothing changed. */
-export type DecideResult =
-  | { ok: true; approval: ApprovalRow; message: string }
-  | { ok: false; code: "unknown" | "already_decided" | "expired"; message: string; approval?: ApprovalRow };
+export type { DecideResult } from "../gate/approvals.js";

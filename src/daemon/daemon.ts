@@ -1,37 +1,32 @@
-import type { Logger } from "pino";
 import { DEFAULT_SYSTEM_PROMPT, TokenCalibration } from "../agent/context.js";
 import { Limiter } from "../agent/limiter.js";
 import { Runner } from "../agent/runner.js";
 import type { EventListener } from "../agent/types.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
-import type { Connector, Core, DaemonStatus } from "../connector.js";
+import type { Connector, Core } from "../connector.js";
 import { errorMessage, TransportError } from "../errors.js";
+import { Approvals } from "../gate/approvals.js";
 import { Gate } from "../gate/gate.js";
-import { createLogger } from "../log.js";
-import type { McpHub } from "../mcp/hub.js";
-import { createModel, createModelClient } from "../model/create.js";
-import type { ModelChain, ModelClient, ProbeResult, ToolSpec } from "../model/types.js";
+import { createLogger, type Logger } from "../log.js";
+import type { ModelClient } from "../model/types.js";
 import { Pairings } from "../pairing.js";
-import { skillIndexText, startSkills } from "../skills/startup.js";
-import type { SkillSet } from "../skills/types.js";
+import { skillIndexText } from "../skills/startup.js";
 import { scheduleBackups } from "../store/backup.js";
 import { memoryBlock, type Person } from "../store/memory.js";
 import { openStore, type Store } from "../store/store.js";
-import { startOfToday } from "../store/usage.js";
 import { longDateTime } from "../time.js";
-import { toolSpec } from "../tools/define.js";
-import { loadTools } from "../tools/registry.js";
-import type { AnyTool, ToolDeps } from "../tools/types.js";
-import { maskUrl } from "../url-secrets.js";
+import type { AnyTool } from "../tools/types.js";
 import { VERSION } from "../version.js";
 import { loadConnectors, warnIfNoWorkingConnector } from "./connectors.js";
-import { createModelMonitor, startHealthLoop, statusLine } from "./health.js";
+import { createModelMonitor, type ModelMonitor, startHealthLoop, statusLine } from "./health.js";
 import { hintedModel } from "./health-hint.js";
 import { loadMcpHub } from "./mcp-hub.js";
 import { warnOfToolCost } from "./mcp-warn.js";
+import { buildParts, loadState, type PartsDeps, type State, withMcpTools } from "./parts.js";
 import { restartKeys } from "./restart-keys.js";
-import { claimInstance } from "./single-instance.js";
+import { claimInstance, type InstanceClaim } from "./single-instance.js";
+import { MEDIA_STATUS_MS, mediaStatus, reusedFor, statusOf } from "./status.js";
 import { createNotifier, type Notifier } from "./systemd.js";
 import { reportTools } from "./tools-report.js";
 
@@ -41,23 +36,6 @@ export interface Daemon {
   stop(): Promise<void>;
   /** Re-reads the config; an invalid one is rejected and the running one stays. */
   reload(): Promise<boolean>;
-}
-
-interface State {
-  loaded: LoadedConfig;
-  /** The enabled built-in (and embedder's) tools. */
-  builtins: Map<string, AnyTool>;
-  /** Those plus the enabled tools of MCP servers: what the gate may call. */
-  tools: Map<string, AnyTool>;
-  mcp?: McpHub;
-  /** The tools' JSON Schemas, made at the first call (the first model request), not on the way to READY. */
-  specs: () => ToolSpec[];
-  model: ModelChain;
-  readWindows: () => Promise<void>;
-  /** `model.vision_model`'s client, when configured. */
-  visionModel?: ModelClient;
-  /** The skills from `skills.dirs`, when any folder of them exists. */
-  skills?: SkillSet;
 }
 
 export interface DaemonOptions {
@@ -75,40 +53,83 @@ export interface DaemonOptions {
   ownsProcess?: boolean;
 }
 
+/** What the first phase opens: the config it started with, the log, the instance claim and the store. */
+interface Base {
+  configPath: string;
+  initial: LoadedConfig;
+  log: Logger;
+  notifier: Notifier;
+  now: () => Date;
+  claim: InstanceClaim;
+  store: Store;
+  /** Started in the fourth phase; the core's `deliver` and `listenerFor` look here. */
+  connectors: Connector[];
+  partsDeps: PartsDeps;
+}
+
+/** What the later phases share: the state a reload replaces, the core and what runs behind it. */
+interface Wired extends Base {
+  state: State;
+  config: () => Config;
+  /** Resolves once the MCP servers listed their tools, or ~3 s after the start passed. */
+  mcpTools: Promise<void>;
+  limiter: Limiter;
+  runner: Runner;
+  modelMonitor: ModelMonitor;
+  core: Core;
+  /** Settings changed by reloads that only a restart applies (compared with the config the daemon started with). */
+  waitingForRestart: string[];
+  /** What the core's `reload` calls: set once the daemon is running. */
+  reloadDaemon: () => Promise<boolean>;
+}
+
 export async function startDaemon(configPath: string, options: DaemonOptions = {}): Promise<Daemon> {
+  const base = await openStorage(configPath, options);
+  const wired = buildCore(base, await buildTools(base));
+  await startConnectors(wired);
+  const running = await announceReady(wired);
+  wired.reloadDaemon = () => reload(wired, running);
+  return { core: wired.core, stop: stopOnce(wired, running), reload: wired.reloadDaemon };
+}
+
+/** Phase 1: the config, the log, this data directory claimed for one daemon, and the store opened. */
+async function openStorage(configPath: string, options: DaemonOptions): Promise<Base> {
   const initial = loadConfig(configPath);
   if (options.ownsProcess) process.env.TZ = initial.config.timezone;
   const log = createLogger(initial.config.log.level, initial.secrets, initial.config.log.format);
-  const notifier = options.notifier ?? createNotifier();
   const now = options.now ?? (() => new Date());
   const { storage, connectors: configured } = initial.config;
   const claim = await claimInstance(storage.path, configured.cli.enabled ? configured.cli.socket : undefined);
-  const store = openStore(initial.config.storage.path, { busyTimeoutMs: initial.config.storage.busy_timeout_ms });
-  let connectors: Connector[] = [];
-  const deliver = (target: string, text: string) => deliverTo(connectors, target, text);
+  const store = openStore(storage.path, { busyTimeoutMs: storage.busy_timeout_ms });
+  const base = { configPath, initial, log, notifier: options.notifier ?? createNotifier(), now, claim, store, connectors: [] };
+  const deliver = (target: string, text: string) => deliverTo(base.connectors, target, text);
+  return { ...base, partsDeps: { tools: { store, now, deliver }, log, extraTools: options.extraTools, model: options.model } };
+}
+
+/** Phase 2: the tools, the model and the skills; MCP servers connect in the background. */
+async function buildTools(base: Base): Promise<{ state: State; mcpTools: Promise<void> }> {
   const mcpStarted = Date.now();
-  const state: State = {
-    loaded: initial,
-    mcp: await loadMcpHub(initial.config, { store, log, locate: initial.locate }),
-    ...(await buildParts(initial.config, { store, now, deliver }, log, options.extraTools, options.model)),
-  };
-  withMcpTools(state);
-  state.mcp?.onChange(() => withMcpTools(state));
+  const state = await loadState(base.initial, base.partsDeps);
   // Servers connect in the background, not on the way to READY; a run waits for their tool lists (~3 s
   // from the start at most), so that the first request has their tools.
   const mcpTools = state.mcp?.settled(Math.max(0, 3000 - (Date.now() - mcpStarted))) ?? Promise.resolve();
+  return { state, mcpTools };
+}
+
+/** Phase 3: the approvals, the gate, the runner and the core the connectors talk to. */
+function buildCore(base: Base, built: { state: State; mcpTools: Promise<void> }): Wired {
+  const { store, log, now, connectors } = base;
+  const { state, mcpTools } = built;
   const config = () => state.loaded.config;
-  const limiter = new Limiter(initial.config.model.concurrency);
+  const limiter = new Limiter(base.initial.config.model.concurrency);
   const missing = (name: string) => state.mcp?.whyMissing(name, config().tools.enabled);
-  const gate = new Gate({ store, tools: () => state.tools, config, missing });
-  const startedAt = Date.now();
-  /** Settings changed by reloads that only a restart applies (compared with the config the daemon started with). */
-  let waitingForRestart: string[] = [];
+  const approvals = new Approvals({ store, config, log });
+  const gate = new Gate({ store, approvals, tools: () => state.tools, config, missing });
   const modelMonitor = createModelMonitor(() => state.model, log);
-  const media = reusedFor(MEDIA_STATUS_MS, () => mediaStatus(state));
   const runner = new Runner({
     store,
     gate,
+    approvals,
     limiter,
     config,
     log,
@@ -122,152 +143,160 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
     timeNote: () => timeNote(now(), config().timezone),
     fallbackListener: (channel) => listenerFor(connectors, channel),
   });
+  const reloadDaemon = async () => false;
+  const wiring = { ...base, state, config, mcpTools, limiter, runner, modelMonitor, waitingForRestart: [], reloadDaemon };
+  return Object.assign(wiring, { core: coreOf(wiring, approvals) });
+}
 
-  let reloadDaemon = async () => false;
-  const core: Core = {
+function coreOf(w: Omit<Wired, "core">, approvals: Approvals): Core {
+  const startedAt = Date.now();
+  const media = reusedFor(MEDIA_STATUS_MS, () => mediaStatus(w.state));
+  const { runner, connectors, store } = w;
+  return {
     submit: (req) => runner.submit(req),
     stop: (key) => runner.stop(key),
     newSession: (key) => runner.newSession(key),
     compact: (key) => runner.compact(key),
-    decide: (id, approve, by) => runner.decide(id, approve, by),
+    decide: (id, approve, by) => approvals.decide(id, approve, by),
     status: async () => ({
-      ...statusOf(state, runner, connectors, startedAt, await modelMonitor.get(), store),
-      ...(waitingForRestart.length > 0 && { restart_needed_for: waitingForRestart }),
+      ...statusOf(w.state, runner, connectors, startedAt, await w.modelMonitor.get(), store),
+      ...(w.waitingForRestart.length > 0 && { restart_needed_for: w.waitingForRestart }),
       ...(await media()),
     }),
-    tools: () => reportTools(state.tools.values(), config()),
-    toolsKnown: () => mcpTools,
-    deliver,
+    tools: () => reportTools(w.state.tools.values(), w.config()),
+    toolsKnown: () => w.mcpTools,
+    deliver: (target, text) => deliverTo(connectors, target, text),
     listenerFor: (channel) => listenerFor(connectors, channel),
     scheduler: () => connectors.find((c) => c.scheduler)?.scheduler,
-    config,
-    skills: () => state.skills,
+    config: w.config,
+    skills: () => w.state.skills,
     store,
-    log,
-    reload: () => reloadDaemon(),
+    log: w.log,
+    reload: () => w.reloadDaemon(),
     pairings: new Pairings(),
   };
+}
 
-  runner.recover();
+/** Phase 4: recovered runs wait while the connectors start; a connector that cannot start undoes the start. */
+async function startConnectors(w: Wired): Promise<void> {
+  w.runner.recover();
   try {
-    connectors = await loadConnectors(core, initial.config, initial);
-    for (const c of connectors) await c.start();
-    warnIfNoWorkingConnector(connectors, log);
-    runner.connectorsReady();
+    w.connectors.push(...(await loadConnectors(w.core, w.initial.config, w.initial)));
+    for (const c of w.connectors) await c.start();
+    warnIfNoWorkingConnector(w.connectors, w.log);
+    w.runner.connectorsReady();
   } catch (err) {
-    await Promise.allSettled(connectors.map((c) => c.stop()));
-    await state.mcp?.close();
-    store.close();
-    claim.release();
+    await Promise.allSettled(w.connectors.map((c) => c.stop()));
+    await w.state.mcp?.close();
+    w.store.close();
+    w.claim.release();
     throw err;
   }
+}
+
+/** What runs once the daemon is ready: the health loop and the backups (which a reload restarts). */
+interface Running {
+  health: { stop(): void };
+  backups: { stop(): void };
+}
+
+/** Phase 5: READY to systemd, the tool schemas made in the background, the health loop and the backups started. */
+async function announceReady(w: Wired): Promise<Running> {
+  const { connectors, modelMonitor, notifier, log } = w;
   modelMonitor.start();
-  void state.readWindows();
+  void w.state.readWindows();
   await notifier.ready(statusLine(connectors, modelMonitor));
-  const makeSpecs = () => {
-    try {
-      state.specs(); // made now, before the first message needs them
-      if (state.mcp) warnOfToolCost(state.specs(), state.mcp.reports(), config().model.context_tokens, log);
-    } catch {
-      // A tool whose schema cannot be made fails the first run that needs it, which logs why.
-    }
-  };
-  setImmediate(() => void mcpTools.then(makeSpecs));
+  setImmediate(() => void w.mcpTools.then(() => makeSpecs(w)));
   const health = startHealthLoop({ connectors: () => connectors, notifier, model: modelMonitor, log });
-  let backups = startBackups(store, config(), log);
+  const backups = startBackups(w.store, w.config(), log);
   log.info(
-    { version: VERSION, config: configPath, connectors: connectors.map((c) => c.name), tools: [...state.tools.keys()] },
+    { version: VERSION, config: w.configPath, connectors: connectors.map((c) => c.name), tools: [...w.state.tools.keys()] },
     "hermes is ready",
   );
+  return { health, backups };
+}
 
+/** The tool schemas, made before the first message needs them; a warning when MCP tools crowd the prompt. */
+function makeSpecs(w: Wired): void {
+  try {
+    w.state.specs();
+    if (w.state.mcp) warnOfToolCost(w.state.specs(), w.state.mcp.reports(), w.config().model.context_tokens, w.log);
+  } catch {
+    // A tool whose schema cannot be made fails the first run that needs it, which logs why.
+  }
+}
+
+/** The graceful stop, done once however often it is asked for. */
+function stopOnce(w: Wired, running: Running): () => Promise<void> {
   let stopping: Promise<void> | undefined;
-  const daemon: Daemon = {
-    core,
-    stop: () => {
-      stopping ??= (async () => {
-        await notifier.stopping();
-        health.stop();
-        modelMonitor.stop();
-        state.model.stop();
-        backups.stop();
-        const graceS = config().agent.shutdown_grace_s;
-        log.info({ graceS }, "stopping: no new input; letting runs finish");
-        await runner.shutdown(graceS * 1000);
-        await Promise.allSettled([...connectors.map((c) => c.stop()), state.mcp?.close()]);
-        store.close();
-        claim.release();
-        log.info("stopped");
-      })();
-      return stopping;
-    },
-    reload: async () => {
-      log.info({ config: configPath }, "reloading the config");
-      await notifier.reloading();
-      let outcome = "";
-      try {
-        const next = loadConfig(configPath);
-        const parts = await buildParts(next.config, { store, now, deliver }, log, options.extraTools, options.model);
-        state.model.stop();
-        const previous = state.mcp;
-        const mcp = await loadMcpHub(next.config, { store, log, locate: next.locate });
-        Object.assign(state, { loaded: next, ...parts, mcp });
-        withMcpTools(state);
-        mcp?.onChange(() => state.mcp === mcp && withMcpTools(state));
-        void previous?.close();
-        void state.readWindows();
-        limiter.setLimit(next.config.model.concurrency);
-        backups.stop();
-        backups = startBackups(store, next.config, log);
-        modelMonitor.start();
-        log.level = next.config.log.level;
-        for (const c of connectors) c.reload?.(next.config);
-        waitingForRestart = restartKeys(initial.config, next.config);
-        log.info({ tools: [...state.tools.keys()] }, "config reloaded");
-        if (waitingForRestart.length > 0) log.warn({ keys: waitingForRestart }, "some changes take effect only after a restart");
-        return true;
-      } catch (err) {
-        log.error({ detail: errorMessage(err) }, "config reload rejected; keeping the running config");
-        outcome = "; config reload refused (see the log)";
-        return false;
-      } finally {
-        // systemd holds the unit in "reloading" (and queues the next reload) until READY=1, taken or refused.
-        const restart = waitingForRestart.length > 0 ? `; restart needed for ${waitingForRestart.join(", ")}` : "";
-        await notifier.ready(statusLine(connectors, modelMonitor) + outcome + restart);
-      }
-    },
-  };
-  reloadDaemon = daemon.reload;
-  return daemon;
-}
-
-async function buildParts(config: Config, deps: Omit<ToolDeps, "config">, log: Logger, extra: AnyTool[] = [], model?: ModelClient) {
-  const skills = await startSkills(config, log);
-  const { tools, unavailable } = await loadTools(config.tools.enabled, { ...deps, config, skills: () => skills }, extra);
-  // With nothing to read, the tool would only cost the prompt its signature.
-  if (!skills?.skills.some((s) => !s.hiddenFromModel)) tools.delete("skill");
-  if (unavailable.length) log.warn({ tools: unavailable }, "enabled tools that this version does not provide are skipped");
-  let specs: ToolSpec[] | undefined;
-  const usedToday = (endpoint: string) => deps.store.usage.endpointTokensSince(endpoint, startOfToday());
-  const parts = await createModel(config.model, { usedToday, log, client: model });
-  return {
-    builtins: tools,
-    tools,
-    specs: () => (specs ??= [...tools.values()].map(toolSpec)),
-    model: parts.chain,
-    readWindows: parts.readWindows,
-    visionModel: config.model.vision_model ? await createModelClient({ ...config.model, name: config.model.vision_model }) : undefined,
-    skills,
+  return () => {
+    stopping ??= stop(w, running);
+    return stopping;
   };
 }
 
-/** Adds the MCP servers' enabled tools to the built-in ones; called again whenever a server's list changes. */
-function withMcpTools(state: State): void {
-  if (!state.mcp) return;
-  const tools = new Map(state.builtins);
-  for (const tool of state.mcp.tools()) if (!tools.has(tool.name)) tools.set(tool.name, tool);
-  let specs: ToolSpec[] | undefined;
-  state.tools = tools;
-  state.specs = () => (specs ??= [...tools.values()].map(toolSpec));
+async function stop(w: Wired, running: Running): Promise<void> {
+  const { log } = w;
+  await w.notifier.stopping();
+  running.health.stop();
+  w.modelMonitor.stop();
+  w.state.model.stop();
+  running.backups.stop();
+  const graceS = w.config().agent.shutdown_grace_s;
+  log.info({ graceS }, "stopping: no new input; letting runs finish");
+  await w.runner.shutdown(graceS * 1000);
+  await Promise.allSettled([...w.connectors.map((c) => c.stop()), w.state.mcp?.close()]);
+  w.store.close();
+  w.claim.release();
+  log.info("stopped");
+}
+
+/** Re-reads the config file; the new parts replace the running ones only when all of them could be made. */
+async function reload(w: Wired, running: Running): Promise<boolean> {
+  const { log } = w;
+  log.info({ config: w.configPath }, "reloading the config");
+  await w.notifier.reloading();
+  let outcome = "";
+  try {
+    applyConfig(w, running, await loadParts(w));
+    log.info({ tools: [...w.state.tools.keys()] }, "config reloaded");
+    if (w.waitingForRestart.length > 0) log.warn({ keys: w.waitingForRestart }, "some changes take effect only after a restart");
+    return true;
+  } catch (err) {
+    log.error({ detail: errorMessage(err) }, "config reload rejected; keeping the running config");
+    outcome = "; config reload refused (see the log)";
+    return false;
+  } finally {
+    // systemd holds the unit in "reloading" (and queues the next reload) until READY=1, taken or refused.
+    const restart = w.waitingForRestart.length > 0 ? `; restart needed for ${w.waitingForRestart.join(", ")}` : "";
+    await w.notifier.ready(statusLine(w.connectors, w.modelMonitor) + outcome + restart);
+  }
+}
+
+/** The parts of the config file as it is now; the running model stops once they are made. */
+async function loadParts(w: Wired) {
+  const next = loadConfig(w.configPath);
+  const parts = await buildParts(next.config, w.partsDeps);
+  w.state.model.stop();
+  const mcp = await loadMcpHub(next.config, { store: w.store, log: w.log, locate: next.locate });
+  return { next, parts, mcp };
+}
+
+function applyConfig(w: Wired, running: Running, { next, parts, mcp }: Awaited<ReturnType<typeof loadParts>>): void {
+  const { state } = w;
+  const previous = state.mcp;
+  Object.assign(state, { loaded: next, ...parts, mcp });
+  withMcpTools(state);
+  mcp?.onChange(() => state.mcp === mcp && withMcpTools(state));
+  void previous?.close();
+  void state.readWindows();
+  w.limiter.setLimit(next.config.model.concurrency);
+  running.backups.stop();
+  running.backups = startBackups(w.store, next.config, w.log);
+  w.modelMonitor.start();
+  w.log.level = next.config.log.level;
+  for (const c of w.connectors) c.reload?.(next.config);
+  w.waitingForRestart = restartKeys(w.initial.config, next.config);
 }
 
 /** The fixed prompt, the skill index (changed only by a reload), then memories (which change more often): the stable part first. */
@@ -292,84 +321,6 @@ async function deliverTo(connectors: Connector[], target: string, text: string):
 function listenerFor(connectors: Connector[], channel: string): EventListener | undefined {
   const prefix = channel.split(":")[0];
   return connectors.find((c) => c.name === prefix)?.listenerFor?.(channel);
-}
-
-function usageToday(config: Config, store: Store) {
-  const [t] = store.usage.totals(startOfToday());
-  const limits = [config.model, ...config.model.fallbacks].filter((e) => e.daily_tokens > 0);
-  return {
-    calls: t?.calls ?? 0,
-    prompt_tokens: t?.prompt_tokens ?? 0,
-    output_tokens: t?.output_tokens ?? 0,
-    estimated_calls: t?.estimated ?? 0,
-    daily_limits: limits.map((e) => ({
-      endpoint: maskUrl(e.base_url),
-      daily_tokens: e.daily_tokens,
-      used: store.usage.endpointTokensSince(e.base_url, startOfToday()),
-    })),
-  };
-}
-
-function statusOf(
-  state: State,
-  runner: Runner,
-  connectors: Connector[],
-  startedAt: number,
-  probe: ProbeResult,
-  store: Store,
-): DaemonStatus {
-  const runs = runner.status();
-  return {
-    version: VERSION,
-    pid: process.pid,
-    uptime_s: Math.round((Date.now() - startedAt) / 1000),
-    connectors: connectors.map((c) => ({ name: c.name, ...c.health(), ...c.plugin })),
-    model: {
-      provider: state.model.provider,
-      base_url: maskUrl(state.model.baseUrl),
-      name: state.model.modelName,
-      reachable: probe.reachable,
-      detail: probe.detail,
-    },
-    serving: ((s) => ({ ...s, endpoint: maskUrl(s.endpoint) }))(state.model.serving()),
-    usage_today: usageToday(state.loaded.config, store),
-    runs: { running: runs.running, queued: runs.queued, suspended: runs.suspended },
-    pending_approvals: runs.pendingApprovals,
-    memory: memoryOf(process.memoryUsage()),
-    ...(state.mcp ? { mcp: state.mcp.reports() } : {}),
-  };
-}
-
-/** How long one look at the speech endpoint and vision serves `status` calls (so a busy dashboard does not probe each time). */
-const MEDIA_STATUS_MS = 15_000;
-
-/** The same answer for `ms` after it was asked for. */
-function reusedFor<T>(ms: number, ask: () => Promise<T>): () => Promise<T> {
-  let last: { at: number; value: Promise<T> } | undefined;
-  return () => {
-    if (!last || Date.now() - last.at > ms) last = { at: Date.now(), value: ask() };
-    return last.value;
-  };
-}
-
-/** Speech and vision, for `hermes status`: loaded only when asked. */
-async function mediaStatus(state: State): Promise<Pick<DaemonStatus, "speech" | "vision">> {
-  const { checkSpeech, checkVision } = await import("../media/checks.js");
-  const config = state.loaded.config;
-  const [speech, vision] = await Promise.all([
-    checkSpeech(config, AbortSignal.timeout(3000)),
-    checkVision(config, state.model, state.visionModel, AbortSignal.timeout(3000)),
-  ]);
-  return { speech: { ok: speech.ok, detail: speech.detail }, vision: { ok: vision.ok === true, detail: vision.detail } };
-}
-
-/** What `hermes status --json` says of memory: the process, V8's heap (used and reserved), and buffers outside it. */
-function memoryOf(m: NodeJS.MemoryUsage) {
-  return { rss_mb: mb(m.rss), heap_used_mb: mb(m.heapUsed), heap_total_mb: mb(m.heapTotal), external_mb: mb(m.external) };
-}
-
-function mb(bytes: number): number {
-  return Math.round((bytes / 1048576) * 10) / 10;
 }
 
 export function timeNote(now: Date, timeZone: string): string {

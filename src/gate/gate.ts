@@ -1,16 +1,18 @@
 import { z } from "zod";
 import type { Config } from "../config/schema.js";
 import type { ToolCall } from "../model/types.js";
-import { secretBytes } from "../random.js";
 import type { AuditRow } from "../store/audit.js";
 import type { Store } from "../store/store.js";
 import type { AnyTool } from "../tools/types.js";
+import type { Approvals } from "./approvals.js";
 import { callSignature, canonicalJson, shortHash } from "./canonical.js";
 import { invokeTool, summarize, truncateResult } from "./invoke.js";
 import { DENIED_RESULT, EXPIRED_RESULT, INTERRUPTED_RESULT, type StepContext, type StepResult } from "./types.js";
 
 export interface GateDeps {
   store: Store;
+  /** Where a call that needs the owner raises its approval. */
+  approvals: Approvals;
   tools: () => Map<string, AnyTool>;
   config: () => Config;
   /** Why a tool that is not there is missing (its MCP server is not connected), when that is known. */
@@ -69,7 +71,7 @@ export class Gate {
       ctx.emit({ type: "tool_call", runId: ctx.runId, callId: call.id, tool: call.name, args: call.args, step: ctx.step });
       row = audit.get(call.id) as AuditRow;
     }
-    return row.decision === "pending" && !this.deps.store.approvals.byCall(call.id)
+    return row.decision === "pending" && !this.deps.approvals.raisedFor(call.id)
       ? this.judgeNew(ctx, call)
       : this.resumeDecided(ctx, call, row);
   }
@@ -147,29 +149,7 @@ export class Gate {
   }
 
   private requestApproval(ctx: StepContext, call: ToolCall, reason: string): Verdict {
-    const timeoutS = this.deps.config().agent.confirm_timeout_s;
-    const approval = this.deps.store.approvals.insert({
-      id: newApprovalId(),
-      run_id: ctx.runId,
-      call_id: call.id,
-      session_key: ctx.sessionKey,
-      channel: ctx.channel,
-      tool: call.name,
-      args: canonicalJson(call.args ?? {}),
-      reason,
-      expires_at: Date.now() + timeoutS * 1000,
-    });
-    ctx.emit({
-      type: "approval_requested",
-      runId: ctx.runId,
-      approvalId: approval.id,
-      callId: call.id,
-      tool: call.name,
-      args: call.args,
-      reason,
-      expiresAt: approval.expires_at,
-      prompt: approvalPrompt(call, reason, timeoutS),
-    });
+    ctx.emit(this.deps.approvals.raise(ctx, call, reason));
     return { kind: "pending" };
   }
 
@@ -271,15 +251,4 @@ function batches(calls: Admitted[]): Admitted[][] {
 
 function argsText(call: ToolCall): string {
   return call.args === undefined ? JSON.stringify(call.parseError ?? "unparseable") : canonicalJson(call.args);
-}
-
-/** Unguessable, short enough for Telegram's 64-byte callback data, and never starts with "-" (a CLI flag). */
-export function newApprovalId(): string {
-  return `ap${secretBytes(12).toString("base64url")}`;
-}
-
-export function approvalPrompt(call: ToolCall, reason: string, timeoutS: number): string {
-  const args = JSON.stringify(call.args ?? {}, null, 2);
-  const minutes = timeoutS >= 120 ? `${Math.round(timeoutS / 60)} minutes` : `${Math.round(timeoutS)} seconds`;
-  return `hermes wants to run ${call.name} with:\n${args}\nWhy this asks first: ${reason}.\nIf nobody answers within ${minutes} it will not run.`;
 }

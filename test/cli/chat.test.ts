@@ -1,8 +1,9 @@
 import { spawn } from "node:child_process";
 import { stripVTControlCharacters } from "node:util";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { baseSettings, CLI, type Hermes, startHermes } from "../helpers/hermes.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { FakeModel } from "../fakes/model-server.js";
+import { useHermes, useModel } from "../helpers/fixture.js";
+import { baseSettings, CLI, type Hermes } from "../helpers/hermes.js";
 
 /** `hermes chat` on a real terminal: python's pty module gives it one, so Ctrl-C is a key readline reads. */
 function chatOnTerminal(hermes: Hermes, session: string) {
@@ -38,12 +39,8 @@ describe("hermes chat", () => {
   let model: FakeModel;
   let hermes: Hermes;
   beforeEach(async () => {
-    model = await startFakeModel();
-    hermes = await startHermes(baseSettings(model.url));
-  });
-  afterEach(async () => {
-    await hermes.stop();
-    await model.close();
+    model = await useModel();
+    hermes = await useHermes(baseSettings(model.url));
   });
 
   it("stops a streaming answer at once on Ctrl-C and on /stop, and answers an unknown /command with the list", async () => {

@@ -1,7 +1,8 @@
 /** The dashboard's Status and Sessions pages over HTTP with a session cookie: usage, serving endpoint, running summaries. */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FAKE_SUMMARY, type FakeModel, type RecordedRequest, startFakeModel } from "../fakes/model-server.js";
-import { baseSettings, type Hermes, startHermes } from "../helpers/hermes.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { FAKE_SUMMARY, type FakeModel, type RecordedRequest } from "../fakes/model-server.js";
+import { useHermes, useModel } from "../helpers/fixture.js";
+import { baseSettings } from "../helpers/hermes.js";
 import { baseUrlOf, HTTP_TOKEN, httpEnv, httpSettings } from "../helpers/http.js";
 
 /** Logs in with the token as the login form does; resolves the session cookie. */
@@ -21,18 +22,11 @@ const number = (page: string, cls: string) => Number(new RegExp(`<span class="${
 describe("the dashboard's usage and summaries", () => {
   let primary: FakeModel;
   let fallback: FakeModel;
-  let hermes: Hermes | undefined;
 
   beforeEach(async () => {
-    primary = await startFakeModel();
-    fallback = await startFakeModel();
+    primary = await useModel();
+    fallback = await useModel();
     fallback.models = ["small-model"];
-  });
-  afterEach(async () => {
-    if (hermes?.process.exitCode === null) await hermes.stop();
-    hermes = undefined;
-    await primary.close();
-    await fallback.close();
   });
 
   it("shows today's usage as the model reported it, the fallback serving and why, and a session's escaped running summary", async () => {
@@ -47,7 +41,10 @@ describe("the dashboard's usage and summaries", () => {
       retry_primary_after_s: 3600,
       fallbacks: [{ provider: "openai", base_url: fallback.openaiUrl, name: "small-model", retries: 0, context_tokens: 8192 }],
     };
-    hermes = await startHermes({ ...settings, model, connectors: { cron: { enabled: false }, http: httpSettings() } }, { env: httpEnv });
+    const hermes = await useHermes(
+      { ...settings, model, connectors: { cron: { enabled: false }, http: httpSettings() } },
+      { env: httpEnv },
+    );
     const base = await baseUrlOf(hermes);
 
     // The primary answers the first turn, then fails: the second turn and the summary are served by the fallback.
@@ -106,7 +103,7 @@ describe("the dashboard's usage and summaries", () => {
 
   it("says which calls' tokens are estimates and shows a session without a summary as such", async () => {
     primary.respond(() => ({ text: "hi", noUsage: true }));
-    hermes = await startHermes(
+    const hermes = await useHermes(
       { ...baseSettings(primary.url), connectors: { cron: { enabled: false }, http: httpSettings() } },
       { env: httpEnv },
     );

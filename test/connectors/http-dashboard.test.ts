@@ -2,20 +2,16 @@
  * The dashboard in a real browser: Debian's chromium driven by playwright-core. Skipped, with a message
  * saying how to install it, where /usr/bin/chromium is absent (CI installs it in .ci/run).
  */
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BrowserContext, chromium } from "playwright-core";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import type { FakeModel } from "../fakes/model-server.js";
+import { browserForFile, hasChromium, loggedInPage } from "../helpers/browser.js";
 import { useHermes, useModel } from "../helpers/fixture.js";
-import { baseSettings, createTempDir, type Hermes, readDb } from "../helpers/hermes.js";
+import { baseSettings, type Hermes, readDb } from "../helpers/hermes.js";
 import { baseUrlOf, HTTP_TOKEN, httpEnv, httpSettings } from "../helpers/http.js";
-
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`dashboard browser tests skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`);
 
 /** Sends an `ask` over the CLI socket and leaves it running; resolves its `done` line. */
 function askOverSocket(socketPath: string, text: string): Promise<Record<string, unknown>> {
@@ -39,35 +35,13 @@ function askOverSocket(socketPath: string, text: string): Promise<Record<string,
   });
 }
 
-describe.skipIf(!hasChromium)("the dashboard in chromium", () => {
-  let context: BrowserContext;
+describe.skipIf(!hasChromium("dashboard browser tests"))("the dashboard in chromium", () => {
+  const browser = browserForFile();
   let model: FakeModel;
   let hermes: Hermes | undefined;
-  const profile = createTempDir("hermes-chromium-");
   const shots = mkdtempSync(join(tmpdir(), "hermes-dashboard-shots-"));
 
-  beforeAll(async () => {
-    // A fresh profile directory (playwright passes it as --user-data-dir).
-    context = await chromium.launchPersistentContext(profile.path, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
-  });
-  afterAll(async () => {
-    await context?.close();
-    profile.cleanup();
-    console.log(`dashboard screenshots: ${shots}`);
-  });
+  afterAll(() => console.log(`dashboard screenshots: ${shots}`));
   beforeEach(async () => {
     model = await useModel();
   });
@@ -82,8 +56,8 @@ describe.skipIf(!hasChromium)("the dashboard in chromium", () => {
       { env: httpEnv },
     );
     const base = await baseUrlOf(hermes);
-    await context.clearCookies();
-    const page = await context.newPage();
+    await browser.context.clearCookies();
+    const page = await browser.context.newPage();
     // The live stream connects only once the approval exists: the page, rendered without it, must still
     // notice it (an approval raised while the page was on its way must not be missed).
     let raised: () => void = () => {};
@@ -102,7 +76,7 @@ describe.skipIf(!hasChromium)("the dashboard in chromium", () => {
     expect(await (await page.waitForSelector("[role=alert]")).textContent()).toContain("not the token");
     await page.fill('input[name="token"]', HTTP_TOKEN);
     await Promise.all([page.waitForURL(`${base}/`), page.click("button:has-text('Log in')")]);
-    const cookie = (await context.cookies()).find((c) => c.name === "hermes_session");
+    const cookie = (await browser.context.cookies()).find((c) => c.name === "hermes_session");
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict" });
 
     const done = askOverSocket(hermes.socketPath, "write hello.txt");
@@ -113,7 +87,7 @@ describe.skipIf(!hasChromium)("the dashboard in chromium", () => {
     expect(await page.locator(".approval").count()).toBe(1);
     expect(await page.textContent(".approval")).toContain("write_file");
     await page.screenshot({ path: join(shots, "pending.png"), fullPage: true });
-    const stale = await context.newPage();
+    const stale = await browser.context.newPage();
     await stale.goto(`${base}/approvals`);
 
     await Promise.all([page.waitForURL(/\/approvals\?/), page.click(".approval button.approve")]);
@@ -156,11 +130,7 @@ describe.skipIf(!hasChromium)("the dashboard in chromium", () => {
       { env: httpEnv },
     );
     const base = await baseUrlOf(hermes);
-    await context.clearCookies();
-    const page = await context.newPage();
-    await page.goto(`${base}/login`);
-    await page.fill('input[name="token"]', HTTP_TOKEN);
-    await Promise.all([page.waitForURL(`${base}/`), page.click("button:has-text('Log in')")]);
+    const page = await loggedInPage(browser.context, base);
     const res = await page.request.post(`${base}/logout`, { form: { csrf: "forged" } });
     expect(res.status()).toBe(403);
     const home = await page.goto(`${base}/`);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { FakeModel } from "../fakes/model-server.js";
 import { useHermes, useModel } from "../helpers/fixture.js";
-import { baseSettings, type Hermes } from "../helpers/hermes.js";
+import { baseSettings } from "../helpers/hermes.js";
 import { baseUrlOf, HTTP_TOKEN, httpEnv, httpSettings } from "../helpers/http.js";
 
 const DOC = join(import.meta.dirname, "../../docs/openai.md");
@@ -42,14 +42,13 @@ function runCurl(args: string[]): Promise<string> {
 
 describe("docs/openai.md", () => {
   let model: FakeModel;
-  let hermes: Hermes | undefined;
 
   beforeEach(async () => {
     model = await useModel();
   });
 
   it("its curl examples work as written, run by the real curl against the door", async () => {
-    hermes = await useHermes(
+    const hermes = await useHermes(
       {
         ...baseSettings(model.url),
         connectors: { cron: { enabled: false }, http: httpSettings([], { openai: { enabled: true } }) },

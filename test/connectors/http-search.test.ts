@@ -2,39 +2,18 @@
  * The dashboard's search box in a real browser (Debian's chromium through playwright-core); skipped, with a
  * message, where /usr/bin/chromium is absent, as the other dashboard browser tests are.
  */
-import { existsSync } from "node:fs";
-import { type BrowserContext, chromium } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FakeModel } from "../fakes/model-server.js";
+import { describe, expect, it } from "vitest";
+import { browserForFile, hasChromium, loggedInPage } from "../helpers/browser.js";
 import { useHermes, useModel } from "../helpers/fixture.js";
-import { baseSettings, createTempDir, type Hermes } from "../helpers/hermes.js";
-import { baseUrlOf, HTTP_TOKEN, httpEnv, httpSettings } from "../helpers/http.js";
+import { baseSettings } from "../helpers/hermes.js";
+import { baseUrlOf, httpEnv, httpSettings } from "../helpers/http.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`dashboard search browser test skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`);
-
-describe.skipIf(!hasChromium)("the dashboard's search box in chromium", () => {
-  let context: BrowserContext;
-  let model: FakeModel | undefined;
-  let hermes: Hermes | undefined;
-  const profile = createTempDir("hermes-chromium-");
-
-  beforeAll(async () => {
-    context = await chromium.launchPersistentContext(profile.path, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-sync"],
-    });
-  });
-  afterAll(async () => {
-    await context?.close();
-    profile.cleanup();
-  });
+describe.skipIf(!hasChromium("dashboard search browser test"))("the dashboard's search box in chromium", () => {
+  const browser = browserForFile();
 
   it("finds a past message by a word without its accent, shows its session, time and speaker, the match marked and markup as text", async () => {
-    model = await useModel();
-    hermes = await useHermes(
+    const model = await useModel();
+    const hermes = await useHermes(
       { ...baseSettings(model.url), connectors: { cron: { enabled: false }, http: httpSettings() } },
       { env: httpEnv },
     );
@@ -42,11 +21,7 @@ describe.skipIf(!hasChromium)("the dashboard's search box in chromium", () => {
     await hermes.ask("The plumber from Café Müller comes Tuesday <b>bold</b>", "--session", "house");
     await hermes.ask("Buy seeds", "--session", "garden");
     const base = await baseUrlOf(hermes);
-    await context.clearCookies();
-    const page = await context.newPage();
-    await page.goto(`${base}/login`);
-    await page.fill('input[name="token"]', HTTP_TOKEN);
-    await Promise.all([page.waitForURL(`${base}/`), page.click("button:has-text('Log in')")]);
+    const page = await loggedInPage(browser.context, base);
 
     await Promise.all([page.waitForURL(`${base}/search`), page.click("nav a:has-text('Search')")]);
     await page.fill('input[name="q"]', "cafe plumb");

@@ -3,7 +3,7 @@ import { GUILD_CHANNEL } from "../fakes/discord-server.js";
 import type { FakeModel, RecordedRequest } from "../fakes/model-server.js";
 import { BOT, type FakeTelegram } from "../fakes/telegram-server.js";
 import { useDiscord, useHermes, useModel, useTelegram } from "../helpers/fixture.js";
-import { baseSettings, type Hermes, readDb } from "../helpers/hermes.js";
+import { baseSettings, readDb } from "../helpers/hermes.js";
 
 const ALICE = 42;
 const BOB = 43;
@@ -13,7 +13,6 @@ const MENTION = `@${BOT.username}`;
 describe("people: senders, memory per person, group chats", () => {
   let model: FakeModel;
   let telegram: FakeTelegram;
-  let hermes: Hermes | undefined;
 
   beforeEach(async () => {
     model = await useModel();
@@ -34,7 +33,7 @@ describe("people: senders, memory per person, group chats", () => {
   };
 
   it("labels each group message with its sender, and shows each person their own facts plus the shared ones", async () => {
-    hermes = await useHermes({
+    const hermes = await useHermes({
       ...baseSettings(model.url),
       tools: { enabled: ["clock", "memory"] },
       connectors: { cron: { enabled: false }, telegram: telegram.settings([{ id: ALICE, name: "Alice" }, BOB]) },
@@ -97,7 +96,7 @@ describe("people: senders, memory per person, group chats", () => {
   }, 60_000);
 
   it("compacts a Telegram chat on /compact", async () => {
-    hermes = await useHermes({
+    await useHermes({
       ...baseSettings(model.url),
       connectors: { cron: { enabled: false }, telegram: telegram.settings([ALICE]) },
     });
@@ -114,7 +113,7 @@ describe("people: senders, memory per person, group chats", () => {
   }, 60_000);
 
   it("records who sent each run: a Telegram user by id, the shell as cli", async () => {
-    hermes = await useHermes({
+    const hermes = await useHermes({
       ...baseSettings(model.url),
       connectors: { cron: { enabled: false }, telegram: telegram.settings([{ id: ALICE, name: "Alice" }]) },
     });
@@ -135,7 +134,7 @@ describe("people: senders, memory per person, group chats", () => {
   it("names a Discord user from allowed_users in a server channel, and records them as the sender", async () => {
     const discord = await useDiscord();
     const carol = "2000000000000000042";
-    hermes = await useHermes({
+    const hermes = await useHermes({
       ...baseSettings(model.url),
       connectors: { cron: { enabled: false }, discord: discord.settings([{ id: carol, name: "Carol" }]) },
     });

@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { baseSettings, CLI, createTempDir, DAEMON_NODE_FLAGS, writeConfig } from "../helpers/hermes.js";
+import { beforeEach, describe, expect, it, onTestFinished } from "vitest";
+import type { FakeModel } from "../fakes/model-server.js";
+import { useModel, useTempDir } from "../helpers/fixture.js";
+import { baseSettings, CLI, DAEMON_NODE_FLAGS, writeConfig } from "../helpers/hermes.js";
 
 const REPO = resolve(import.meta.dirname, "../..");
 
@@ -33,6 +34,10 @@ function startUnderJournal(dir: string, configPath: string) {
     }
   });
   const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+  onTestFinished(async () => {
+    if (child.exitCode === null) child.kill("SIGTERM");
+    await exited;
+  });
   return {
     child,
     lines,
@@ -51,22 +56,15 @@ function startUnderJournal(dir: string, configPath: string) {
 
 describe("the log when stdout is the journal", () => {
   let model: FakeModel;
-  let dir: ReturnType<typeof createTempDir>;
-  let daemon: ReturnType<typeof startUnderJournal> | undefined;
+  let dir: string;
   beforeEach(async () => {
-    model = await startFakeModel();
-    dir = createTempDir();
-  });
-  afterEach(async () => {
-    if (daemon?.child.exitCode === null) await daemon.stop();
-    daemon = undefined;
-    await model.close();
-    dir.cleanup();
+    model = await useModel();
+    dir = useTempDir();
   });
 
   it("writes readable lines with the syslog priority prefix journald reads: <6> info, <3> error", async () => {
-    const config = writeConfig(dir.path, baseSettings(model.url));
-    daemon = startUnderJournal(dir.path, config);
+    const config = writeConfig(dir, baseSettings(model.url));
+    const daemon = startUnderJournal(dir, config);
     const ready = await daemon.waitForLine(/hermes is ready/);
     expect(ready).toMatch(/^<6>hermes is ready version=\S+ config=\S+hermes\.yaml connectors=\["cli"\]/);
     writeFileSync(config, "tools:\n  enabled: [teleport]\n");
@@ -79,8 +77,8 @@ describe("the log when stdout is the journal", () => {
   });
 
   it("keeps pino JSON when the config asks for it (log.format: json)", async () => {
-    const config = writeConfig(dir.path, { ...baseSettings(model.url), log: { level: "info", format: "json" } });
-    daemon = startUnderJournal(dir.path, config);
+    const config = writeConfig(dir, { ...baseSettings(model.url), log: { level: "info", format: "json" } });
+    const daemon = startUnderJournal(dir, config);
     const ready = await daemon.waitForLine(/hermes is ready/);
     expect(JSON.parse(ready)).toMatchObject({ level: 30, msg: "hermes is ready" });
   });

@@ -1,40 +1,31 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { baseSettings, createTempDir, type Hermes, startHermes, writeConfig } from "../helpers/hermes.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { FakeModel } from "../fakes/model-server.js";
+import { useHermes, useModel } from "../helpers/fixture.js";
+import { baseSettings, type Hermes, writeConfig } from "../helpers/hermes.js";
 
 const job = (name: string, schedule: string) => ({ name, schedule, prompt: `the ${name} job`, deliver: "cli:jobs" });
 
 describe("a config reload (SIGHUP)", () => {
   let model: FakeModel;
-  let dir: ReturnType<typeof createTempDir>;
-  let hermes: Hermes | undefined;
   beforeEach(async () => {
-    model = await startFakeModel();
-    dir = createTempDir();
-  });
-  afterEach(async () => {
-    if (hermes?.process.exitCode === null) await hermes.stop();
-    hermes = undefined;
-    await model.close();
-    dir.cleanup();
+    model = await useModel();
   });
   const settings = (jobs: unknown[], extra: Record<string, unknown> = {}) => ({
     ...baseSettings(model.url),
     connectors: { cron: { enabled: true, jobs } },
     ...extra,
   });
-  const reload = async (next: Record<string, unknown>) => {
-    const h = hermes as Hermes;
+  const reload = async (h: Hermes, next: Record<string, unknown>) => {
     const before = h.logs.length;
-    writeConfig(dir.path, next);
+    writeConfig(h.dir, next);
     h.process.kill("SIGHUP");
     await h.waitForLog((l) => l.msg === "config reloaded" && h.logs.indexOf(l) >= before);
     return h.logs.slice(before);
   };
 
   it("applies added, changed and removed cron jobs at once", async () => {
-    hermes = await startHermes(settings([job("morning", "0 7 * * *"), job("gone", "0 9 * * *")]), { dir: dir.path });
-    await reload(settings([job("morning", "30 6 * * *"), job("evening", "0 19 * * *")]));
+    const hermes = await useHermes(settings([job("morning", "0 7 * * *"), job("gone", "0 9 * * *")]));
+    await reload(hermes, settings([job("morning", "30 6 * * *"), job("evening", "0 19 * * *")]));
     const list = (await hermes.cli(["schedules", "list"])).stdout;
     expect(list).toMatch(/morning .*30 6 \* \* \*/);
     expect(list).toMatch(/evening .*0 19 \* \* \*/);
@@ -46,8 +37,8 @@ describe("a config reload (SIGHUP)", () => {
   });
 
   it("says in the log and in hermes status which changes wait for a restart", async () => {
-    hermes = await startHermes(settings([]), { dir: dir.path });
-    const lines = await reload(settings([], { storage: { path: "./other/hermes.db" }, log: { level: "info", format: "json" } }));
+    const hermes = await useHermes(settings([]));
+    const lines = await reload(hermes, settings([], { storage: { path: "./other/hermes.db" }, log: { level: "info", format: "json" } }));
     const warning = lines.find((l) => l.msg === "some changes take effect only after a restart");
     expect(warning?.keys).toEqual(["storage.path", "log.format"]);
     const status = JSON.parse((await hermes.cli(["status", "--json"])).stdout);

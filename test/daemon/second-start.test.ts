@@ -1,27 +1,19 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { baseSettings, createTempDir, type Hermes, runCli, startHermes, writeConfig } from "../helpers/hermes.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { FakeModel } from "../fakes/model-server.js";
+import { useHermes, useModel, useTempDir } from "../helpers/fixture.js";
+import { baseSettings, runCli, writeConfig } from "../helpers/hermes.js";
 
 describe("a second hermes start", () => {
   let model: FakeModel;
-  let dir: ReturnType<typeof createTempDir>;
-  let hermes: Hermes | undefined;
   beforeEach(async () => {
-    model = await startFakeModel();
-    dir = createTempDir();
-  });
-  afterEach(async () => {
-    if (hermes?.process.exitCode === null) await hermes.stop();
-    hermes = undefined;
-    await model.close();
-    dir.cleanup();
+    model = await useModel();
   });
 
   it("with the same config is refused, naming the running daemon's pid, and the first keeps its socket", async () => {
-    hermes = await startHermes(baseSettings(model.url), { dir: dir.path });
-    const second = await runCli(["start", "--config", hermes.configPath], { cwd: dir.path });
+    const hermes = await useHermes(baseSettings(model.url));
+    const second = await runCli(["start", "--config", hermes.configPath], { cwd: hermes.dir });
     expect(second.code).toBe(1);
     expect(second.stderr).toContain(`another hermes (pid ${hermes.process.pid}) is serving ${hermes.socketPath}`);
     // The first one still answers on its socket, and nothing of its database was touched by the second.
@@ -31,25 +23,21 @@ describe("a second hermes start", () => {
   });
 
   it("with another socket but the same database is refused too, naming the pid", async () => {
-    hermes = await startHermes(baseSettings(model.url), { dir: dir.path });
-    const other = createTempDir();
-    try {
-      const config = writeConfig(other.path, {
-        ...baseSettings(model.url),
-        storage: { path: hermes.dbPath },
-        connectors: { cron: { enabled: false }, cli: { socket: join(other.path, "other.sock") } },
-      });
-      const second = await runCli(["start", "--config", config], { cwd: other.path });
-      expect(second.code).toBe(1);
-      expect(second.stderr).toContain(`another hermes (pid ${hermes.process.pid}) uses the database ${hermes.dbPath}`);
-      expect(existsSync(join(other.path, "other.sock"))).toBe(false);
-    } finally {
-      other.cleanup();
-    }
+    const hermes = await useHermes(baseSettings(model.url));
+    const other = useTempDir();
+    const config = writeConfig(other, {
+      ...baseSettings(model.url),
+      storage: { path: hermes.dbPath },
+      connectors: { cron: { enabled: false }, cli: { socket: join(other, "other.sock") } },
+    });
+    const second = await runCli(["start", "--config", config], { cwd: other });
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`another hermes (pid ${hermes.process.pid}) uses the database ${hermes.dbPath}`);
+    expect(existsSync(join(other, "other.sock"))).toBe(false);
   });
 
   it("starts after the first was killed (a stale lock is no lock) and after a clean stop", async () => {
-    hermes = await startHermes(baseSettings(model.url), { dir: dir.path });
+    let hermes = await useHermes(baseSettings(model.url));
     await hermes.kill();
     hermes = await hermes.restart();
     expect((await hermes.ask("hello")).code).toBe(0);

@@ -5,14 +5,13 @@ import { baseSettings, type Hermes } from "../helpers/hermes.js";
 
 describe("sessions", () => {
   let model: FakeModel;
-  let hermes: Hermes | undefined;
   beforeEach(async () => {
     model = await useModel();
   });
 
   it("answers two messages sent to one session at once in order, the second seeing the first", async () => {
     model.respond((req) => ({ text: `echo ${req.messages.at(-1)?.content.split("\n")[0]}`, delayMs: 50 }));
-    hermes = await useHermes(baseSettings(model.url));
+    const hermes = await useHermes(baseSettings(model.url));
     const first = hermes.ask("one", "--session", "same");
     await model.waitForRequests(1);
     const second = hermes.ask("two", "--session", "same");
@@ -27,7 +26,7 @@ describe("sessions", () => {
     // The first session's model call only answers once the second session's call has arrived.
     model.script({ text: "first", gate: model.waitForRequests(2) }, { text: "second" });
     const settings = baseSettings(model.url);
-    hermes = await useHermes({ ...settings, model: { ...(settings.model as object), concurrency: 2 } });
+    const hermes = await useHermes({ ...settings, model: { ...(settings.model as object), concurrency: 2 } });
     const [a, b] = await Promise.all([hermes.ask("a", "--session", "one"), waitThenAsk(hermes, model)]);
     expect(a.stdout).toBe("first\n");
     expect(b.stdout).toBe("second\n");
@@ -35,7 +34,7 @@ describe("sessions", () => {
 
   it("keeps the old session in the store when /new starts a fresh one", async () => {
     model.respond((req) => ({ text: `I see ${req.messages.length} messages` }));
-    hermes = await useHermes(baseSettings(model.url));
+    const hermes = await useHermes(baseSettings(model.url));
     await hermes.ask("remember this", "--session", "n");
     expect((await hermes.ask("and this", "--session", "n")).stdout).toBe("I see 4 messages\n");
     const { Client } = await import("../../src/cli/client.js");

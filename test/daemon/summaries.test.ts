@@ -2,18 +2,17 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { Client } from "../../src/cli/client.js";
 import type { FakeModel } from "../fakes/model-server.js";
 import { useHermes, useModel } from "../helpers/fixture.js";
-import { baseSettings, type Hermes } from "../helpers/hermes.js";
+import { baseSettings } from "../helpers/hermes.js";
 
 describe("summaries in the running daemon", () => {
   let model: FakeModel;
-  let hermes: Hermes | undefined;
 
   beforeEach(async () => {
     model = await useModel();
   });
 
   it("compacts on /compact in hermes chat and shows the summary in hermes sessions and hermes export", async () => {
-    hermes = await useHermes(baseSettings(model.url));
+    const hermes = await useHermes(baseSettings(model.url));
     model.script({ text: "Hello Ada." }, { text: "Tea it is." });
     const chat = await hermes.cli(["chat", "--session", "c"], { input: "my name is Ada\nI like tea\n/compact\n/exit\n" });
     expect(chat.code).toBe(0);
@@ -40,7 +39,7 @@ describe("summaries in the running daemon", () => {
 
   it("logs a failed compaction and answers the run with the oldest turns dropped", async () => {
     const settings = baseSettings(model.url);
-    hermes = await useHermes({
+    const hermes = await useHermes({
       ...settings,
       model: { ...(settings.model as object), context_tokens: 2048, max_output_tokens: 256 },
       tools: { enabled: ["clock"] },

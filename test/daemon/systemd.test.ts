@@ -2,19 +2,11 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { type NotifySocket, startNotifySocket } from "../fakes/notify-socket.js";
-import {
-  baseSettings,
-  createTempDir,
-  DAEMON_NODE_FLAGS,
-  type Hermes,
-  nodeFlagsOf,
-  runCli,
-  startHermes,
-  writeConfig,
-} from "../helpers/hermes.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { FakeModel } from "../fakes/model-server.js";
+import type { NotifySocket } from "../fakes/notify-socket.js";
+import { useHermes, useModel, useNotifySocket, useTempDir } from "../helpers/fixture.js";
+import { baseSettings, createTempDir, DAEMON_NODE_FLAGS, nodeFlagsOf, runCli, writeConfig } from "../helpers/hermes.js";
 
 const REPO = resolve(import.meta.dirname, "../..");
 
@@ -85,25 +77,17 @@ describe("the systemd units", () => {
 describe("the daemon under a (fake) service manager", () => {
   let model: FakeModel;
   let notify: NotifySocket;
-  let dir: ReturnType<typeof createTempDir>;
-  let hermes: Hermes | undefined;
+  let dir: string;
   beforeEach(async () => {
-    model = await startFakeModel();
-    dir = createTempDir();
-    notify = await startNotifySocket(dir.path);
-  });
-  afterEach(async () => {
-    if (hermes?.process.exitCode === null) await hermes.stop();
-    hermes = undefined;
-    notify.close();
-    await model.close();
-    dir.cleanup();
+    model = await useModel();
+    dir = useTempDir();
+    notify = await useNotifySocket(dir);
   });
   const start = (extra: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}) =>
-    startHermes({ ...baseSettings(model.url), ...extra }, { dir: dir.path, env: { NOTIFY_SOCKET: notify.path, ...env } });
+    useHermes({ ...baseSettings(model.url), ...extra }, { dir, env: { NOTIFY_SOCKET: notify.path, ...env } });
 
   it("sends READY=1 once the socket serves, pings the watchdog, and stops pinging when a connector is unhealthy", async () => {
-    hermes = await start({}, { WATCHDOG_USEC: "300000" });
+    const hermes = await start({}, { WATCHDOG_USEC: "300000" });
     const ready = await notify.waitFor((m) => m.includes("READY=1"));
     expect(ready).toMatch(/STATUS=serving; cli ok/);
     expect(existsSync(hermes.socketPath)).toBe(true);
@@ -120,7 +104,7 @@ describe("the daemon under a (fake) service manager", () => {
 
   it("sends STOPPING=1 on SIGTERM, lets a run in flight finish, and exits 0", async () => {
     model.script({ text: "finished despite the stop", delayMs: 400 });
-    hermes = await start();
+    const hermes = await start();
     const reply = hermes.ask("slow one");
     await model.waitForRequests(1);
     const exit = hermes.stop();
@@ -131,7 +115,7 @@ describe("the daemon under a (fake) service manager", () => {
 
   it("records a run that does not finish within the grace period as interrupted, and exits 0", async () => {
     model.script({ hang: true });
-    hermes = await start({ agent: { shutdown_grace_s: 0.3 } });
+    const hermes = await start({ agent: { shutdown_grace_s: 0.3 } });
     const reply = hermes.ask("never answered");
     await model.waitForRequests(1);
     expect(await hermes.stop()).toBe(0);
@@ -143,9 +127,9 @@ describe("the daemon under a (fake) service manager", () => {
   });
 
   it("reloads hermes.yaml on SIGHUP: a changed tools.enabled changes what the model is offered", async () => {
-    hermes = await start({ tools: { enabled: ["clock", "notes"] } });
+    const hermes = await start({ tools: { enabled: ["clock", "notes"] } });
     await hermes.ask("before");
-    writeConfig(dir.path, { ...baseSettings(model.url), tools: { enabled: ["clock"] } });
+    writeConfig(dir, { ...baseSettings(model.url), tools: { enabled: ["clock"] } });
     hermes.process.kill("SIGHUP");
     await hermes.waitForLog((l) => l.msg === "config reloaded");
     await hermes.ask("after");
@@ -155,7 +139,7 @@ describe("the daemon under a (fake) service manager", () => {
   });
 
   it("finishes every reload with READY=1 and a STATUS=, whether the new config was taken or refused", async () => {
-    hermes = await start();
+    const hermes = await start();
     await notify.waitFor((m) => m.includes("READY=1"));
     const before = notify.messages.length;
     hermes.process.kill("SIGHUP");
@@ -172,7 +156,7 @@ describe("the daemon under a (fake) service manager", () => {
   });
 
   it("rejects an invalid config on SIGHUP and keeps serving with the old one", async () => {
-    hermes = await start({ tools: { enabled: ["clock", "notes"] } });
+    const hermes = await start({ tools: { enabled: ["clock", "notes"] } });
     writeFileSync(hermes.configPath, "tools:\n  enabled: [teleport]\n");
     hermes.process.kill("SIGHUP");
     const line = await hermes.waitForLog((l) => l.msg === "config reload rejected; keeping the running config");
@@ -185,19 +169,15 @@ describe("the daemon under a (fake) service manager", () => {
 
 describe("hermes doctor", () => {
   let model: FakeModel;
-  let dir: ReturnType<typeof createTempDir>;
+  let dir: string;
   beforeEach(async () => {
-    model = await startFakeModel();
-    dir = createTempDir();
+    model = await useModel();
+    dir = useTempDir();
   });
-  afterEach(async () => {
-    await model.close();
-    dir.cleanup();
-  });
-  const doctor = (config: string) => runCli(["doctor", "--config", config], { env: { HERMES_SYSTEMD_DIR: join(dir.path, "units") } });
+  const doctor = (config: string) => runCli(["doctor", "--config", config], { env: { HERMES_SYSTEMD_DIR: join(dir, "units") } });
 
   it("passes with a reachable endpoint that has the model", async () => {
-    const config = writeConfig(dir.path, baseSettings(model.url));
+    const config = writeConfig(dir, baseSettings(model.url));
     const result = await doctor(config);
     expect(result.stdout).toMatch(/✓ config/);
     expect(result.stdout).toMatch(/✓ model .*hermes3:8b is available/);
@@ -207,9 +187,9 @@ describe("hermes doctor", () => {
 
   it("fails with the pull command when the model is missing, and flags a mismatched Ollama drop-in", async () => {
     model.models = ["llama3.2:3b"];
-    const config = writeConfig(dir.path, baseSettings(model.url));
-    mkdirSync(join(dir.path, "units/ollama.service.d"), { recursive: true });
-    writeFileSync(join(dir.path, "units/ollama.service.d/hermes.conf"), '[Service]\nEnvironment="OLLAMA_CONTEXT_LENGTH=8192"\n');
+    const config = writeConfig(dir, baseSettings(model.url));
+    mkdirSync(join(dir, "units/ollama.service.d"), { recursive: true });
+    writeFileSync(join(dir, "units/ollama.service.d/hermes.conf"), '[Service]\nEnvironment="OLLAMA_CONTEXT_LENGTH=8192"\n');
     const result = await doctor(config);
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/✗ model .*not pulled.*\n\s+fix: ollama pull hermes3:8b/);
@@ -217,7 +197,7 @@ describe("hermes doctor", () => {
   });
 
   it("fails on a broken config, naming the line", async () => {
-    const config = join(dir.path, "hermes.yaml");
+    const config = join(dir, "hermes.yaml");
     writeFileSync(config, "model:\n  nme: x\n");
     const result = await doctor(config);
     expect(result.code).toBe(1);

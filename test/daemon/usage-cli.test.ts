@@ -2,11 +2,10 @@ import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { FakeModel } from "../fakes/model-server.js";
 import { useHermes, useModel } from "../helpers/fixture.js";
-import { baseSettings, createTempDir, type Hermes, readDb, runCli, writeConfig } from "../helpers/hermes.js";
+import { baseSettings, createTempDir, readDb, runCli, writeConfig } from "../helpers/hermes.js";
 
 describe("hermes usage, status and doctor over the real daemon", () => {
   let model: FakeModel;
-  let hermes: Hermes | undefined;
   beforeEach(async () => {
     model = await useModel();
   });
@@ -17,7 +16,7 @@ describe("hermes usage, status and doctor over the real daemon", () => {
       { text: "noon", promptTokens: 260, outputTokens: 4 },
       { text: "hi", promptTokens: 90, outputTokens: 2 },
     );
-    hermes = await useHermes(baseSettings(model.url));
+    const hermes = await useHermes(baseSettings(model.url));
     const asked = await hermes.ask("time?", "--json");
     const events = asked.stdout
       .trim()
@@ -64,7 +63,7 @@ describe("hermes usage, status and doctor over the real daemon", () => {
     model.nCtx = 4096;
     const settings = baseSettings(model.openaiUrl, "openai");
     const cfg = { ...settings, model: { ...(settings.model as object), context_tokens: 16384, max_output_tokens: 512 } };
-    hermes = await useHermes(cfg);
+    const hermes = await useHermes(cfg);
     const warning = await hermes.waitForLog((l) => typeof l.msg === "string" && l.msg.includes("llama.cpp /props n_ctx"));
     expect(warning.msg).toMatch(/context_tokens is 16384 but llama.cpp \/props n_ctx says hermes3:8b .* has 4096/);
     const huge = "many words ".repeat(4000);
@@ -94,7 +93,7 @@ describe("hermes usage, status and doctor over the real daemon", () => {
     try {
       const settings = baseSettings(model.url);
       const fallbacks = [{ provider: "openai", base_url: fallback.openaiUrl, name: "small-model", retries: 0 }];
-      hermes = await useHermes({ ...settings, model: { ...(settings.model as object), fallbacks } });
+      const hermes = await useHermes({ ...settings, model: { ...(settings.model as object), fallbacks } });
       await model.pause();
       const asked = await hermes.ask("hello");
       expect(asked.stdout).toMatch(/^\(answered by small-model: the model at 127\.0\.0\.1:\d+ is unreachable\)\n\nfrom the fallback\n$/);
@@ -112,7 +111,7 @@ describe("hermes usage, status and doctor over the real daemon", () => {
   it("a scheduled run obeys agent.max_run_tokens too", async () => {
     model.respond(() => ({ toolCalls: [{ name: "clock" }], promptTokens: 2500, outputTokens: 20 }));
     const settings = baseSettings(model.url);
-    hermes = await useHermes({
+    const hermes = await useHermes({
       ...settings,
       agent: { max_run_tokens: 3000, repeat_limit: 100 },
       connectors: {

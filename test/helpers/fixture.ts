@@ -6,7 +6,9 @@
 import { onTestFinished } from "vitest";
 import type { AnyTool } from "../../src/tools/types.js";
 import { type FakeDiscord, startFakeDiscord } from "../fakes/discord-server.js";
+import { type FakeMcpHttp, startFakeMcpHttp } from "../fakes/mcp-http-server.js";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
+import { type NotifySocket, startNotifySocket } from "../fakes/notify-socket.js";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-server.js";
 import { createTempDir, type Hermes, removeMadeDirs, startHermes } from "./hermes.js";
 
@@ -31,6 +33,20 @@ export async function useDiscord(): Promise<FakeDiscord> {
   const discord = await startFakeDiscord();
   onTestFinished(() => discord.close());
   return discord;
+}
+
+/** A fake MCP server over HTTP for this test. */
+export async function useMcpHttp(options: Parameters<typeof startFakeMcpHttp>[0]): Promise<FakeMcpHttp> {
+  const server = await startFakeMcpHttp(options);
+  onTestFinished(() => server.close());
+  return server;
+}
+
+/** A fake systemd notify socket in `dir` for this test (pass its path as NOTIFY_SOCKET). */
+export async function useNotifySocket(dir: string): Promise<NotifySocket> {
+  const notify = await startNotifySocket(dir);
+  onTestFinished(() => notify.close());
+  return notify;
 }
 
 /** A temp dir for this test, removed when it finishes. */

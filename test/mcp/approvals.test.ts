@@ -1,9 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { type Call, type FakeTelegram, startFakeTelegram } from "../fakes/telegram-server.js";
-import { baseSettings, createTempDir, type Hermes, startHermes } from "../helpers/hermes.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { FakeModel } from "../fakes/model-server.js";
+import type { Call, FakeTelegram } from "../fakes/telegram-server.js";
+import { useHermes, useModel, useTelegram, useTempDir } from "../helpers/fixture.js";
+import { baseSettings, type Hermes } from "../helpers/hermes.js";
 
 const STDIO_SERVER = resolve(import.meta.dirname, "../fakes/mcp-stdio-server.mjs");
 const OWNER = 42;
@@ -11,44 +12,37 @@ const OWNER = 42;
 describe("a gated MCP call", () => {
   let model: FakeModel;
   let telegram: FakeTelegram;
-  let dir: { path: string; cleanup: () => void };
+  let dir: string;
   let hermes: Hermes | undefined;
   const ledger = () => {
-    const path = join(dir.path, "ledger.txt");
+    const path = join(dir, "ledger.txt");
     return existsSync(path) ? readFileSync(path, "utf8").trim().split("\n") : [];
   };
   const sentTo = (predicate: (c: Call) => boolean, from = 0) =>
     telegram.waitFor((c) => c.method === "sendMessage" && Number(c.params.chat_id) === OWNER && predicate(c), from);
 
   beforeEach(async () => {
-    dir = createTempDir();
-    model = await startFakeModel();
-    telegram = await startFakeTelegram();
-  });
-  afterEach(async () => {
-    if (hermes?.process.exitCode === null) await hermes.stop();
-    hermes = undefined;
-    await telegram.close();
-    await model.close();
-    dir.cleanup();
+    dir = useTempDir();
+    model = await useModel();
+    telegram = await useTelegram();
   });
 
   it("approved over Telegram after the daemon was SIGKILLed runs exactly once", async () => {
     model.script({ toolCalls: [{ name: "home__set_light", arguments: { room: "hall", on: true } }] });
     model.respond((req) => ({ text: `Done: ${req.messages.filter((m) => m.role === "tool").at(-1)?.content}` }));
-    const h = await startHermes(
+    const h = await useHermes(
       {
         ...baseSettings(model.url),
         agent: { confirm: [] },
         tools: { enabled: ["home__set_light"] },
         mcp: {
           servers: {
-            home: { command: process.execPath, args: [STDIO_SERVER], env: { MCP_LEDGER: join(dir.path, "ledger.txt") } },
+            home: { command: process.execPath, args: [STDIO_SERVER], env: { MCP_LEDGER: join(dir, "ledger.txt") } },
           },
         },
         connectors: { cron: { enabled: false }, telegram: telegram.settings([OWNER]) },
       },
-      { dir: dir.path },
+      { dir: dir },
     );
     hermes = h;
     await telegram.waitFor((c) => c.method === "getUpdates");

@@ -1,10 +1,11 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
 import { join, resolve } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeMcpHttp, startFakeMcpHttp } from "../fakes/mcp-http-server.js";
-import { type FakeModel, type RecordedRequest, startFakeModel, type Turn } from "../fakes/model-server.js";
-import { baseSettings, createTempDir, type Hermes, startHermes, writeConfig } from "../helpers/hermes.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { FakeMcpHttp } from "../fakes/mcp-http-server.js";
+import type { FakeModel, RecordedRequest, Turn } from "../fakes/model-server.js";
+import { useHermes, useMcpHttp, useModel, useTempDir } from "../helpers/fixture.js";
+import { baseSettings, type Hermes, writeConfig } from "../helpers/hermes.js";
 import { baseUrlOf, bearer, httpEnv, httpSettings } from "../helpers/http.js";
 import { waitFor } from "../helpers/wait.js";
 
@@ -24,18 +25,18 @@ const toolNames = (req: RecordedRequest | undefined) => (req?.tools ?? []).map((
 describe("MCP tool servers", () => {
   let model: FakeModel;
   let http: FakeMcpHttp;
-  let dir: { path: string; cleanup: () => void };
+  let dir: string;
   let hermes: Hermes | undefined;
   const ledger = () => {
-    const path = join(dir.path, "ledger.txt");
+    const path = join(dir, "ledger.txt");
     return existsSync(path) ? readFileSync(path, "utf8").trim().split("\n") : [];
   };
-  const downFile = () => join(dir.path, "down");
-  const pids = () => readFileSync(join(dir.path, "pids.txt"), "utf8").trim().split("\n").map(Number);
+  const downFile = () => join(dir, "down");
+  const pids = () => readFileSync(join(dir, "pids.txt"), "utf8").trim().split("\n").map(Number);
   const stdioServer = (extra: Record<string, unknown> = {}): Record<string, unknown> & { env: Record<string, string> } => ({
     command: process.execPath,
     args: [STDIO_SERVER],
-    env: { MCP_LEDGER: join(dir.path, "ledger.txt"), MCP_DOWN_FILE: downFile(), MCP_PID_FILE: join(dir.path, "pids.txt") },
+    env: { MCP_LEDGER: join(dir, "ledger.txt"), MCP_DOWN_FILE: downFile(), MCP_PID_FILE: join(dir, "pids.txt") },
     timeout_s: 5,
     ...extra,
   });
@@ -44,14 +45,14 @@ describe("MCP tool servers", () => {
     settings: { enabled: string[]; servers: Record<string, unknown>; agent?: Record<string, unknown> },
     settle = true,
   ) => {
-    hermes = await startHermes(
+    hermes = await useHermes(
       {
         ...baseSettings(model.url),
         agent: { confirm_timeout_s: 600, confirm: [], ...settings.agent },
         tools: { enabled: settings.enabled },
         mcp: { servers: settings.servers },
       },
-      { dir: dir.path, env: { HA_TOKEN: TOKEN } },
+      { dir: dir, env: { HA_TOKEN: TOKEN } },
     );
     if (settle) await hermes.cli(["tools"]);
     return hermes;
@@ -63,17 +64,10 @@ describe("MCP tool servers", () => {
   });
 
   beforeEach(async () => {
-    dir = createTempDir();
-    model = await startFakeModel();
+    dir = useTempDir();
+    model = await useModel();
     model.respond(echoResults);
-    http = await startFakeMcpHttp({ token: TOKEN, ledger: join(dir.path, "ledger.txt") });
-  });
-  afterEach(async () => {
-    if (hermes?.process.exitCode === null) await hermes.stop();
-    hermes = undefined;
-    await http.close();
-    await model.close();
-    dir.cleanup();
+    http = await useMcpHttp({ token: TOKEN, ledger: join(dir, "ledger.txt") });
   });
 
   it("lists the tools of a stdio and a Streamable HTTP server that the enable list names, exactly or by glob", async () => {
@@ -188,14 +182,14 @@ describe("MCP tool servers", () => {
   });
 
   it("warns at start when the tool signatures take more than a quarter of the context window", async () => {
-    hermes = await startHermes(
+    hermes = await useHermes(
       {
         ...baseSettings(model.url),
         model: { ...(baseSettings(model.url).model as object), context_tokens: 1024 },
         tools: { enabled: ["files__*"] },
         mcp: { servers: { files: stdioServer() } },
       },
-      { dir: dir.path },
+      { dir },
     );
     const warning = await hermes.waitForLog((l) => typeof l.msg === "string" && l.msg.startsWith("tool signatures take"));
     expect(warning).toMatchObject({ contextTokens: 1024, byServer: { files: expect.any(Number) } });
@@ -310,7 +304,7 @@ describe("MCP tool servers", () => {
   });
 
   it("lets a scheduled job use a subset of a server's tools by glob", async () => {
-    hermes = await startHermes(
+    hermes = await useHermes(
       {
         ...baseSettings(model.url),
         tools: { enabled: ["clock", "files__*"] },
@@ -322,7 +316,7 @@ describe("MCP tool servers", () => {
           },
         },
       },
-      { dir: dir.path },
+      { dir },
     );
     model.script(call("files__read_state", { entity: "sensor.rain" }));
     const run = await hermes.cli(["schedules", "run", "look"]);
@@ -333,14 +327,14 @@ describe("MCP tool servers", () => {
 
   it("lets a webhook use a subset of a server's tools by glob, like a job", async () => {
     const hook = { name: "rain", prompt: "look", deliver: "cli:x", tools: ["files__read_*"] };
-    hermes = await startHermes(
+    hermes = await useHermes(
       {
         ...baseSettings(model.url),
         tools: { enabled: ["clock", "files__*"] },
         mcp: { servers: { files: stdioServer({ confirm: "never" }) } },
         connectors: { cron: { enabled: false }, http: httpSettings([hook]) },
       },
-      { dir: dir.path, env: httpEnv },
+      { dir: dir, env: httpEnv },
     );
     model.script(call("files__read_state", { entity: "sensor.rain" }));
     const res = await fetch(`${await baseUrlOf(hermes)}/v1/hooks/rain`, {
@@ -358,7 +352,7 @@ describe("MCP tool servers", () => {
     const names = async () =>
       (JSON.parse((await h.cli(["tools", "--json"])).stdout) as { tools: { name: string }[] }).tools.map((t) => t.name);
     expect(await names()).toEqual(["files__read_state"]);
-    writeConfig(dir.path, {
+    writeConfig(dir, {
       ...baseSettings(model.url),
       tools: { enabled: ["files__read_state", "files__set_light"] },
       mcp: { servers: { files: stdioServer() } },
@@ -460,29 +454,24 @@ describe("MCP tool servers", () => {
   });
 
   it("falls back to the older HTTP+SSE transport for a server that does not speak Streamable HTTP", async () => {
-    const old = await startFakeMcpHttp({ token: TOKEN, ledger: join(dir.path, "ledger.txt"), legacy: true });
-    try {
-      model.script(call("old__read_state", { entity: "switch.garage" }));
-      const h = await start({
-        enabled: ["old__read_state"],
-        servers: { old: { url: old.url, headers: { Authorization: "Bearer ${HA_TOKEN}" } } },
-      });
-      const status = JSON.parse((await h.cli(["status", "--json"])).stdout) as { mcp: { transport: string; connected: boolean }[] };
-      expect(status.mcp).toEqual([expect.objectContaining({ transport: "sse", connected: true })]);
-      const garage = (await h.ask("garage?")).stdout;
-      expect(garage).toMatch(/switch\.garage is on/);
-      expect(h.logs.filter((l) => l.msg === "mcp server connected")).toHaveLength(1);
-      expect(h.logs.some((l) => l.msg === "mcp server not connected; retrying")).toBe(false);
-      expect(old.authorizations.length).toBeGreaterThan(2);
-      expect(old.authorizations.every((a) => a === `Bearer ${TOKEN}`)).toBe(true);
-      await h.stop();
-    } finally {
-      await old.close();
-    }
+    const old = await useMcpHttp({ token: TOKEN, ledger: join(dir, "ledger.txt"), legacy: true });
+    model.script(call("old__read_state", { entity: "switch.garage" }));
+    const h = await start({
+      enabled: ["old__read_state"],
+      servers: { old: { url: old.url, headers: { Authorization: "Bearer ${HA_TOKEN}" } } },
+    });
+    const status = JSON.parse((await h.cli(["status", "--json"])).stdout) as { mcp: { transport: string; connected: boolean }[] };
+    expect(status.mcp).toEqual([expect.objectContaining({ transport: "sse", connected: true })]);
+    const garage = (await h.ask("garage?")).stdout;
+    expect(garage).toMatch(/switch\.garage is on/);
+    expect(h.logs.filter((l) => l.msg === "mcp server connected")).toHaveLength(1);
+    expect(h.logs.some((l) => l.msg === "mcp server not connected; retrying")).toBe(false);
+    expect(old.authorizations.length).toBeGreaterThan(2);
+    expect(old.authorizations.every((a) => a === `Bearer ${TOKEN}`)).toBe(true);
   });
 
   it("refuses an enable entry for a server that is not configured, naming file:line:col", async () => {
-    const result = await startHermes({ ...baseSettings(model.url), tools: { enabled: ["clock", "nas__*"] } }, { dir: dir.path }).catch(
+    const result = await useHermes({ ...baseSettings(model.url), tools: { enabled: ["clock", "nas__*"] } }, { dir }).catch(
       (err: Error) => err,
     );
     expect(String(result)).toMatch(/hermes\.yaml:\d+:\d+.*tools\.enabled\.1.*names MCP server 'nas'/s);

@@ -3,12 +3,11 @@ import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { FakeModel } from "../fakes/model-server.js";
 import { useHermes, useModel } from "../helpers/fixture.js";
-import { baseSettings, type Hermes, readDb } from "../helpers/hermes.js";
+import { baseSettings, readDb } from "../helpers/hermes.js";
 import { jpeg, png } from "./images.fixture.js";
 
 describe("images on an OpenAI-compatible endpoint, and the limits of what is sent", () => {
   let model: FakeModel;
-  let hermes: Hermes | undefined;
 
   beforeEach(async () => {
     model = await useModel();
@@ -16,7 +15,7 @@ describe("images on an OpenAI-compatible endpoint, and the limits of what is sen
 
   it("sends text and image_url content parts with a data: URL, and only on the turn that brought the image", async () => {
     model.script({ text: "A logo." }, { text: "Blue." });
-    hermes = await useHermes(baseSettings(model.openaiUrl, "openai"));
+    const hermes = await useHermes(baseSettings(model.openaiUrl, "openai"));
     writeFileSync(join(hermes.dir, "logo.png"), png(256, 256));
     expect((await hermes.cli(["ask", "what is this", "--image", "logo.png"])).stdout).toBe("A logo.\n");
     expect((await hermes.ask("which colour?")).stdout).toBe("Blue.\n");
@@ -36,7 +35,7 @@ describe("images on an OpenAI-compatible endpoint, and the limits of what is sen
   it("an image turn's prompt tokens (which count the image) do not skew the model's token calibration", async () => {
     model.capabilities["hermes3:8b"] = ["completion", "vision"];
     model.script({ text: "A photo.", promptTokens: 50_000 });
-    hermes = await useHermes(baseSettings(model.url));
+    const hermes = await useHermes(baseSettings(model.url));
     writeFileSync(join(hermes.dir, "p.jpg"), jpeg(800, 600));
     expect((await hermes.cli(["ask", "--image", "p.jpg"])).stdout).toBe("A photo.\n");
     const rows = readDb(hermes.dbPath, (db) => db.prepare("SELECT model FROM token_calibration").all());
@@ -46,7 +45,7 @@ describe("images on an OpenAI-compatible endpoint, and the limits of what is sen
   it("a turn with an image keeps room for it in the context: older turns give way first", async () => {
     model.capabilities["hermes3:8b"] = ["completion", "vision"];
     const base = baseSettings(model.url);
-    hermes = await useHermes({
+    const hermes = await useHermes({
       ...base,
       model: { ...(base.model as object), context_tokens: 1400, max_output_tokens: 16 },
       tools: { enabled: [] },
@@ -64,7 +63,7 @@ describe("images on an OpenAI-compatible endpoint, and the limits of what is sen
   it("model.vision: false means no image is sent, whatever the server says", async () => {
     model.capabilities["hermes3:8b"] = ["completion", "vision"];
     const base = baseSettings(model.url);
-    hermes = await useHermes({ ...base, model: { ...(base.model as object), vision: false } });
+    const hermes = await useHermes({ ...base, model: { ...(base.model as object), vision: false } });
     writeFileSync(join(hermes.dir, "p.jpg"), jpeg(100, 100));
     const result = await hermes.cli(["ask", "--image", "p.jpg"]);
     expect(result.stdout).toContain("cannot see images");
@@ -73,7 +72,7 @@ describe("images on an OpenAI-compatible endpoint, and the limits of what is sen
 
   it("an image over model.max_image_px is refused with what to do, not sent", async () => {
     model.capabilities["hermes3:8b"] = ["completion", "vision"];
-    hermes = await useHermes(baseSettings(model.url));
+    const hermes = await useHermes(baseSettings(model.url));
     writeFileSync(join(hermes.dir, "big.jpg"), jpeg(4032, 3024));
     const result = await hermes.cli(["ask", "--image", "big.jpg"]);
     expect(result.code).toBe(1);

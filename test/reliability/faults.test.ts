@@ -12,7 +12,6 @@ const OWNER = 42;
 
 describe("faults from outside", () => {
   let model: FakeModel;
-  let hermes: Hermes | undefined;
   const settings = (model: Record<string, unknown> = {}) => {
     const base = baseSettings(modelUrl());
     return { ...base, model: { ...(base.model as object), ...model } };
@@ -25,7 +24,7 @@ describe("faults from outside", () => {
 
   it("a model that keeps answering 500: the reply says so, the log says what happened, the daemon stays up", async () => {
     model.respond(() => ({ status: 500 }));
-    hermes = await useHermes(settings());
+    const hermes = await useHermes(settings());
     const result = await hermes.ask("hello");
     expect(result.stdout).toMatch(/The model request failed: .* answered HTTP 500: scripted 500/);
     expect(model.requests).toHaveLength(3);
@@ -35,7 +34,7 @@ describe("faults from outside", () => {
 
   it("a model that hangs in the middle of a stream times out with a clear reply", async () => {
     model.script({ text: "half an answ", hangAfterText: true });
-    hermes = await useHermes(settings({ timeout_s: 1, retries: 0 }));
+    const hermes = await useHermes(settings({ timeout_s: 1, retries: 0 }));
     const result = await hermes.ask("hello");
     expect(result.stdout).toMatch(/did not answer in time/);
     expect(hermes.process.exitCode).toBeNull();
@@ -43,7 +42,7 @@ describe("faults from outside", () => {
 
   it("a model that answers something that is not the protocol gets a clear reply", async () => {
     model.script({ garbage: true });
-    hermes = await useHermes(settings({ retries: 0 }));
+    const hermes = await useHermes(settings({ retries: 0 }));
     const result = await hermes.ask("hello");
     expect(result.stdout).toMatch(/line that is not JSON: <html>502 Bad Gateway/);
   });
@@ -52,7 +51,7 @@ describe("faults from outside", () => {
     // 780,000 characters: under the 1,000,000 a reply may have (a longer one is cut: test/security/model-stream.test.ts).
     const huge = "lorem ipsum ".repeat(65_000);
     model.script({ text: huge });
-    hermes = await useHermes(settings());
+    const hermes = await useHermes(settings());
     const result = await hermes.ask("say a lot");
     expect(result.stdout).toBe(`${huge.trim()}\n`);
   });
@@ -80,7 +79,6 @@ describe("faults from outside", () => {
 describe("faults of the Telegram API", () => {
   let model: FakeModel;
   let telegram: FakeTelegram;
-  let hermes: Hermes | undefined;
   beforeEach(async () => {
     model = await useModel();
     model.respond(() => ({ text: "answer" }));
@@ -98,7 +96,7 @@ describe("faults of the Telegram API", () => {
   it("survives 500s on getUpdates and sendMessage, and still answers", async () => {
     telegram.fail("getUpdates", { status: 500, description: "Internal Server Error" }, 2);
     telegram.fail("sendMessage", { status: 500, description: "Internal Server Error" }, 1);
-    hermes = await start();
+    await start();
     telegram.sendText(OWNER, "hello?");
     await telegram.waitFor((c) => c.method === "sendMessage" && c.params.text === "answer");
     expect(telegram.calls.filter((c) => c.method.endsWith(":fault")).length).toBe(3);
@@ -106,7 +104,7 @@ describe("faults of the Telegram API", () => {
 
   it("reports a second poller (409) with its fix, and recovers when it goes away", async () => {
     telegram.fail("getUpdates", { status: 409, description: "Conflict: terminated by other getUpdates request" }, 1);
-    hermes = await start();
+    const hermes = await start();
     await hermes.waitForLog((l) => l.msg === "another program is polling this bot (409): stop it, or remove its webhook");
     telegram.sendText(OWNER, "hello after the conflict");
     await telegram.waitFor((c) => c.method === "sendMessage" && c.params.text === "answer");
@@ -115,7 +113,7 @@ describe("faults of the Telegram API", () => {
   });
 
   it("reports a rejected token (401) once, with the fix, and keeps the rest of the daemon serving", async () => {
-    hermes = await useHermes({
+    const hermes = await useHermes({
       ...baseSettings(model.url),
       connectors: {
         cron: { enabled: false },

@@ -1,9 +1,10 @@
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { BOT_USER, type FakeDiscord, startFakeDiscord } from "../fakes/discord-server.js";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-server.js";
-import { baseSettings, createTempDir, type Hermes, startHermes } from "../helpers/hermes.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { BOT_USER, type FakeDiscord } from "../fakes/discord-server.js";
+import type { FakeModel } from "../fakes/model-server.js";
+import type { FakeTelegram } from "../fakes/telegram-server.js";
+import { useDiscord, useHermes, useModel, useTelegram, useTempDir } from "../helpers/fixture.js";
+import { baseSettings } from "../helpers/hermes.js";
 import { writeManySkills, writeSkill } from "./fixture.js";
 
 const OWNER = 42;
@@ -21,33 +22,25 @@ function writeFixtureSkills(root: string): void {
 
 describe("/<skill-name> text in the chats", () => {
   let model: FakeModel;
-  let dir: ReturnType<typeof createTempDir>;
-  let hermes: Hermes | undefined;
+  let dir: string;
   beforeEach(async () => {
-    model = await startFakeModel();
-    dir = createTempDir();
-  });
-  afterEach(async () => {
-    if (hermes?.process.exitCode === null) await hermes.stop();
-    hermes = undefined;
-    await model.close();
-    dir.cleanup();
+    model = await useModel();
+    dir = useTempDir();
   });
 
   describe("in Telegram", () => {
     let telegram: FakeTelegram;
     beforeEach(async () => {
-      telegram = await startFakeTelegram();
+      telegram = await useTelegram();
     });
-    afterEach(() => telegram.close());
     const start = async () => {
-      hermes = await startHermes(
+      await useHermes(
         {
           ...baseSettings(model.url),
           skills: { dirs: ["./skills"] },
           connectors: { cron: { enabled: false }, telegram: telegram.settings([OWNER]) },
         },
-        { dir: dir.path },
+        { dir },
       );
       await telegram.waitFor((c) => c.method === "getUpdates");
     };
@@ -55,7 +48,7 @@ describe("/<skill-name> text in the chats", () => {
       telegram.waitFor((c) => c.method === "sendMessage" && Number(c.params.chat_id) === OWNER && c.params.text === text);
 
     it("sends the text with the skill's body loaded for the turn, by its name with '-' or '_'; the menu lists it with '_'", async () => {
-      writeFixtureSkills(join(dir.path, "skills"));
+      writeFixtureSkills(join(dir, "skills"));
       model.respond(() => ({ text: "done" }));
       await start();
       const menu = await telegram.waitFor((c) => c.method === "setMyCommands");
@@ -78,7 +71,7 @@ describe("/<skill-name> text in the chats", () => {
     });
 
     it("caps the menu under Telegram's 100 commands", async () => {
-      writeManySkills(join(dir.path, "skills"), 120, 30);
+      writeManySkills(join(dir, "skills"), 120, 30);
       await start();
       const menu = await telegram.waitFor((c) => c.method === "setMyCommands");
       // The six built-ins, then skills up to 100 less the seven names the connector keeps (/start too).
@@ -90,20 +83,19 @@ describe("/<skill-name> text in the chats", () => {
   describe("in Discord", () => {
     let discord: FakeDiscord;
     beforeEach(async () => {
-      discord = await startFakeDiscord();
+      discord = await useDiscord();
     });
-    afterEach(() => discord.close());
 
     it("registers the skills as slash commands and runs them typed or from the menu", async () => {
-      writeFixtureSkills(join(dir.path, "skills"));
+      writeFixtureSkills(join(dir, "skills"));
       model.respond(() => ({ text: "done" }));
-      hermes = await startHermes(
+      const hermes = await useHermes(
         {
           ...baseSettings(model.url),
           skills: { dirs: ["./skills"] },
           connectors: { cron: { enabled: false }, discord: discord.settings([DISCORD_OWNER]) },
         },
-        { dir: dir.path },
+        { dir },
       );
       await hermes.waitForLog((l) => l.msg === "discord gateway ready");
       const commands = await discord.waitFor((c) => c.method === `PUT /applications/${BOT_USER.id}/commands`);

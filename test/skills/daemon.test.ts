@@ -1,8 +1,9 @@
 import { existsSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeModel, type RecordedRequest, startFakeModel, type Turn } from "../fakes/model-server.js";
-import { baseSettings, createTempDir, type Hermes, startHermes, writeConfig } from "../helpers/hermes.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { FakeModel, RecordedRequest, Turn } from "../fakes/model-server.js";
+import { useHermes, useModel, useTempDir } from "../helpers/fixture.js";
+import { baseSettings, writeConfig } from "../helpers/hermes.js";
 import { writeSkill } from "./fixture.js";
 
 const INDEX_HEADER = "Skills (before such a task, read one with the skill tool):";
@@ -13,47 +14,37 @@ const skillCall = (args: Record<string, unknown>) => ({ name: "skill", arguments
 
 describe("skills in the daemon", () => {
   let model: FakeModel;
-  let dir: ReturnType<typeof createTempDir>;
-  let hermes: Hermes | undefined;
+  let dir: string;
   const settings = (extra: Record<string, unknown> = {}) => ({
     ...baseSettings(model.url),
     tools: { enabled: ["clock", "skill", "shell"] },
     skills: { dirs: ["./skills"] },
     ...extra,
   });
-  const start = async (extra: Record<string, unknown> = {}) => {
-    hermes = await startHermes(settings(extra), { dir: dir.path });
-    return hermes;
-  };
+  const start = (extra: Record<string, unknown> = {}) => useHermes(settings(extra), { dir });
 
   beforeEach(async () => {
-    model = await startFakeModel();
-    dir = createTempDir();
-  });
-  afterEach(async () => {
-    if (hermes?.process.exitCode === null) await hermes.stop();
-    hermes = undefined;
-    await model.close();
-    dir.cleanup();
+    model = await useModel();
+    dir = useTempDir();
   });
 
   it("puts the index in the system prompt, the same bytes every turn; `skill` reads the body and files and refuses escapes", async () => {
-    const skills = join(dir.path, "skills");
+    const skills = join(dir, "skills");
     writeSkill(skills, "plan-trip", {
       description: "Plan a trip by train. Use when the owner wants to travel.",
       body: "# Plan a trip\n\nRead reference.md first.",
       files: { "reference.md": "Trains before planes.", "notes/extra.md": "Pack light." },
     });
     writeSkill(skills, "water-plants", { description: "Water the plants on Sundays." });
-    writeFileSync(join(dir.path, "secret.txt"), "the owner's secret");
-    symlinkSync(join(dir.path, "secret.txt"), join(skills, "plan-trip", "leak.txt"));
+    writeFileSync(join(dir, "secret.txt"), "the owner's secret");
+    symlinkSync(join(dir, "secret.txt"), join(skills, "plan-trip", "leak.txt"));
     model.script({
       toolCalls: [
         skillCall({ name: "plan-trip" }),
         skillCall({ name: "plan_trip", file: "reference.md" }),
         skillCall({ name: "plan-trip", file: "notes" }),
         skillCall({ name: "plan-trip", file: "../water-plants/SKILL.md" }),
-        skillCall({ name: "plan-trip", file: join(dir.path, "secret.txt") }),
+        skillCall({ name: "plan-trip", file: join(dir, "secret.txt") }),
         skillCall({ name: "plan-trip", file: "leak.txt" }),
         skillCall({ name: "fly-away" }),
       ],
@@ -79,13 +70,13 @@ describe("skills in the daemon", () => {
   });
 
   it("adds no way to run code: a skill's script is only text to `skill`, and runs only through `shell`, which asks", async () => {
-    const marker = join(dir.path, "script-ran");
-    writeSkill(join(dir.path, "skills"), "clean-up", {
+    const marker = join(dir, "script-ran");
+    writeSkill(join(dir, "skills"), "clean-up", {
       front: "allowed-tools: shell Bash(*)\n",
       body: "Run scripts/wipe.sh with the shell tool.",
       files: { "scripts/wipe.sh": `#!/bin/sh\ntouch ${marker}\n` },
     });
-    const script = join(dir.path, "skills", "clean-up", "scripts", "wipe.sh");
+    const script = join(dir, "skills", "clean-up", "scripts", "wipe.sh");
     model.script(
       { toolCalls: [skillCall({ name: "clean-up" }), skillCall({ name: "clean-up", file: "scripts/wipe.sh" })] },
       { toolCalls: [{ name: "shell", arguments: { command: `sh ${script}` } }] },
@@ -108,21 +99,20 @@ describe("skills in the daemon", () => {
     expect(toolNames(model.requests[0])).toEqual(["clock", "shell"]);
     expect(system(model.requests[0])).not.toContain(INDEX_HEADER);
     await h.stop();
-    writeSkill(join(dir.path, "skills"), "water-plants");
-    await start({ tools: { enabled: ["clock"] } });
-    await hermes?.ask("hello");
+    writeSkill(join(dir, "skills"), "water-plants");
+    await (await start({ tools: { enabled: ["clock"] } })).ask("hello");
     expect(toolNames(model.requests[1])).toEqual(["clock"]);
     expect(system(model.requests[1])).toBe(system(model.requests[0]));
   });
 
   it("picks up changed skills on reload: the prompt changes once; a bad skill is skipped with a warning naming its file", async () => {
-    const skills = join(dir.path, "skills");
+    const skills = join(dir, "skills");
     writeSkill(skills, "water-plants");
     const h = await start();
     await h.ask("one");
     writeSkill(skills, "brew-coffee", { description: "Brew coffee at seven." });
     writeSkill(skills, "Broken", { front: "name: Broken\n" });
-    writeConfig(dir.path, settings());
+    writeConfig(dir, settings());
     h.process.kill("SIGHUP");
     const warning = await h.waitForLog((l) => l.msg === "skill skipped");
     expect(warning).toMatchObject({ file: join(skills, "Broken", "SKILL.md"), problem: expect.stringContaining("'Broken' may hold only") });

@@ -5,12 +5,11 @@ import { Client } from "../../src/cli/client.js";
 import { openStore } from "../../src/store/store.js";
 import type { FakeModel } from "../fakes/model-server.js";
 import { useHermes, useModel } from "../helpers/fixture.js";
-import { baseSettings, createTempDir, type Hermes, readDb } from "../helpers/hermes.js";
+import { baseSettings, createTempDir, readDb } from "../helpers/hermes.js";
 import { waitFor } from "../helpers/wait.js";
 
 describe("backups, restore and export", () => {
   let model: FakeModel;
-  let hermes: Hermes | undefined;
 
   beforeEach(async () => {
     model = await useModel();
@@ -27,8 +26,7 @@ describe("backups, restore and export", () => {
       for (let i = 0; i < 8000; i++) seed.history.appendMessage(old, null, { role: "user", content: `old ${i} ${"o".repeat(1000)}` });
     })();
     seed.close();
-    hermes = await useHermes({ ...settings, model: { ...(settings.model as object), concurrency: 4 } }, { dir });
-    const h = hermes;
+    const h = await useHermes({ ...settings, model: { ...(settings.model as object), concurrency: 4 } }, { dir });
     const client = await Client.connect(h.socketPath);
     const acked = new Map<string, string>();
     let running = true;
@@ -80,12 +78,12 @@ describe("backups, restore and export", () => {
     });
     // The replaced database is kept whole beside it.
     expect(readDb(aside, (db) => db.prepare("SELECT COUNT(*) FROM runs").pluck().get())).toBe(total);
-    hermes = await h.restart();
-    expect((await hermes.ask("still there?", "--session", "s0")).stdout).toBe("ack still there?\n");
+    const restarted = await h.restart();
+    expect((await restarted.ask("still there?", "--session", "s0")).stdout).toBe("ack still there?\n");
   }, 120_000);
 
   it("refuses to restore a file that is not a sound hermes database, and leaves the database alone", async () => {
-    hermes = await useHermes(baseSettings(model.url));
+    const hermes = await useHermes(baseSettings(model.url));
     expect((await hermes.ask("remember this chat")).code).toBe(0);
     await hermes.stop();
     const junk = join(hermes.dir, "junk.db");
@@ -102,7 +100,7 @@ describe("backups, restore and export", () => {
 
   it("makes backups on storage.backup's schedule and keeps the newest N; backs up a stopped daemon's database too", async () => {
     const dir = "./data/backups";
-    hermes = await useHermes({ ...baseSettings(model.url), storage: { backup: { schedule: "* * * * * *", keep: 2, dir } } });
+    const hermes = await useHermes({ ...baseSettings(model.url), storage: { backup: { schedule: "* * * * * *", keep: 2, dir } } });
     const h = hermes;
     await h.waitForLog(() => h.logs.filter((l) => l.msg === "backup made").length >= 3);
     await h.stop();
@@ -117,7 +115,7 @@ describe("backups, restore and export", () => {
   }, 60_000);
 
   it("exports conversations as Markdown and JSON, one session or all", async () => {
-    hermes = await useHermes(baseSettings(model.url));
+    const hermes = await useHermes(baseSettings(model.url));
     model.script({ text: "Hello **there**." }, { text: "Second answer." }, { text: "Other." });
     await hermes.ask("first question", "--session", "a");
     await hermes.ask("second question", "--session", "a");

@@ -6,7 +6,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { FakeModel, RecordedRequest } from "../fakes/model-server.js";
 import type { FakeTelegram } from "../fakes/telegram-server.js";
 import { useHermes, useModel, useTelegram } from "../helpers/fixture.js";
-import { baseSettings, type Hermes, runCli } from "../helpers/hermes.js";
+import { baseSettings, runCli } from "../helpers/hermes.js";
 
 const ALICE = 42;
 const BOB = 43;
@@ -14,7 +14,6 @@ const BOB = 43;
 describe("recall: the tool and hermes search", () => {
   let model: FakeModel;
   let telegram: FakeTelegram;
-  let hermes: Hermes | undefined;
 
   beforeEach(async () => {
     model = await useModel();
@@ -31,7 +30,7 @@ describe("recall: the tool and hermes search", () => {
   };
 
   it("answers a person from their own chats only, and the owner at the shell from every chat", async () => {
-    hermes = await useHermes({
+    const hermes = await useHermes({
       ...baseSettings(model.url),
       tools: { enabled: ["clock", "recall"] },
       connectors: {
@@ -80,7 +79,7 @@ describe("recall: the tool and hermes search", () => {
   });
 
   it("hermes search: no match, bad input and a stopped daemon", async () => {
-    hermes = await useHermes(baseSettings(model.url));
+    const hermes = await useHermes(baseSettings(model.url));
     model.script({ text: "Hello." });
     await hermes.ask("hello there, ünïcode");
     await hermes.stop();
