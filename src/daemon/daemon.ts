@@ -24,7 +24,7 @@ import { loadMcpHub, loadTools } from "../tools/registry.js";
 import type { AnyTool, ToolDeps } from "../tools/types.js";
 import { maskUrl } from "../url-secrets.js";
 import { VERSION } from "../version.js";
-import { loadConnectors, warnIfNoWorkingConnector } from "./connectors.js";
+import { loadConnectors, preparePluginReload, warnIfNoWorkingConnector } from "./connectors.js";
 import { createModelMonitor, startHealthLoop, statusLine } from "./health.js";
 import { hintedModel } from "./health-hint.js";
 import { warnOfToolCost } from "./mcp-warn.js";
@@ -180,6 +180,8 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
   );
 
   let stopping: Promise<void> | undefined;
+  /** One reload at a time: a second SIGHUP waits for the plugins the first one starts and stops. */
+  let reloads = Promise.resolve(true);
   const daemon: Daemon = {
     core,
     stop: () => {
@@ -199,42 +201,51 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
       })();
       return stopping;
     },
-    reload: async () => {
-      log.info({ config: configPath }, "reloading the config");
-      await notifier.reloading();
-      let outcome = "";
-      try {
-        const next = loadConfig(configPath);
-        const parts = await buildParts(next.config, { store, now, deliver }, log, options.extraTools, options.model);
-        state.model.stop();
-        const previous = state.mcp;
-        const mcp = await loadMcpHub(next.config, { store, log, locate: next.locate });
-        Object.assign(state, { loaded: next, ...parts, mcp });
-        withMcpTools(state);
-        mcp?.onChange(() => state.mcp === mcp && withMcpTools(state));
-        void previous?.close();
-        void state.readWindows();
-        limiter.setLimit(next.config.model.concurrency);
-        backups.stop();
-        backups = startBackups(store, next.config, log);
-        modelMonitor.start();
-        log.level = next.config.log.level;
-        for (const c of connectors) c.reload?.(next.config);
-        waitingForRestart = restartKeys(initial.config, next.config);
-        log.info({ tools: [...state.tools.keys()] }, "config reloaded");
-        if (waitingForRestart.length > 0) log.warn({ keys: waitingForRestart }, "some changes take effect only after a restart");
-        return true;
-      } catch (err) {
-        log.error({ detail: errorMessage(err) }, "config reload rejected; keeping the running config");
-        outcome = "; config reload refused (see the log)";
-        return false;
-      } finally {
-        // systemd holds the unit in "reloading" (and queues the next reload) until READY=1, taken or refused.
-        const restart = waitingForRestart.length > 0 ? `; restart needed for ${waitingForRestart.join(", ")}` : "";
-        await notifier.ready(statusLine(connectors, modelMonitor) + outcome + restart);
-      }
+    reload: () => {
+      reloads = reloads.then(reloadNow, reloadNow);
+      return reloads;
     },
   };
+  async function reloadNow(): Promise<boolean> {
+    log.info({ config: configPath }, "reloading the config");
+    await notifier.reloading();
+    let outcome = "";
+    try {
+      const next = loadConfig(configPath);
+      const plugins = await preparePluginReload(core, state.loaded.config, next);
+      const parts = await buildParts(next.config, { store, now, deliver }, log, options.extraTools, options.model);
+      state.model.stop();
+      const previous = state.mcp;
+      const mcp = await loadMcpHub(next.config, { store, log, locate: next.locate });
+      Object.assign(state, { loaded: next, ...parts, mcp });
+      withMcpTools(state);
+      mcp?.onChange(() => state.mcp === mcp && withMcpTools(state));
+      void previous?.close();
+      void state.readWindows();
+      limiter.setLimit(next.config.model.concurrency);
+      backups.stop();
+      backups = startBackups(store, next.config, log);
+      modelMonitor.start();
+      log.level = next.config.log.level;
+      for (const c of connectors) c.reload?.(next.config);
+      if (plugins) {
+        connectors = await plugins.apply(connectors);
+        warnIfNoWorkingConnector(connectors, log);
+      }
+      waitingForRestart = restartKeys(initial.config, next.config);
+      log.info({ tools: [...state.tools.keys()], ...(plugins && { plugins: plugins.changes }) }, "config reloaded");
+      if (waitingForRestart.length > 0) log.warn({ keys: waitingForRestart }, "some changes take effect only after a restart");
+      return true;
+    } catch (err) {
+      log.error({ detail: errorMessage(err) }, "config reload rejected; keeping the running config");
+      outcome = "; config reload refused (see the log)";
+      return false;
+    } finally {
+      // systemd holds the unit in "reloading" (and queues the next reload) until READY=1, taken or refused.
+      const restart = waitingForRestart.length > 0 ? `; restart needed for ${waitingForRestart.join(", ")}` : "";
+      await notifier.ready(statusLine(connectors, modelMonitor) + outcome + restart);
+    }
+  }
   reloadDaemon = daemon.reload;
   return daemon;
 }
