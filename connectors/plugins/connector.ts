@@ -4,6 +4,7 @@ import { PluginStore } from "../../src/store/plugins.js";
 import { createChatFlow } from "../chat/flow.js";
 import type { ChatFlow, ChatSurface } from "../chat/types.js";
 import type { ConnectorHost, OutboundMessage, Connector as PluginInstance } from "../sdk/types.js";
+import { type Escape, watchPlugin } from "./faults.js";
 import type { LoadedPlugin } from "./load.js";
 
 /** What a plugin's message may hold when it declares no `limits.text`. */
@@ -20,7 +21,8 @@ export interface PluginInfo {
 /**
  * One configured plugin as a daemon connector: the plugin's network side behind the shared chat flow.
  * Whatever the plugin throws (in create, start, send, edit, health) turns this connector's health red
- * with the reason; nothing of it reaches the daemon or the other connectors.
+ * with the reason; nothing of it reaches the daemon or the other connectors. An error that escapes it
+ * (its own timer or handler, a promise it never awaited; see faults.ts) stops it and keeps it red.
  */
 export function createPluginConnector(
   core: Core,
@@ -31,6 +33,8 @@ export function createPluginConnector(
   const { entry } = loaded;
   const log = core.log.child({ connector: entry.name });
   let fault: string | undefined;
+  /** Why it was stopped after an error escaped it: final, unlike a fault that the next success clears. */
+  let crashed: string | undefined;
   let phase: "created" | "starting" | "started" | "stopped" = "created";
   const onFault = (what: string, err: unknown) => {
     fault = `${what} failed: ${errorMessage(err)}`;
@@ -41,7 +45,9 @@ export function createPluginConnector(
   };
   let instance: PluginInstance | undefined;
   let flow: ChatFlow | undefined;
-  const host = createHost(entry.name, log, new PluginStore(core.store.db), () => flow);
+  const working = () => (crashed ? undefined : flow);
+  const notReady = () => crashed ?? "its create() failed";
+  const host = createHost(entry.name, log, new PluginStore(core.store.db), working, notReady);
   try {
     instance = loaded.plugin.create(host, loaded.options);
     if (!instance || typeof instance.send !== "function" || typeof instance.start !== "function")
@@ -59,6 +65,20 @@ export function createPluginConnector(
   } catch (err) {
     onFault("create", err);
   }
+  const stop = async () => {
+    if (!instance || phase === "stopped") return;
+    phase = "stopped";
+    await Promise.resolve()
+      .then(() => instance?.stop())
+      .catch((err: unknown) => log.warn({ err }, "the plugin failed to stop cleanly"));
+  };
+  watchPlugin(entry.name, loaded, (how: Escape, err: unknown) => {
+    const where = { err, plugin: entry.name, module: entry.module };
+    if (crashed || phase === "stopped") return log.warn(where, `plugin ${entry.name} (stopped) raised another ${how}; ignored`);
+    crashed = `stopped after an ${how} in its own code: ${errorMessage(err)}`;
+    log.error(where, `plugin ${entry.name} failed outside any call from hermes (${how}); it is stopped, hermes keeps running`);
+    void stop();
+  });
   const startIt = async (it: PluginInstance) => {
     phase = "starting";
     try {
@@ -80,21 +100,22 @@ export function createPluginConnector(
       clearTimeout(timer);
       if (phase === "starting") log.warn({ waitedMs: START_WAIT_MS }, "the plugin is still starting; going on without waiting");
     },
-    async stop() {
-      if (!instance || phase === "stopped") return;
-      phase = "stopped";
-      await Promise.resolve()
-        .then(() => instance?.stop())
-        .catch((err: unknown) => log.warn({ err }, "the plugin failed to stop cleanly"));
-    },
-    health: () => healthOf(instance, phase, fault),
-    deliver: (target, text) => (flow ? flow.deliver(target, text) : Promise.reject(new Error(fault ?? "the plugin did not start"))),
-    listenerFor: (channel) => flow?.listenerFor(channel),
+    stop,
+    health: () => healthOf(instance, phase, crashed ?? fault),
+    deliver: (target, text) =>
+      working()?.deliver(target, text) ?? Promise.reject(new Error(crashed ?? fault ?? "the plugin did not start")),
+    listenerFor: (channel) => working()?.listenerFor(channel),
   };
 }
 
-function createHost(name: string, log: Core["log"], store: PluginStore, flow: () => ChatFlow | undefined): ConnectorHost {
-  const notReady = () => Promise.reject(new Error(`${name}: the connector is not ready (its create() failed)`));
+function createHost(
+  name: string,
+  log: Core["log"],
+  store: PluginStore,
+  flow: () => ChatFlow | undefined,
+  why: () => string,
+): ConnectorHost {
+  const notReady = () => Promise.reject(new Error(`${name}: the connector is not ready (${why()})`));
   const logAt = (level: "info" | "warn" | "error" | "debug") => (obj: unknown, msg?: string) => {
     if (typeof obj === "string") log[level](obj);
     else log[level](obj as object, msg ?? "");

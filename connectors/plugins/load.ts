@@ -15,6 +15,8 @@ export interface LoadedPlugin {
   /** The file imported, and the version of its package ("-" for a loose file). */
   file: string;
   version: string;
+  /** The folder of the package holding `file`, when it belongs to one: where its code lives (see faults.ts). */
+  root?: string;
 }
 
 /** `file:line:col` of a key path in hermes.yaml (LoadedConfig.locate). */
@@ -25,8 +27,14 @@ export type Locate = (path: (string | number)[]) => string;
  * cannot be used, the entry, the module and the fix; an option a plugin's schema rejects is named at its
  * line and column.
  */
-export async function loadPlugins(entries: PluginEntry[], configFile: string, locate?: Locate): Promise<LoadedPlugin[]> {
-  const results = await Promise.all(entries.map((entry, i) => loadOne(entry, i, configFile, locate)));
+export async function loadPlugins(
+  entries: PluginEntry[],
+  configFile: string,
+  locate?: Locate,
+  /** Loads only these entries (a reload's new and changed ones); the others keep their place for file:line:col. */
+  wanted: (entry: PluginEntry) => boolean = () => true,
+): Promise<LoadedPlugin[]> {
+  const results = await Promise.all(entries.map((entry, i) => (wanted(entry) ? loadOne(entry, i, configFile, locate) : { problems: [] })));
   const problems = results.flatMap((r) => ("problems" in r ? r.problems : []));
   if (problems.length) throw new ConfigError(problems);
   return results.flatMap((r) => ("problems" in r ? [] : [r]));
@@ -75,7 +83,8 @@ async function loadOne(
     }
     options = checked.value;
   }
-  return { entry, plugin: plugin as ConnectorPlugin<unknown>, options, file: found.file, version: found.version };
+  const { file, version, root } = found;
+  return { entry, plugin: plugin as ConnectorPlugin<unknown>, options, file, version, ...(root && { root }) };
 }
 
 /** The plugin object: ESM `export default`, CommonJS `module.exports`, or TypeScript's compiled `exports.default`. */

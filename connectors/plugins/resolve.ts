@@ -1,10 +1,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 
-/** A plugin module found on disk: the file to import and the version of the package it belongs to. */
+/** A plugin module found on disk: the file to import, the version of the package it belongs to and that package's folder. */
 export interface FoundModule {
   file: string;
   version: string;
+  /** The folder of the package holding `file` (undefined for a loose file outside any package). */
+  root?: string;
 }
 
 /** Finds `module`: a path (relative to `fromDir`, hermes.yaml's folder) or a package name looked up in node_modules from `fromDir` upwards. */
@@ -12,7 +14,8 @@ export function findModule(module: string, fromDir: string): FoundModule | { pro
   if (isAbsolute(module) || /^\.\.?\//.test(module)) {
     const file = resolve(fromDir, module);
     if (!existsSync(file)) return { problem: `no file ${file}`, fix: "correct the path; a relative one counts from hermes.yaml's folder" };
-    return { file, version: versionNear(dirname(file)) };
+    const near = packageNear(dirname(file));
+    return { file, version: near?.version ?? "-", ...(near && { root: near.dir }) };
   }
   const dir = packageDir(module, fromDir);
   if (!dir) {
@@ -26,7 +29,7 @@ export function findModule(module: string, fromDir: string): FoundModule | { pro
   const file = join(dir, entry);
   if (!existsSync(file))
     return { problem: `package '${module}' names ${entry} as its entry, which does not exist`, fix: "build or reinstall the package" };
-  return { file, version: typeof pkg.version === "string" ? pkg.version : "-" };
+  return { file, version: typeof pkg.version === "string" ? pkg.version : "-", root: dir };
 }
 
 function packageDir(name: string, fromDir: string): string | undefined {
@@ -49,15 +52,15 @@ function entryOf(pkg: Record<string, unknown>): string {
   return pick(pkg.exports) ?? (typeof pkg.main === "string" ? pkg.main : "index.js");
 }
 
-/** The version in the nearest package.json at or above `dir` ("-" when there is none). */
-function versionNear(dir: string): string {
+/** The nearest package.json at or above `dir`: its folder and version ("-" when it has none). */
+function packageNear(dir: string): { dir: string; version: string } | undefined {
   for (let d = dir; ; d = dirname(d)) {
     const file = join(d, "package.json");
     if (existsSync(file)) {
       const version = readJson(file).version;
-      return typeof version === "string" ? version : "-";
+      return { dir: d, version: typeof version === "string" ? version : "-" };
     }
-    if (dirname(d) === d) return "-";
+    if (dirname(d) === d) return undefined;
   }
 }
 

@@ -1,5 +1,7 @@
 import { stringify } from "yaml";
+import { blamePlugin } from "../../connectors/plugins/faults.js";
 import { loadConfig, maskSecrets } from "../config/load.js";
+import type { Core } from "../connector.js";
 import { startIdleTrim } from "../daemon/idle-trim.js";
 import { ConfigError } from "../errors.js";
 import { compileCacheReport, flushCompileCache } from "./compile-cache.js";
@@ -14,7 +16,9 @@ export async function start(configPath: string): Promise<number> {
   for (const s of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
     process.on(s, (signal) => (handle ? handle(signal) : early.push(signal)));
   }
-  let daemon: Awaited<ReturnType<typeof startDaemon>>;
+  let daemon: Awaited<ReturnType<typeof startDaemon>> | undefined;
+  // From the start: a plugin's timer may fire while the other connectors are still starting.
+  catchEscapes(() => daemon?.core.log);
   try {
     daemon = await startDaemon(configPath, { ownsProcess: true });
   } catch (err) {
@@ -29,15 +33,11 @@ export async function start(configPath: string): Promise<number> {
     process.stderr.write(`hermes: cannot start: ${message}${hint}\n`);
     return 1;
   }
-  const log = daemon.core.log;
+  const running = daemon;
+  const log = running.core.log;
   log.debug({ ...compileCacheReport() }, "compile cache");
   setTimeout(flushCompileCache, 1000).unref();
   const idleTrim = startIdleTrim({ log });
-  process.on("unhandledRejection", (err) => log.error({ err }, "unhandled rejection (kept running)"));
-  process.on("uncaughtException", (err) => {
-    log.fatal({ err }, "uncaught exception; exiting so systemd restarts a clean process");
-    process.exit(1);
-  });
   return new Promise<number>((resolve) => {
     let stopping = false;
     // Everything is closed; a library timer that outlives its owner must not keep a stopped daemon alive.
@@ -53,7 +53,7 @@ export async function start(configPath: string): Promise<number> {
       stopping = true;
       idleTrim.stop();
       log.info({ signal }, "shutdown requested");
-      daemon.stop().then(
+      running.stop().then(
         () => exitSoon(0),
         (err: unknown) => {
           log.error({ err }, "error during shutdown");
@@ -61,8 +61,34 @@ export async function start(configPath: string): Promise<number> {
         },
       );
     };
-    handle = (signal) => (signal === "SIGHUP" ? void daemon.reload() : shutdown(signal));
+    handle = (signal) => (signal === "SIGHUP" ? void running.reload() : shutdown(signal));
     for (const signal of early.splice(0)) handle(signal);
+  });
+}
+
+/**
+ * Errors nobody caught. One thrown or rejected in a plugin's own code (its timer, its event handler, a
+ * promise it never awaited) stops that plugin only (connectors/plugins/faults.ts). Any other uncaught
+ * exception exits, so that systemd restarts a clean process; any other unhandled rejection is logged.
+ * Before the daemon is up, both exit, as Node itself would.
+ */
+function catchEscapes(log: () => Core["log"] | undefined): void {
+  const early = (what: string, err: unknown) => {
+    process.stderr.write(`hermes: ${what} while starting: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  };
+  process.on("unhandledRejection", (err) => {
+    if (blamePlugin("unhandled rejection", err)) return;
+    const l = log();
+    if (!l) return early("unhandled rejection", err);
+    l.error({ err }, "unhandled rejection (kept running)");
+  });
+  process.on("uncaughtException", (err) => {
+    if (blamePlugin("uncaught error", err)) return;
+    const l = log();
+    if (!l) return early("uncaught exception", err);
+    l.fatal({ err }, "uncaught exception; exiting so systemd restarts a clean process");
+    process.exit(1);
   });
 }
 

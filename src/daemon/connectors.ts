@@ -1,3 +1,4 @@
+import type { PluginReload } from "../../connectors/plugins/reload.js";
 import type { LoadedConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import type { Connector, Core } from "../connector.js";
@@ -30,4 +31,13 @@ export function warnIfNoWorkingConnector(connectors: Connector[], log: Core["log
   if (!health.length)
     return void log.error("no connector is enabled: nothing can reach hermes; enable one in hermes.yaml (connectors.cli.enabled: true)");
   log.error({ connectors: health }, "no connector is working: nothing can reach hermes until one is fixed (see each connector's detail)");
+}
+
+/**
+ * What a reload does to `connectors.plugins`, prepared before anything changes (the new modules loaded;
+ * throws a ConfigError for one that cannot be used); undefined when no plugin is or was configured.
+ */
+export async function preparePluginReload(core: Core, running: Config, next: LoadedConfig): Promise<PluginReload | undefined> {
+  if (!running.connectors.plugins.length && !next.config.connectors.plugins.length) return undefined;
+  return (await import("../../connectors/plugins/reload.js")).preparePluginReload(core, running.connectors.plugins, next);
 }

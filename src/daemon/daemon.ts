@@ -18,7 +18,7 @@ import { openStore, type Store } from "../store/store.js";
 import { longDateTime } from "../time.js";
 import type { AnyTool } from "../tools/types.js";
 import { VERSION } from "../version.js";
-import { loadConnectors, warnIfNoWorkingConnector } from "./connectors.js";
+import { loadConnectors, preparePluginReload, warnIfNoWorkingConnector } from "./connectors.js";
 import { createModelMonitor, type ModelMonitor, startHealthLoop, statusLine } from "./health.js";
 import { hintedModel } from "./health-hint.js";
 import { loadMcpHub } from "./mcp-hub.js";
@@ -88,7 +88,13 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
   const wired = buildCore(base, await buildTools(base));
   await startConnectors(wired);
   const running = await announceReady(wired);
-  wired.reloadDaemon = () => reload(wired, running);
+  /** One reload at a time: a second SIGHUP waits for the plugins the first one starts and stops. */
+  let reloads = Promise.resolve(true);
+  const reloadOnce = () => reload(wired, running);
+  wired.reloadDaemon = () => {
+    reloads = reloads.then(reloadOnce, reloadOnce);
+    return reloads;
+  };
   return { core: wired.core, stop: stopOnce(wired, running), reload: wired.reloadDaemon };
 }
 
@@ -258,8 +264,14 @@ async function reload(w: Wired, running: Running): Promise<boolean> {
   await w.notifier.reloading();
   let outcome = "";
   try {
-    applyConfig(w, running, await loadParts(w));
-    log.info({ tools: [...w.state.tools.keys()] }, "config reloaded");
+    const loaded = await loadParts(w);
+    applyConfig(w, running, loaded);
+    if (loaded.plugins) {
+      // The same array the core's deliver and listenerFor read.
+      w.connectors.splice(0, w.connectors.length, ...(await loaded.plugins.apply([...w.connectors])));
+      warnIfNoWorkingConnector(w.connectors, log);
+    }
+    log.info({ tools: [...w.state.tools.keys()], ...(loaded.plugins && { plugins: loaded.plugins.changes }) }, "config reloaded");
     if (w.waitingForRestart.length > 0) log.warn({ keys: w.waitingForRestart }, "some changes take effect only after a restart");
     return true;
   } catch (err) {
@@ -276,10 +288,12 @@ async function reload(w: Wired, running: Running): Promise<boolean> {
 /** The parts of the config file as it is now; the running model stops once they are made. */
 async function loadParts(w: Wired) {
   const next = loadConfig(w.configPath);
+  // The new plugin modules load before anything changes: a broken entry refuses the whole reload.
+  const plugins = await preparePluginReload(w.core, w.state.loaded.config, next);
   const parts = await buildParts(next.config, w.partsDeps);
   w.state.model.stop();
   const mcp = await loadMcpHub(next.config, { store: w.store, log: w.log, locate: next.locate });
-  return { next, parts, mcp };
+  return { next, parts, mcp, plugins };
 }
 
 function applyConfig(w: Wired, running: Running, { next, parts, mcp }: Awaited<ReturnType<typeof loadParts>>): void {

@@ -1,0 +1,76 @@
+/**
+ * Which plugin an error nobody caught came from: a throw in a plugin's own timer or event handler, or a
+ * rejection of a promise it never awaited, reaches the process's handlers, not the connector around it.
+ * Each loaded plugin is watched by where its code lives; an error with a frame in those files is the
+ * plugin's. Small and free of imports beyond Node's, because the process handlers ask it before anything loads.
+ */
+import { realpathSync } from "node:fs";
+import { sep } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** How the error reached the process. */
+export type Escape = "uncaught error" | "unhandled rejection";
+
+interface Watched {
+  name: string;
+  /** A folder (ends with the path separator) or one file. */
+  scope: string;
+  fail(how: Escape, err: unknown): void;
+}
+
+/** Keyed by entry name and scope: a plugin made again by a reload replaces its old self; a removed one stays blamable. */
+const watched = new Map<string, Watched>();
+
+/**
+ * Watches a plugin's code: the folder of its package (`root`), or only `file` when it is no package's or
+ * when the package also holds the running hermes (a plugin file kept inside hermes's own tree).
+ */
+export function watchPlugin(name: string, code: { file: string; root?: string }, fail: Watched["fail"]): void {
+  if (!code.file) return;
+  const file = real(code.file);
+  const root = code.root ? real(code.root) + sep : undefined;
+  const scope = root && !HERMES_FILES.some((f) => f.startsWith(root)) ? root : file;
+  watched.set(`${name}\0${scope}`, { name, scope, fail });
+}
+
+/**
+ * Hands `err` to the plugin whose code it was thrown in and returns true; false when no watched plugin's
+ * file is on its stack. The nearest frame decides; plugins sharing that file (two entries, one module)
+ * are all told, as nothing tells them apart.
+ */
+export function blamePlugin(how: Escape, err: unknown): boolean {
+  if (watched.size === 0) return false;
+  for (const file of stackFiles(err)) {
+    const owners = [...watched.values()].filter((w) => (w.scope.endsWith(sep) ? file.startsWith(w.scope) : file === w.scope));
+    if (!owners.length) continue;
+    const closest = Math.max(...owners.map((w) => w.scope.length));
+    for (const w of owners) if (w.scope.length === closest) w.fail(how, err);
+    return true;
+  }
+  return false;
+}
+
+/** The files of an error's stack frames, nearest first: paths and file:// URLs, without line, column or query. */
+export function stackFiles(err: unknown): string[] {
+  const stack = err instanceof Error && typeof err.stack === "string" ? err.stack : "";
+  const files: string[] = [];
+  for (const line of stack.split("\n")) {
+    const at = /^\s*at (?:.*?\()?(.+?):\d+:\d+\)?\s*$/.exec(line)?.[1];
+    if (!at) continue;
+    const path = at.replace(/[?#].*$/, "");
+    if (path.startsWith("file://")) files.push(fileURLToPath(path));
+    else if (path.startsWith("/")) files.push(path);
+  }
+  return files;
+}
+
+function real(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** This file (in the bundle: the chunk holding it), as stacks name it: never part of a plugin's scope. */
+const HERMES_FILES = stackFiles(new Error("where hermes runs from")).slice(0, 1);
