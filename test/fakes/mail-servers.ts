@@ -175,6 +175,8 @@ alias_maps =
 alias_database =
 smtpd_tls_security_level = none
 smtp_tls_security_level = none
+# Room for a mail carrying a file over the 20 MB hermes takes (base64 makes it a third larger).
+message_size_limit = 40000000
 queue_run_delay = 1s
 minimal_backoff_time = 1s
 maximal_backoff_time = 2s
