@@ -1,6 +1,6 @@
 /**
- * The mailbox side: one IMAP connection that waits in IDLE (imapflow falls back to NOOP polling on a
- * server without IDLE), takes each new message once and hands it on. On a dropped connection, a server
+ * The mailbox side: one IMAP connection that waits in IDLE (or, on a server without IDLE, asks every
+ * `imap.poll_seconds`), takes each new message once and hands it on. On a dropped connection, a server
  * that is down or a refused login it says so in its health and reconnects with a growing pause.
  */
 import type { ImapFlow } from "imapflow";
@@ -23,7 +23,7 @@ export interface MailboxState {
 }
 
 const BACKOFF_MS = [1_000, 2_000, 5_000, 10_000, 30_000, 60_000];
-/** A pass now and then besides IDLE's news: a missed EXISTS costs at most this long. */
+/** With IDLE, a pass now and then besides its news: a missed EXISTS costs at most this long. */
 const SWEEP_MS = 60_000;
 
 export interface Mailbox {
@@ -99,14 +99,23 @@ export function createMailbox(options: EmailOptions, state: MailboxState, log: H
     await c.connect();
     const lock = await c.getMailboxLock(imap.mailbox);
     lock.release();
-    const idle = c.capabilities.has("IDLE") ? "waiting in IDLE" : "polling (the server has no IDLE)";
-    health = { ok: true, detail: `${imap.user}@${imap.host}: ${imap.mailbox} open, ${idle}` };
+    const hasIdle = c.capabilities.has("IDLE");
+    const how = hasIdle ? "waiting in IDLE" : `polling every ${imap.poll_seconds} s (the server has no IDLE)`;
+    health = { ok: true, detail: `${imap.user}@${imap.host}: ${imap.mailbox} open, ${how}` };
     onReady();
     c.on("exists", () => void pass(c));
-    const sweep = setInterval(() => void pass(c), SWEEP_MS);
+    // Without IDLE the server tells of new mail only in answer to a command: a NOOP asks, then a pass takes.
+    const look = () =>
+      void (hasIdle
+        ? pass(c)
+        : c.noop().then(
+            () => pass(c),
+            () => undefined,
+          ));
+    const timer = setInterval(look, hasIdle ? Math.max(SWEEP_MS, imap.poll_seconds * 1000) : imap.poll_seconds * 1000);
     await pass(c);
     await closed;
-    clearInterval(sweep);
+    clearInterval(timer);
   };
 
   const run = async (onFirst: () => void) => {
@@ -117,7 +126,10 @@ export function createMailbox(options: EmailOptions, state: MailboxState, log: H
           attempt = 0;
           onFirst();
         });
-        if (!stopped) health = { ok: false, detail: `${imap.host}: the IMAP connection dropped; reconnecting` };
+        if (!stopped) {
+          health = { ok: false, detail: `${imap.host}: the IMAP connection dropped; reconnecting` };
+          log.warn({ host: imap.host }, "email: the IMAP connection dropped; reconnecting");
+        }
       } catch (err) {
         health = { ok: false, detail: describe(err, options) };
         log.warn({ err: String(err) }, `email: ${health.detail}`);

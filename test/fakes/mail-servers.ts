@@ -26,11 +26,24 @@ export interface MailServers {
   /** Stops Dovecot (IMAP, LMTP and auth go down), as a crash or a maintenance would. */
   stopImap(): Promise<void>;
   startImap(): Promise<void>;
+  /** Closes `user`'s IMAP connections from the server side (`doveadm kick`), as a server restart or a timeout would. */
+  kick(user: string): Promise<void>;
+  /** Changes `user`'s password (Dovecot reads its password file again at the next login), as an owner rotating it would. */
+  setPassword(user: string, pass: string): void;
   stop(): Promise<void>;
 }
 
+export interface MailServerOptions {
+  /** false: Dovecot leaves IDLE out of its capabilities, as some servers and proxies do. */
+  idle?: boolean;
+}
+
+/** What Dovecot 2.3 offers after login, less IDLE. */
+const CAPABILITIES_WITHOUT_IDLE =
+  "IMAP4rev1 SASL-IR LOGIN-REFERRALS ID ENABLE SORT UNSELECT CHILDREN NAMESPACE UIDPLUS ESEARCH MOVE LITERAL+";
+
 /** Starts Dovecot and Postfix for one test file. Throws, naming the packages to install, when they are missing. */
-export async function startMailServers(): Promise<MailServers> {
+export async function startMailServers(options: MailServerOptions = {}): Promise<MailServers> {
   for (const bin of ["/usr/sbin/dovecot", "/usr/sbin/postfix", "/usr/bin/doveadm"]) {
     if (!existsSync(bin)) throw new Error(`the email tests need ${bin}: ${INSTALL}`);
   }
@@ -40,7 +53,9 @@ export async function startMailServers(): Promise<MailServers> {
   chmodSync(dir, 0o755);
   const [imapPort, lmtpPort, authPort, smtpPort] = await freePorts(4);
   const ports = { imapPort, lmtpPort, authPort, smtpPort } as Ports;
-  writeConfigs(dir, ports);
+  const passwords = new Map<string, string>(Object.values(MAIL_USERS).map((u) => [u.user, u.pass]));
+  writeConfigs(dir, ports, options);
+  writeUsers(dir, passwords);
   const dovecotConf = join(dir, "dovecot.conf");
   const postfixDir = join(dir, "postfix");
   const startImap = async () => {
@@ -67,6 +82,13 @@ export async function startMailServers(): Promise<MailServers> {
     smtpPort: ports.smtpPort,
     stopImap,
     startImap,
+    async kick(user) {
+      await runOrExplain("/usr/bin/doveadm", ["-c", dovecotConf, "kick", user], join(dir, "dovecot.log"));
+    },
+    setPassword(user, pass) {
+      passwords.set(user, pass);
+      writeUsers(dir, passwords);
+    },
     async stop() {
       await runOrExplain("/usr/sbin/postfix", ["-c", postfixDir, "stop"], "").catch(() => undefined);
       await stopImap();
@@ -82,11 +104,12 @@ interface Ports {
   smtpPort: number;
 }
 
-function writeConfigs(dir: string, p: Ports): void {
-  const users = Object.values(MAIL_USERS)
-    .map((u) => `${u.user}:{PLAIN}${u.pass}::::::`)
-    .join("\n");
+function writeUsers(dir: string, passwords: Map<string, string>): void {
+  const users = [...passwords].map(([user, pass]) => `${user}:{PLAIN}${pass}::::::`).join("\n");
   writeFileSync(join(dir, "users"), `${users}\n`);
+}
+
+function writeConfigs(dir: string, p: Ports, options: MailServerOptions): void {
   mkdirSync(join(dir, "mail"), { mode: 0o755 });
   chmodSync(join(dir, "mail"), 0o777);
   writeFileSync(
@@ -104,7 +127,7 @@ mail_uid = mail
 mail_gid = mail
 first_valid_uid = 1
 log_path = ${dir}/dovecot.log
-passdb {
+${options.idle === false ? `imap_capability = ${CAPABILITIES_WITHOUT_IDLE}\n` : ""}passdb {
   driver = passwd-file
   args = ${dir}/users
 }
