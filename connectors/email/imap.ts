@@ -27,7 +27,10 @@ const BACKOFF_MS = [1_000, 2_000, 5_000, 10_000, 30_000, 60_000];
 const SWEEP_MS = 60_000;
 
 export interface Mailbox {
-  /** Resolves after the first connection attempt (made or failed): a mail server down at boot holds nothing up. */
+  /**
+   * Starts connecting and resolves at once: neither a slow or unreachable mail server nor loading imapflow
+   * holds up the daemon's READY. Mail that comes meanwhile is taken by the first pass after the login.
+   */
   start(): Promise<void>;
   stop(): Promise<void>;
   health(): { ok: boolean; detail: string };
@@ -82,6 +85,7 @@ export function createMailbox(options: EmailOptions, state: MailboxState, log: H
 
   const connectOnce = async (onReady: () => void) => {
     const { ImapFlow } = await import("imapflow");
+    if (stopped) return;
     const c = new ImapFlow({
       host: imap.host,
       port: imap.port,
@@ -99,6 +103,8 @@ export function createMailbox(options: EmailOptions, state: MailboxState, log: H
     await c.connect();
     const lock = await c.getMailboxLock(imap.mailbox);
     lock.release();
+    // Stopped while connecting: stop() found no connection to close yet.
+    if (stopped) return void (await c.logout().catch(() => c.close()));
     const hasIdle = c.capabilities.has("IDLE");
     const how = hasIdle ? "waiting in IDLE" : `polling every ${imap.poll_seconds} s (the server has no IDLE)`;
     health = { ok: true, detail: `${imap.user}@${imap.host}: ${imap.mailbox} open, ${how}` };
@@ -118,13 +124,12 @@ export function createMailbox(options: EmailOptions, state: MailboxState, log: H
     clearInterval(timer);
   };
 
-  const run = async (onFirst: () => void) => {
+  const run = async () => {
     let attempt = 0;
     while (!stopped) {
       try {
         await connectOnce(() => {
           attempt = 0;
-          onFirst();
         });
         if (!stopped) {
           health = { ok: false, detail: `${imap.host}: the IMAP connection dropped; reconnecting` };
@@ -134,7 +139,6 @@ export function createMailbox(options: EmailOptions, state: MailboxState, log: H
         health = { ok: false, detail: describe(err, options) };
         log.warn({ err: String(err) }, `email: ${health.detail}`);
       }
-      onFirst();
       client?.close();
       if (stopped) break;
       const wait = BACKOFF_MS[Math.min(attempt++, BACKOFF_MS.length - 1)] ?? 60_000;
@@ -144,10 +148,9 @@ export function createMailbox(options: EmailOptions, state: MailboxState, log: H
   };
 
   return {
-    start: () =>
-      new Promise<void>((resolve) => {
-        loop = run(resolve);
-      }),
+    async start() {
+      loop = run();
+    },
     async stop() {
       stopped = true;
       wake?.();
