@@ -8,8 +8,14 @@ import { execFileSync, spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 
+/** Postfix's master.cf, read from the sources whether this runs from test/ (vitest) or dist/test/ (the benchmark). */
+const MASTER_CF = join(
+  import.meta.dirname,
+  import.meta.dirname.includes(`${sep}dist${sep}`) ? "../../../test/fakes" : ".",
+  "mail-master.cf",
+);
 const INSTALL = "apt-get install dovecot-imapd dovecot-lmtpd postfix (as root; .ci/run does it)";
 
 /** The mailboxes the servers hold: the assistant's, the owner's and a stranger's (all at example.org). */
@@ -208,7 +214,7 @@ maillog_file = ${dir}/postfix.log
 maillog_file_prefixes = ${tmpdir()}
 `,
   );
-  const master = readFileSync(new URL("./mail-master.cf", import.meta.url), "utf8").replace("SMTP_PORT", String(p.smtpPort));
+  const master = readFileSync(MASTER_CF, "utf8").replace("SMTP_PORT", String(p.smtpPort));
   writeFileSync(join(pf, "master.cf"), master);
   execFileSync("chown", ["postfix", join(dir, "pfdata")]);
 }
