@@ -25,6 +25,7 @@ import {
   writeConfig,
 } from "../test/helpers/hermes.js";
 import { httpEnv, httpSettings } from "../test/helpers/http.js";
+import { emailCost } from "./email.js";
 import { bareNodeMs, cleanEnv, Floor, setHere, timesAbove } from "./floors.js";
 import { prefill } from "./prefill.js";
 import { recallBench } from "./recall.js";
@@ -388,6 +389,7 @@ async function main(): Promise<void> {
     ["throughput", throughput],
     ["recall", () => recallBench(record)],
     ["prefill", () => prefill(record)],
+    ["email", () => emailCost(record)],
   ];
   for (const [name, part] of parts) if (only.size === 0 || only.has(name)) await part();
   cache.cleanup();

@@ -1,6 +1,6 @@
 /**
- * The mailbox side: one IMAP connection that waits in IDLE (imapflow falls back to NOOP polling on a
- * server without IDLE), takes each new message once and hands it on. On a dropped connection, a server
+ * The mailbox side: one IMAP connection that waits in IDLE (or, on a server without IDLE, asks every
+ * `imap.poll_seconds`), takes each new message once and hands it on. On a dropped connection, a server
  * that is down or a refused login it says so in its health and reconnects with a growing pause.
  */
 import type { ImapFlow } from "imapflow";
@@ -23,11 +23,14 @@ export interface MailboxState {
 }
 
 const BACKOFF_MS = [1_000, 2_000, 5_000, 10_000, 30_000, 60_000];
-/** A pass now and then besides IDLE's news: a missed EXISTS costs at most this long. */
+/** With IDLE, a pass now and then besides its news: a missed EXISTS costs at most this long. */
 const SWEEP_MS = 60_000;
 
 export interface Mailbox {
-  /** Resolves after the first connection attempt (made or failed): a mail server down at boot holds nothing up. */
+  /**
+   * Starts connecting and resolves at once: neither a slow or unreachable mail server nor loading imapflow
+   * holds up the daemon's READY. Mail that comes meanwhile is taken by the first pass after the login.
+   */
   start(): Promise<void>;
   stop(): Promise<void>;
   health(): { ok: boolean; detail: string };
@@ -82,6 +85,7 @@ export function createMailbox(options: EmailOptions, state: MailboxState, log: H
 
   const connectOnce = async (onReady: () => void) => {
     const { ImapFlow } = await import("imapflow");
+    if (stopped) return;
     const c = new ImapFlow({
       host: imap.host,
       port: imap.port,
@@ -99,30 +103,42 @@ export function createMailbox(options: EmailOptions, state: MailboxState, log: H
     await c.connect();
     const lock = await c.getMailboxLock(imap.mailbox);
     lock.release();
-    const idle = c.capabilities.has("IDLE") ? "waiting in IDLE" : "polling (the server has no IDLE)";
-    health = { ok: true, detail: `${imap.user}@${imap.host}: ${imap.mailbox} open, ${idle}` };
+    // Stopped while connecting: stop() found no connection to close yet.
+    if (stopped) return void (await c.logout().catch(() => c.close()));
+    const hasIdle = c.capabilities.has("IDLE");
+    const how = hasIdle ? "waiting in IDLE" : `polling every ${imap.poll_seconds} s (the server has no IDLE)`;
+    health = { ok: true, detail: `${imap.user}@${imap.host}: ${imap.mailbox} open, ${how}` };
     onReady();
     c.on("exists", () => void pass(c));
-    const sweep = setInterval(() => void pass(c), SWEEP_MS);
+    // Without IDLE the server tells of new mail only in answer to a command: a NOOP asks, then a pass takes.
+    const look = () =>
+      void (hasIdle
+        ? pass(c)
+        : c.noop().then(
+            () => pass(c),
+            () => undefined,
+          ));
+    const timer = setInterval(look, hasIdle ? Math.max(SWEEP_MS, imap.poll_seconds * 1000) : imap.poll_seconds * 1000);
     await pass(c);
     await closed;
-    clearInterval(sweep);
+    clearInterval(timer);
   };
 
-  const run = async (onFirst: () => void) => {
+  const run = async () => {
     let attempt = 0;
     while (!stopped) {
       try {
         await connectOnce(() => {
           attempt = 0;
-          onFirst();
         });
-        if (!stopped) health = { ok: false, detail: `${imap.host}: the IMAP connection dropped; reconnecting` };
+        if (!stopped) {
+          health = { ok: false, detail: `${imap.host}: the IMAP connection dropped; reconnecting` };
+          log.warn({ host: imap.host }, "email: the IMAP connection dropped; reconnecting");
+        }
       } catch (err) {
         health = { ok: false, detail: describe(err, options) };
         log.warn({ err: String(err) }, `email: ${health.detail}`);
       }
-      onFirst();
       client?.close();
       if (stopped) break;
       const wait = BACKOFF_MS[Math.min(attempt++, BACKOFF_MS.length - 1)] ?? 60_000;
@@ -132,10 +148,9 @@ export function createMailbox(options: EmailOptions, state: MailboxState, log: H
   };
 
   return {
-    start: () =>
-      new Promise<void>((resolve) => {
-        loop = run(resolve);
-      }),
+    async start() {
+      loop = run();
+    },
     async stop() {
       stopped = true;
       wake?.();

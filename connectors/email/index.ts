@@ -5,6 +5,7 @@
  */
 import { parseApprovalButton } from "../sdk/buttons.js";
 import type { ConnectorHost, ConnectorPlugin, Connector as PluginConnector } from "../sdk/types.js";
+import { takeAttachments } from "./attachments.js";
 import { createMailbox, type RawMail } from "./imap.js";
 import { type EmailOptions, emailOptions } from "./options.js";
 import { readMail } from "./read.js";
@@ -20,7 +21,7 @@ export function createEmail(host: ConnectorHost, options: EmailOptions): PluginC
   const threadKey = (chat: string) => `thread:${chat.toLowerCase()}`;
 
   const handle = async (raw: RawMail): Promise<"take" | "leave"> => {
-    const mail = await readMail(raw.source, options.files_root);
+    const mail = await readMail(raw.source);
     const where = { uid: raw.uid, from: mail.from, subject: mail.subject };
     if (mail.from && mail.from === options.address.toLowerCase()) return "leave";
     if (mail.automatic) {
@@ -41,14 +42,31 @@ export function createEmail(host: ConnectorHost, options: EmailOptions): PluginC
     }
     const thread: Thread = { subject: mail.subject, messageId: mail.messageId, references: mail.references };
     if (mail.messageId) host.state.set(threadKey(chat), JSON.stringify(thread));
+    // Files only now: nothing of a stranger's or a forged mail is written anywhere.
+    const files = await takeAttachments(mail.attachments, options.files_root);
+    if (files.refusals.length) await tellSender(chat, files.refusals.join("\n"), thread);
+    // A mail that was nothing but files none of which could be taken has nothing left for the model.
+    if (files.refusals.length && !files.kept && !mail.hasBody) return "take";
     await host.receive({
       chat,
       user: chat,
-      text: mail.text,
+      text: [mail.text, ...files.notes].filter(Boolean).join("\n\n"),
       id: mail.messageId || `${raw.uidValidity}:${raw.uid}`,
       userName: mail.fromName,
     });
     return "take";
+  };
+
+  /** A reply that is not the model's (a file refused), threaded like any other. A failure is logged, not retried. */
+  const tellSender = async (chat: string, text: string, thread: Thread) => {
+    try {
+      await sender.send({ to: chat, text, thread });
+    } catch (err) {
+      host.log.warn(
+        { to: chat, err: String((err as Error).message ?? err) },
+        "email: could not tell the sender about a refused attachment",
+      );
+    }
   };
 
   const mailbox = createMailbox(options, host.state, host.log, handle);

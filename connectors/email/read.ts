@@ -1,5 +1,5 @@
 /** A raw mail as hermes reads it: who sent it, what is new in it, what it threads under, its files. */
-import { formatSize, saveToInbox } from "../../src/media/inbox.js";
+import type { Attachment } from "./attachments.js";
 import { newText } from "./text.js";
 
 export interface ReadMail {
@@ -13,11 +13,18 @@ export interface ReadMail {
   automatic: boolean;
   /** The raw header block, for Authentication-Results. */
   headers: string;
-  /** What the writer just wrote (text/plain preferred, HTML as text), with notes on saved attachments. */
+  /** What the writer just wrote (text/plain preferred, HTML as text), a fresh mail's subject first. */
   text: string;
+  /** Whether the body says anything (besides the subject). */
+  hasBody: boolean;
+  /**
+   * The files attached, not yet saved: only a trusted sender's are. Left out: images a HTML body shows
+   * inline, and a mail forwarded as an attachment, whose text mailparser puts in the body.
+   */
+  attachments: Attachment[];
 }
 
-export async function readMail(source: Buffer, filesRoot: string | undefined): Promise<ReadMail> {
+export async function readMail(source: Buffer): Promise<ReadMail> {
   const { simpleParser } = await import("mailparser");
   const parsed = await simpleParser(source, { skipImageLinks: true, skipTextToHtml: true });
   const end = source.indexOf("\r\n\r\n") >= 0 ? source.indexOf("\r\n\r\n") : source.indexOf("\n\n");
@@ -29,15 +36,10 @@ export async function readMail(source: Buffer, filesRoot: string | undefined): P
   const body = parsed.text ?? "";
   const subject = parsed.subject ?? "";
   const isReply = /^(re|aw|sv):/i.test(subject) || Boolean(parsed.inReplyTo);
-  let text = newText(body);
+  const fresh = newText(body).trim();
+  let text = fresh;
   // A fresh mail's subject often says what it is about ("Summarise this"); a reply's adds nothing.
   if (subject && !isReply && !text.toLowerCase().startsWith(subject.toLowerCase())) text = `${subject}\n\n${text}`;
-  const notes: string[] = [];
-  for (const a of parsed.attachments ?? []) {
-    if (!filesRoot || a.related) continue;
-    const path = await saveToInbox(filesRoot, a.filename ?? "attachment", a.content);
-    notes.push(`[attached file saved to ${path}: ${formatSize(a.size)}, ${a.contentType}]`);
-  }
   return {
     from: single?.address?.toLowerCase() || undefined,
     fromName: single?.name || undefined,
@@ -46,6 +48,14 @@ export async function readMail(source: Buffer, filesRoot: string | undefined): P
     references: Array.isArray(refs) ? refs : refs ? [refs] : [],
     automatic: auto !== "no" || parsed.headers.has("list-id") || /^mailer-daemon@/i.test(single?.address ?? ""),
     headers,
-    text: [text.trim(), ...notes].filter(Boolean).join("\n\n"),
+    text: text.trim(),
+    hasBody: fresh.length > 0,
+    attachments: (parsed.attachments ?? [])
+      .filter((a) => !a.related)
+      .map((a) => ({
+        name: a.filename || "attachment",
+        mime: a.contentType ?? "",
+        bytes: a.content,
+      })),
   };
 }

@@ -15,7 +15,17 @@ export const emailSchema = z
     enabled: z.boolean().default(false),
     /** The From: of everything hermes sends, and the address people write to. */
     address: z.string().default(""),
-    imap: z.strictObject({ ...server(993), mailbox: z.string().min(1).default("INBOX") }).prefault({}),
+    imap: z
+      .strictObject({
+        ...server(993),
+        mailbox: z.string().min(1).default("INBOX"),
+        /**
+         * Seconds between looks for new mail where the server has no IDLE; with IDLE, new mail is told at
+         * once and a look every max(poll_seconds, 60) only catches what a dropped notice missed.
+         */
+        poll_seconds: z.int().min(1).max(3600).default(60),
+      })
+      .prefault({}),
     smtp: z.strictObject(server(465)).prefault({}),
     /** Who may write: addresses, or `@domain` for a whole domain. Case does not matter. */
     allowed_senders: z.array(z.string().regex(/^([^@\s]+@[^@\s]+|@[^@\s]+)$/, "expected an address or @domain")).default([]),

@@ -2,7 +2,7 @@ import type { Config } from "../config/schema.js";
 
 /**
  * Settings read once at start: a reload cannot change them (the socket and the listen address are bound, the
- * database is open, the chat connections are made with their tokens). Everything else follows a reload:
+ * database is open, the chat and mail connections are made with their tokens and passwords). Everything else follows a reload:
  * tools, model, MCP, jobs, hooks and their token, allowed users, the log level.
  */
 const AT_START_ONLY = [
@@ -15,6 +15,8 @@ const AT_START_ONLY = [
   "connectors.http.enabled",
   "connectors.http.listen",
   "connectors.cron.enabled",
+  // The email connector is made with its options at start (a password, a server, the trust rules).
+  "connectors.email.",
 ];
 const FOLLOW_RELOADS = ["connectors.telegram.allowed_users", "connectors.discord.allowed_users"];
 

@@ -58,6 +58,19 @@ export async function saveToInbox(filesRoot: string, name: string, bytes: Buffer
   }
 }
 
+/**
+ * Saves a file a user sent in the inbox and says so for the model: where it is, its size and type, and
+ * whether read_file can open it. The same words whichever connector the file came by.
+ */
+export async function keepInInbox(filesRoot: string, file: { name: string; mime: string; bytes: Buffer }): Promise<string> {
+  const path = await saveToInbox(filesRoot, file.name, file.bytes);
+  const type = file.mime || "unknown type";
+  const readable = isReadableText(file.name, file.mime, file.bytes)
+    ? "read_file can open it"
+    : "it is not a text file, so read_file cannot show its content; say so if asked what is in it";
+  return `[file received: saved as ${path} in the files folder (${formatSize(file.bytes.length)}, ${type}); ${readable}]`;
+}
+
 /** True when read_file can show this file: a text type or extension, valid UTF-8, no NUL bytes. */
 export function isReadableText(name: string, mime: string, bytes: Buffer): boolean {
   const claimed = TEXT_TYPES.test(mime) || TEXT_EXTENSIONS.has(extname(name).toLowerCase());

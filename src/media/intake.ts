@@ -1,6 +1,6 @@
 import type { Config, SpeechConfig } from "../config/schema.js";
 import { imagePlaceholder, imageProblem, saveImage, sniffImage } from "./images.js";
-import { formatSize, isReadableText, saveToInbox } from "./inbox.js";
+import { formatSize, keepInInbox } from "./inbox.js";
 import { createTranscriber, isEmptyTranscript, type Transcriber } from "./speech.js";
 import { type Incoming, type Intake, MAX_DOWNLOAD_BYTES } from "./types.js";
 
@@ -71,11 +71,6 @@ async function look(file: Incoming, config: Config): Promise<Intake> {
 }
 
 async function keep(file: Incoming, config: Config): Promise<Intake> {
-  const path = await saveToInbox(config.tools.files.root, file.name, file.bytes);
-  const type = file.mime || "unknown type";
-  const readable = isReadableText(file.name, file.mime, file.bytes)
-    ? "read_file can open it"
-    : "it is not a text file, so read_file cannot show its content; say so if asked what is in it";
-  const note = `[file received: saved as ${path} in the files folder (${formatSize(file.bytes.length)}, ${type}); ${readable}]`;
+  const note = await keepInInbox(config.tools.files.root, file);
   return { type: "message", text: [file.caption, note].filter(Boolean).join("\n") };
 }

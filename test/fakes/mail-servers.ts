@@ -8,8 +8,14 @@ import { execFileSync, spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 
+/** Postfix's master.cf, read from the sources whether this runs from test/ (vitest) or dist/test/ (the benchmark). */
+const MASTER_CF = join(
+  import.meta.dirname,
+  import.meta.dirname.includes(`${sep}dist${sep}`) ? "../../../test/fakes" : ".",
+  "mail-master.cf",
+);
 const INSTALL = "apt-get install dovecot-imapd dovecot-lmtpd postfix (as root; .ci/run does it)";
 
 /** The mailboxes the servers hold: the assistant's, the owner's and a stranger's (all at example.org). */
@@ -29,11 +35,24 @@ export interface MailServers {
   /** Stops Dovecot (IMAP, LMTP and auth go down), as a crash or a maintenance would. */
   stopImap(): Promise<void>;
   startImap(): Promise<void>;
+  /** Closes `user`'s IMAP connections from the server side (`doveadm kick`), as a server restart or a timeout would. */
+  kick(user: string): Promise<void>;
+  /** Changes `user`'s password (Dovecot reads its password file again at the next login), as an owner rotating it would. */
+  setPassword(user: string, pass: string): void;
   stop(): Promise<void>;
 }
 
+export interface MailServerOptions {
+  /** false: Dovecot leaves IDLE out of its capabilities, as some servers and proxies do. */
+  idle?: boolean;
+}
+
+/** What Dovecot 2.3 offers after login, less IDLE. */
+const CAPABILITIES_WITHOUT_IDLE =
+  "IMAP4rev1 SASL-IR LOGIN-REFERRALS ID ENABLE SORT UNSELECT CHILDREN NAMESPACE UIDPLUS ESEARCH MOVE LITERAL+";
+
 /** Starts Dovecot and Postfix for one test file. Throws, naming the packages to install, when they are missing. */
-export async function startMailServers(): Promise<MailServers> {
+export async function startMailServers(options: MailServerOptions = {}): Promise<MailServers> {
   for (const bin of ["/usr/sbin/dovecot", "/usr/sbin/postfix", "/usr/bin/doveadm"]) {
     if (!existsSync(bin)) throw new Error(`the email tests need ${bin}: ${INSTALL}`);
   }
@@ -43,7 +62,9 @@ export async function startMailServers(): Promise<MailServers> {
   chmodSync(dir, 0o755);
   const [imapPort, lmtpPort, authPort, smtpPort] = await freePorts(4);
   const ports = { imapPort, lmtpPort, authPort, smtpPort } as Ports;
-  writeConfigs(dir, ports);
+  const passwords = new Map<string, string>(Object.values(MAIL_USERS).map((u) => [u.user, u.pass]));
+  writeConfigs(dir, ports, options);
+  writeUsers(dir, passwords);
   const dovecotConf = join(dir, "dovecot.conf");
   const postfixDir = join(dir, "postfix");
   const startImap = async () => {
@@ -70,6 +91,13 @@ export async function startMailServers(): Promise<MailServers> {
     smtpPort: ports.smtpPort,
     stopImap,
     startImap,
+    async kick(user) {
+      await runOrExplain("/usr/bin/doveadm", ["-c", dovecotConf, "kick", user], join(dir, "dovecot.log"));
+    },
+    setPassword(user, pass) {
+      passwords.set(user, pass);
+      writeUsers(dir, passwords);
+    },
     async stop() {
       await runOrExplain("/usr/sbin/postfix", ["-c", postfixDir, "stop"], "").catch(() => undefined);
       await stopImap();
@@ -85,11 +113,12 @@ interface Ports {
   smtpPort: number;
 }
 
-function writeConfigs(dir: string, p: Ports): void {
-  const users = Object.values(MAIL_USERS)
-    .map((u) => `${u.user}:{PLAIN}${u.pass}::::::`)
-    .join("\n");
+function writeUsers(dir: string, passwords: Map<string, string>): void {
+  const users = [...passwords].map(([user, pass]) => `${user}:{PLAIN}${pass}::::::`).join("\n");
   writeFileSync(join(dir, "users"), `${users}\n`);
+}
+
+function writeConfigs(dir: string, p: Ports, options: MailServerOptions): void {
   mkdirSync(join(dir, "mail"), { mode: 0o755 });
   chmodSync(join(dir, "mail"), 0o777);
   writeFileSync(
@@ -107,7 +136,7 @@ mail_uid = mail
 mail_gid = mail
 first_valid_uid = 1
 log_path = ${dir}/dovecot.log
-passdb {
+${options.idle === false ? `imap_capability = ${CAPABILITIES_WITHOUT_IDLE}\n` : ""}passdb {
   driver = passwd-file
   args = ${dir}/users
 }
@@ -178,6 +207,8 @@ alias_maps =
 alias_database =
 smtpd_tls_security_level = none
 smtp_tls_security_level = none
+# Room for a mail carrying a file over the 20 MB hermes takes (base64 makes it a third larger).
+message_size_limit = 40000000
 queue_run_delay = 1s
 minimal_backoff_time = 1s
 maximal_backoff_time = 2s
@@ -186,7 +217,7 @@ maillog_file = ${dir}/postfix.log
 maillog_file_prefixes = ${tmpdir()}
 `,
   );
-  const master = readFileSync(new URL("./mail-master.cf", import.meta.url), "utf8").replace("SMTP_PORT", String(p.smtpPort));
+  const master = readFileSync(MASTER_CF, "utf8").replace("SMTP_PORT", String(p.smtpPort));
   writeFileSync(join(pf, "master.cf"), master);
   execFileSync("chown", ["postfix", join(dir, "pfdata")]);
 }
