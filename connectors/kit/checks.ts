@@ -163,7 +163,7 @@ export const CHECKS: Check[] = [
       await h.inbound("boom", OWNER, "hello boom");
       const expected = h.subject.profile.failedSendHealth;
       if (expected instanceof RegExp) {
-        const health = await redHealth(h);
+        const health = await redHealth(h, expected);
         expect(
           health?.ok === false && expected.test(health.detail),
           `expected the connector's health red with the reason, saw ${JSON.stringify(health)}`,
@@ -195,12 +195,13 @@ async function strangerIgnored(h: Harness, why: string): Promise<string> {
 }
 
 /** The connector's health once it turns red (or as it is after a while). */
-async function redHealth(h: Harness): Promise<{ ok: boolean; detail: string } | undefined> {
+/** Polls the connector's health until it is red with the expected reason (a connector may be red for a while as it connects first). */
+async function redHealth(h: Harness, reason: RegExp): Promise<{ ok: boolean; detail: string } | undefined> {
   const end = Date.now() + 15_000;
   let health: { ok: boolean; detail: string } | undefined;
   while (Date.now() < end) {
     health = (await h.daemon.core.status()).connectors.find((c) => c.name === h.subject.name);
-    if (health && !health.ok) break;
+    if (health && !health.ok && reason.test(health.detail)) break;
     await new Promise((r) => setTimeout(r, 25));
   }
   return health;
