@@ -7,11 +7,15 @@ import type { ImapFlow } from "imapflow";
 import type { HostLog } from "../sdk/types.js";
 import type { EmailOptions } from "./options.js";
 
-/** A message as the mailbox gives it: its UID and its raw source. */
+/**
+ * A message as the mailbox gives it: its UID, its header block, and its raw source, fetched only when
+ * asked for, so a stranger's or a forged mail (however large) is judged by its headers alone.
+ */
 export interface RawMail {
   uid: number;
   uidValidity: string;
-  source: Buffer;
+  headers: Buffer;
+  source(): Promise<Buffer>;
 }
 
 /** What becomes of a message: taken (marked seen) or left unread. Throws: left for the next pass. */
@@ -73,9 +77,14 @@ export function createMailbox(options: EmailOptions, state: MailboxState, log: H
       .sort((a, b) => a - b);
     for (const uid of uids) {
       if (stopped) return;
-      const message = await c.fetchOne(String(uid), { source: true }, { uid: true });
-      if (!message || !message.source) continue;
-      const verdict = await handle({ uid, uidValidity: validity, source: message.source });
+      const head = await c.fetchOne(String(uid), { headers: true }, { uid: true });
+      if (!head || !head.headers) continue;
+      const source = async () => {
+        const whole = await c.fetchOne(String(uid), { source: true }, { uid: true });
+        if (!whole || !whole.source) throw new Error(`mail ${uid} has no source`);
+        return whole.source;
+      };
+      const verdict = await handle({ uid, uidValidity: validity, headers: head.headers, source });
       if (verdict === "take") await c.messageFlagsAdd(String(uid), ["\\Seen"], { uid: true });
       last = uid;
       state.set("uidvalidity", validity);

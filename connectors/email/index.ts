@@ -21,19 +21,23 @@ export function createEmail(host: ConnectorHost, options: EmailOptions): PluginC
   const threadKey = (chat: string) => `thread:${chat.toLowerCase()}`;
 
   const handle = async (raw: RawMail): Promise<"take" | "leave"> => {
-    const mail = await readMail(raw.source);
-    const where = { uid: raw.uid, from: mail.from, subject: mail.subject };
-    if (mail.from && mail.from === options.address.toLowerCase()) return "leave";
-    if (mail.automatic) {
+    // Judged by its headers first: the body of a mail that does not count is never fetched or parsed.
+    const head = await readMail(raw.headers);
+    const where = { uid: raw.uid, from: head.from, subject: head.subject };
+    if (head.from && head.from === options.address.toLowerCase()) return "leave";
+    if (head.automatic) {
       host.log.info(where, "email: an automatic mail (a bounce or an auto-reply) left unread");
       return "leave";
     }
-    const reason = untrustedReason(options, mail.from, mail.headers);
-    if (reason || !mail.from) {
+    const reason = untrustedReason(options, head.from, head.headers);
+    if (reason || !head.from) {
       host.log.warn({ ...where, reason }, "email: mail left unread and unanswered");
       return "leave";
     }
-    const chat = mail.from;
+    const mail = await readMail(await raw.source());
+    // The same headers, read again with the body: a From that changed between the two fetches counts for nothing.
+    if (mail.from !== head.from) return "leave";
+    const chat = head.from;
     const decision = /^\s*(yes|no)\s+(\S+)\s*$/i.exec(mail.text.split("\n")[0] ?? "");
     if (decision?.[1] && decision[2]) {
       const button = `${decision[1].toLowerCase() === "yes" ? "approve" : "deny"}:${decision[2]}`;
