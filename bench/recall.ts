@@ -1,22 +1,12 @@
 // The recall part of `npm run bench`: a search over 100,000 stored messages, and what the index adds to
 // each message's write, against the agent's step overhead.
 import { join } from "node:path";
-import { startDaemon } from "../src/daemon/daemon.js";
-import { modelClient } from "../src/model/client.js";
-import type { ModelClient, ModelRequest, ModelResult } from "../src/model/types.js";
 import { scopeOf } from "../src/store/recall.js";
 import { openStore, type Store } from "../src/store/store.js";
-import { createTempDir, writeConfig } from "../test/helpers/hermes.js";
+import { createTempDir } from "../test/helpers/hermes.js";
+import { record } from "./figures.js";
 import { percentile, round } from "./stats.js";
-
-/** The shape of run.ts's figures: this part reports through the same table and targets. */
-interface Figure {
-  name: string;
-  value: number;
-  unit: string;
-  target?: { op: "<=" | ">="; value: number };
-  floor?: string;
-}
+import { stepTimes } from "./steps.js";
 
 const MESSAGES = 100_000;
 const PEOPLE = ["telegram:1", "telegram:2", "discord:3", "cli"];
@@ -104,44 +94,7 @@ function indexWriteMs(store: Store, words: string[], random: () => number): numb
   return percentile(costs.slice(500), 50);
 }
 
-/** The step overhead as run.ts measures it: an instant model asking for the clock, 1,000 asks of two steps. */
-async function stepMs(): Promise<number> {
-  const dir = createTempDir();
-  const config = writeConfig(dir.path, {
-    log: { level: "silent" },
-    tools: { enabled: ["clock"] },
-    connectors: { cli: { enabled: false }, cron: { enabled: false } },
-  });
-  const daemon = await startDaemon(config, { model: instantModel() });
-  const ask = () => daemon.core.submit({ sessionKey: "cli:bench", text: "time?", source: "cli" }).done;
-  for (let i = 0; i < 100; i++) await ask();
-  const perStep: number[] = [];
-  for (let i = 0; i < 1000; i++) {
-    const t = performance.now();
-    await ask();
-    perStep.push((performance.now() - t) / 2);
-  }
-  await daemon.stop();
-  dir.cleanup();
-  return percentile(perStep, 50);
-}
-
-function instantModel(): ModelClient {
-  let n = 0;
-  const answer = async (req: ModelRequest): Promise<ModelResult> =>
-    req.messages.at(-1)?.role === "tool"
-      ? { ok: true, text: "done", toolCalls: [], usage: {}, finishReason: "stop" }
-      : { ok: true, text: "", toolCalls: [{ id: `c${n++}`, name: "clock", args: {} }], usage: {}, finishReason: "stop" };
-  return modelClient({
-    provider: "ollama",
-    baseUrl: "memory",
-    modelName: "instant",
-    probe: async () => ({ reachable: true, modelPresent: true, detail: "in memory" }),
-    prepare: (req) => () => answer(req),
-  });
-}
-
-export async function recallBench(record: (f: Figure) => void): Promise<void> {
+export async function recallBench(): Promise<void> {
   const dir = createTempDir();
   const store = openStore(join(dir.path, "recall.db"));
   const random = seeded(40);
@@ -152,7 +105,7 @@ export async function recallBench(record: (f: Figure) => void): Promise<void> {
   const perMessage = indexWriteMs(store, words, random);
   store.close();
   dir.cleanup();
-  const step = await stepMs();
+  const step = percentile((await stepTimes()).perStep, 50);
   record({
     name: `recall search over ${MESSAGES.toLocaleString("en")} messages p50`,
     value: round(percentile(times, 50), 2),

@@ -4,19 +4,12 @@ import { DEFAULT_TOOLS } from "../src/config/schema.js";
 import { startFakeModel } from "../test/fakes/model-server.js";
 import { baseSettings, createTempDir, startHermes } from "../test/helpers/hermes.js";
 import { writeManySkills } from "../test/skills/fixture.js";
-
-interface SkillFigure {
-  name: string;
-  value: number;
-  unit: string;
-  target?: { op: "<=" | ">="; value: number };
-  floor?: string;
-}
+import { record } from "./figures.js";
 
 const INDEX_MAX_TOKENS = 300;
 
 /** First requests for "hello": default tools without `skill`; with it and no skills; with it and twenty skills. */
-export async function skillsPromptSize(record: (f: SkillFigure) => void): Promise<void> {
+export async function skillsPromptSize(): Promise<void> {
   const model = await startFakeModel();
   const dir = createTempDir();
   const first = async (tools: string[], skills: boolean) => {

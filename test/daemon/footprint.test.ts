@@ -1,13 +1,17 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+// @ts-expect-error: the example is JavaScript without types
+import { startFakeNtfy } from "../../examples/ntfy-connector/fake-ntfy.js";
 import { startFakeModel } from "../fakes/model-server.js";
 import { baseSettings, createTempDir, startHermes } from "../helpers/hermes.js";
 import { baseUrlOf, httpEnv, httpSettings } from "../helpers/http.js";
 import { stoppedAfterEach } from "../helpers/per-test.js";
+import { waitFor } from "../helpers/wait.js";
 
 const RECORDER = resolve(import.meta.dirname, "../fixtures/footprint/record-modules.cjs");
 const STDIO_SERVER = resolve(import.meta.dirname, "../fakes/mcp-stdio-server.mjs");
+const NTFY_PLUGIN = resolve(import.meta.dirname, "../../examples/ntfy-connector/index.js");
 
 interface Loaded {
   builtins: string[];
@@ -78,6 +82,32 @@ describe("what a daemon loads", () => {
     const after = await knocked.finish();
     held.hermes = undefined;
     expect(after.builtins).toContain(UNDICI);
+  });
+
+  it("with the example ntfy plugin and the OpenAI API configured, answers on ntfy without loading fetch", async () => {
+    const model = await startFakeModel();
+    held.model = model;
+    model.respond(() => ({ text: "ok" }));
+    const ntfy = (await startFakeNtfy({ token: "t" })) as { url: string; messages: { title?: string }[]; close(): Promise<void> };
+    const phone = {
+      name: "phone",
+      module: NTFY_PLUGIN,
+      allowed_users: ["alice"],
+      options: { server: ntfy.url, topics: ["inbox"], token: "t" },
+    };
+    const settings = {
+      ...baseSettings(model.url),
+      connectors: { http: httpSettings([], { openai: { enabled: true } }), plugins: [phone] },
+    };
+    const { hermes, finish } = await recorded(settings, httpEnv);
+    held.hermes = hermes;
+    await fetch(`${ntfy.url}/inbox`, { method: "POST", headers: { Authorization: "Bearer t", Title: "alice" }, body: "hello" });
+    await waitFor(() => ntfy.messages.some((m) => m.title === "hermes"), { message: "hermes' reply on the ntfy topic" });
+    held.hermes = undefined;
+    const loaded = await finish();
+    await ntfy.close();
+    // Node's fetch (undici, web streams) would be ~14 MB of the idle daemon; the plugin speaks node:http.
+    expect(loaded.builtins).not.toContain(UNDICI);
   });
 
   it("runs a bundle whose text V8 can keep at one byte a character", () => {
