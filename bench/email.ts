@@ -8,23 +8,15 @@ import { startFakeModel } from "../test/fakes/model-server.js";
 import { startNotifySocket } from "../test/fakes/notify-socket.js";
 import { baseSettings, CLI, createTempDir, DAEMON_NODE_FLAGS, startHermes, writeConfig } from "../test/helpers/hermes.js";
 import { waitFor } from "../test/helpers/wait.js";
+import type { Recorder } from "./figures.js";
 import { cleanEnv } from "./floors.js";
 import { median, round, rssMb } from "./stats.js";
-
-interface EmailFigure {
-  name: string;
-  value: number;
-  unit: string;
-  target?: { op: "<=" | ">="; value: number };
-  note?: string;
-  floor?: string;
-}
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const STARTS = 7;
 const RSS_RUNS = 3;
 
-export async function emailCost(record: (f: EmailFigure) => void): Promise<void> {
+export async function emailCost(record: Recorder): Promise<void> {
   const load = await importCost();
   const servers = await startMailServers().catch((err: Error) => err);
   if (servers instanceof Error) {
