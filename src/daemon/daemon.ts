@@ -188,7 +188,7 @@ async function startConnectors(w: Wired): Promise<void> {
   w.runner.recover();
   try {
     w.connectors.push(...(await loadConnectors(w.core, w.initial.config, w.initial)));
-    for (const c of w.connectors) await c.start();
+    await startAll(w.connectors);
     warnIfNoWorkingConnector(w.connectors, w.log);
     w.runner.connectorsReady();
   } catch (err) {
@@ -197,6 +197,20 @@ async function startConnectors(w: Wired): Promise<void> {
     w.store.close();
     w.claim.release();
     throw err;
+  }
+}
+
+/**
+ * The connectors start side by side (a plugin's first round trip overlaps Telegram's), the schedules last:
+ * a job that missed its time while hermes was down fires at start and may deliver to any of the others.
+ * The first failure is thrown once every start has settled.
+ */
+async function startAll(connectors: Connector[]): Promise<void> {
+  const scheduled = connectors.filter((c) => c.scheduler);
+  const rest = connectors.filter((c) => !c.scheduler);
+  for (const group of [rest, scheduled]) {
+    const failed = (await Promise.allSettled(group.map((c) => c.start()))).find((r) => r.status === "rejected");
+    if (failed) throw failed.reason;
   }
 }
 
