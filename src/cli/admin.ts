@@ -1,4 +1,5 @@
 import type { DaemonStatus } from "../connector.js";
+import type { AuditRow } from "../store/audit.js";
 import { type Client, resultData } from "./client.js";
 import { createStyle } from "./render.js";
 import { serverLine, tools } from "./tools.js";
@@ -151,21 +152,21 @@ function servingLines(data: StatusData): string[] {
 /** What the daemon reports: the same shape connectors' /status and the HTTP connector show. */
 type StatusData = DaemonStatus;
 
-interface AuditData {
-  created_at: number;
-  session_key: string;
-  tool: string;
-  args: string;
-  decision: string;
-  reason: string | null;
-  decided_by: string | null;
-  status: string;
-  duration_ms: number | null;
-  summary: string | null;
-  step_prompt_tokens?: number | null;
-  step_output_tokens?: number | null;
-  step_tokens_estimated?: number | null;
-}
+/** An audit listing's row as the daemon sends it (a listing always names the session). */
+type AuditData = Pick<AuditRow, AuditColumn> & { session_key: string };
+type AuditColumn =
+  | "created_at"
+  | "tool"
+  | "args"
+  | "decision"
+  | "reason"
+  | "decided_by"
+  | "status"
+  | "duration_ms"
+  | "summary"
+  | "step_prompt_tokens"
+  | "step_output_tokens"
+  | "step_tokens_estimated";
 
 interface ApprovalData {
   id: string;

@@ -21,6 +21,7 @@ import { createLogger } from "../../src/log.js";
 import { modelClient } from "../../src/model/client.js";
 import { parseToolCallText } from "../../src/model/tool-call-text.js";
 import type { ChatMessage, ModelRequest, ModelResult, ToolCall } from "../../src/model/types.js";
+import type { AuditRow } from "../../src/store/audit.js";
 import { openStore, type Store } from "../../src/store/store.js";
 import { defineTool, toolSpec } from "../../src/tools/define.js";
 import { loadTools } from "../../src/tools/registry.js";
@@ -213,14 +214,8 @@ export async function makeAgent(o: AgentOptions = {}) {
   };
 }
 
-export interface AuditLine {
-  tool: string;
-  args: string;
-  decision: string;
-  reason: string | null;
-  decided_by: string | null;
-  status: string;
-}
+/** The columns of an audit row that `hermes audit` shows for a call and its decision. */
+export type AuditLine = Pick<AuditRow, "tool" | "args" | "decision" | "reason" | "decided_by" | "status">;
 
 /** The audit trail (`tool_calls`), oldest first, as `hermes audit --json` reports its columns. */
 export function auditRows(store: Store): AuditLine[] {

@@ -23,20 +23,6 @@ export interface Outgoing {
   attachments?: { filename: string; content: Buffer | string; contentType?: string }[];
 }
 
-/** `connectors.email` pointing at the test servers: hermes' mailbox, the owner allowed, trust by AUTHSERV. */
-export function emailConnector(servers: MailServers, extra: { imap?: Record<string, unknown> } & Record<string, unknown> = {}) {
-  const { imap: imapExtra, ...rest } = extra;
-  return {
-    enabled: true,
-    address: MAIL_USERS.hermes.user,
-    imap: { host: "127.0.0.1", port: servers.imapPort, secure: false, ...MAIL_USERS.hermes, ...imapExtra },
-    smtp: { host: "127.0.0.1", port: servers.smtpPort, secure: false, ...MAIL_USERS.hermes },
-    allowed_senders: [MAIL_USERS.owner.user],
-    authserv_id: AUTHSERV,
-    ...rest,
-  };
-}
-
 /** Sends mail to hermes through Postfix (authenticated as the owner); resolves its Message-ID. */
 export async function sendToHermes(servers: MailServers, mail: Outgoing): Promise<string> {
   const transport = nodemailer.createTransport({ host: "127.0.0.1", port: servers.smtpPort, secure: false, auth: MAIL_USERS.owner });

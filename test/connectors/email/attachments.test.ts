@@ -1,28 +1,17 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { MAIL_USERS, type MailServers, startMailServers } from "../../fakes/mail-servers.js";
+import { describe, expect, it } from "vitest";
+import { MAIL_USERS } from "../../fakes/mail-servers.js";
 import { useHermes, useModel } from "../../helpers/fixture.js";
-import { baseSettings } from "../../helpers/hermes.js";
-import { authResults, emailConnector, emptyMailbox, mailboxOf, sendToHermes, waitForMail } from "../../helpers/mail-client.js";
+import { authResults, mailboxOf, sendToHermes, waitForMail } from "../../helpers/mail-client.js";
+import { emailSettings, mailServersForFile } from "../../helpers/mail-setup.js";
 
 const OWNER = MAIL_USERS.owner.user;
 const LIMIT = 20 * 1024 * 1024;
 
 const FORWARDED = "From: shop@example.net\r\nTo: me@example.org\r\nSubject: Invoice 42\r\n\r\nPlease pay by Friday.\r\n";
 
-let servers: MailServers;
-
-beforeAll(async () => {
-  servers = await startMailServers();
-}, 60_000);
-afterAll(async () => {
-  await servers?.stop();
-});
-beforeEach(async () => {
-  await emptyMailbox(servers, MAIL_USERS.hermes);
-  await emptyMailbox(servers, MAIL_USERS.owner);
-});
+const servers = mailServersForFile();
 
 const ownerMail = () => mailboxOf(servers, MAIL_USERS.owner);
 const inboxOf = (dir: string) => join(dir, "data/files/inbox");
@@ -31,7 +20,7 @@ const filesIn = (dir: string) => (existsSync(inboxOf(dir)) ? readdirSync(inboxOf
 async function start() {
   const model = await useModel();
   model.respond(() => ({ text: "got it" }));
-  const hermes = await useHermes({ ...baseSettings(model.url), connectors: { cron: { enabled: false }, email: emailConnector(servers) } });
+  const hermes = await useHermes(emailSettings(servers, model.url));
   return { model, hermes };
 }
 

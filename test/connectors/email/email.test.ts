@@ -1,48 +1,21 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { MAIL_USERS, type MailServers, REFUSED_RECIPIENT, startMailServers } from "../../fakes/mail-servers.js";
-import { type FakeModel, startFakeModel } from "../../fakes/model-server.js";
-import { startNotifySocket } from "../../fakes/notify-socket.js";
-import { baseSettings, createTempDir, type Hermes, startHermes } from "../../helpers/hermes.js";
-import { AUTHSERV, authResults, emptyMailbox, mailboxOf, sendToHermes, waitForMail } from "../../helpers/mail-client.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { MAIL_USERS, REFUSED_RECIPIENT } from "../../fakes/mail-servers.js";
+import type { FakeModel } from "../../fakes/model-server.js";
+import { useHermes, useModel, useNotifySocket, useTempDir } from "../../helpers/fixture.js";
+import { AUTHSERV, authResults, mailboxOf, sendToHermes, waitForMail } from "../../helpers/mail-client.js";
+import { type EmailSettingsExtra, emailSettings, emailStatus, mailServersForFile } from "../../helpers/mail-setup.js";
 
 const OWNER = MAIL_USERS.owner.user;
 
-let servers: MailServers;
+const servers = mailServersForFile();
 let model: FakeModel;
-let hermes: Hermes | undefined;
 
-beforeAll(async () => {
-  servers = await startMailServers();
-}, 60_000);
-afterAll(async () => {
-  await servers?.stop();
-});
 beforeEach(async () => {
-  model = await startFakeModel();
-  await emptyMailbox(servers, MAIL_USERS.hermes);
-  await emptyMailbox(servers, MAIL_USERS.owner);
-});
-afterEach(async () => {
-  await hermes?.stop();
-  hermes = undefined;
-  await model.close();
+  model = await useModel();
 });
 
-function settings(extra: Record<string, unknown> = {}) {
-  const base = baseSettings(model.url);
-  const imap = { host: "127.0.0.1", port: servers.imapPort, secure: false, ...MAIL_USERS.hermes };
-  const smtp = { host: "127.0.0.1", port: servers.smtpPort, secure: false, ...MAIL_USERS.hermes };
-  return {
-    ...base,
-    connectors: {
-      cli: { enabled: true },
-      cron: { enabled: false },
-      email: { enabled: true, address: MAIL_USERS.hermes.user, imap, smtp, allowed_senders: [OWNER], authserv_id: AUTHSERV },
-      ...(extra.connectors as object),
-    },
-    ...(extra.tools ? { tools: extra.tools } : {}),
-  };
-}
+const start = (extra: EmailSettingsExtra = {}, options?: Parameters<typeof useHermes>[1]) =>
+  useHermes(emailSettings(servers, model.url, extra), options);
 
 const ownerMail = () => mailboxOf(servers, MAIL_USERS.owner);
 const hermesMail = () => mailboxOf(servers, MAIL_USERS.hermes);
@@ -51,7 +24,7 @@ const replies = (n: number) => waitForMail(ownerMail, (m) => m.length >= n, `${n
 describe("email", { timeout: 90_000 }, () => {
   it("answers an authenticated mail with one threaded reply and marks it seen", async () => {
     model.script({ text: "Here is the **plan**: see [the doc](https://example.org/doc)." });
-    hermes = await startHermes(settings());
+    await start();
     const sent = await sendToHermes(servers, {
       from: OWNER,
       subject: "Plans",
@@ -71,7 +44,7 @@ describe("email", { timeout: 90_000 }, () => {
 
   it("leaves a forged mail and a stranger's unread and unanswered", async () => {
     model.respond(() => ({ text: "answered" }));
-    hermes = await startHermes(settings());
+    await start();
     await sendToHermes(servers, { from: OWNER, subject: "forged", text: "send me the notes", auth: authResults("example.org", "fail") });
     await sendToHermes(servers, { from: OWNER, subject: "no header", text: "send me the notes" });
     await sendToHermes(servers, { from: "stranger@example.org", subject: "hello", text: "hi there", auth: authResults("example.org") });
@@ -99,7 +72,7 @@ describe("email", { timeout: 90_000 }, () => {
 
   it("gives the model the new text of an HTML-only mail and of a reply quoting earlier mail", async () => {
     model.respond(() => ({ text: "ok" }));
-    hermes = await startHermes(settings());
+    await start();
     await sendToHermes(servers, {
       from: OWNER,
       subject: "html",
@@ -127,12 +100,11 @@ describe("email", { timeout: 90_000 }, () => {
     model.script({ text: "first answer" });
     model.script({ toolCalls: [{ name: "shell", arguments: { command: "echo mailed >> ledger.txt" } }] });
     model.respond((req) => ({ text: req.messages.at(-1)?.role === "tool" ? "done after approval" : "answer" }));
-    hermes = await startHermes(settings({ tools: { enabled: ["clock", "shell"] } }));
+    const hermes = await start({ tools: { enabled: ["clock", "shell"] } });
     await sendToHermes(servers, { from: OWNER, subject: "one", text: "first", auth: authResults("example.org") });
     await replies(1);
-    const h = hermes;
-    await h.stop();
-    hermes = await h.restart();
+    await hermes.stop();
+    await hermes.restart();
     await sendToHermes(servers, { from: OWNER, subject: "two", text: "append please", auth: authResults("example.org") });
     const box = await replies(2);
     const request = box[1]?.mail;
@@ -159,14 +131,14 @@ describe("email", { timeout: 90_000 }, () => {
     expect(end.filter((s) => s.mail.text?.includes("done after approval")).length).toBe(1);
     expect(end.filter((s) => s.mail.text?.includes("first answer")).length).toBe(1);
     expect(after.length).toBeGreaterThanOrEqual(3);
-    const ledger = await import("node:fs").then((fs) => fs.readFileSync(`${h.dir}/data/files/ledger.txt`, "utf8"));
+    const ledger = await import("node:fs").then((fs) => fs.readFileSync(`${hermes.dir}/data/files/ledger.txt`, "utf8"));
     expect(ledger).toBe("mailed\n");
   });
 
   it("delivers a scheduled job's result by mail", async () => {
     model.respond(() => ({ text: "Good morning. Nothing due today." }));
     const jobs = [{ name: "briefing", schedule: "0 7 * * *", prompt: "Morning briefing.", deliver: `email:${OWNER}` }];
-    hermes = await startHermes(settings({ connectors: { cron: { enabled: true, jobs } } }));
+    const hermes = await start({ connectors: { cron: { enabled: true, jobs } } });
     const run = await hermes.cli(["schedules", "run", "briefing"]);
     expect(run.stdout).toContain("briefing: ok");
     const [mail] = await replies(1);
@@ -175,14 +147,12 @@ describe("email", { timeout: 90_000 }, () => {
   });
 
   it("says in its health that the IMAP login was refused, and hermes doctor warns about trust: none", async () => {
-    const config = settings();
-    const email = config.connectors.email as { imap: { pass: string }; trust?: string };
-    email.imap.pass = "wrong";
-    email.trust = "none";
-    hermes = await startHermes(config);
-    const status = async () =>
-      JSON.parse((await hermes?.cli(["status", "--json"]))?.stdout ?? "{}").connectors?.find((c: { name: string }) => c.name === "email");
-    const down = await waitForMail(status, (s) => s?.ok === false && /refused/.test(s.detail), "the refused login in health");
+    const hermes = await start({ email: { imap: { pass: "wrong" }, trust: "none" } });
+    const down = await waitForMail(
+      () => emailStatus(hermes),
+      (s) => s?.ok === false && /refused/.test(s.detail),
+      "the refused login in health",
+    );
     expect(down.detail).toContain("the IMAP login for hermes@example.org was refused; check imap.user and imap.pass");
     expect(down.detail).not.toContain("wrong");
     const doctor = await hermes.cli(["doctor"]);
@@ -191,36 +161,27 @@ describe("email", { timeout: 90_000 }, () => {
 
   it("says in its health that the server refused a recipient, and keeps the service watchdog pinging", async () => {
     model.respond(() => ({ text: "Good morning." }));
-    const dir = createTempDir();
-    const notify = await startNotifySocket(dir.path);
-    try {
-      const jobs = [{ name: "briefing", schedule: "0 7 * * *", prompt: "Morning briefing.", deliver: `email:${REFUSED_RECIPIENT}` }];
-      const env = { NOTIFY_SOCKET: notify.path, WATCHDOG_USEC: "400000" };
-      hermes = await startHermes(settings({ connectors: { cron: { enabled: true, jobs } } }), { dir: dir.path, env });
-      const status = async () =>
-        JSON.parse((await hermes?.cli(["status", "--json"]))?.stdout ?? "{}").connectors?.find((c: { name: string }) => c.name === "email");
-      // Healthy first (the connection is made in the background), so any pause of the pings after this is the refusal's.
-      await waitForMail(status, (s) => s?.ok === true, "email connected");
-      const logsBefore = hermes.logs.length;
-      await hermes.cli(["schedules", "run", "briefing"]);
-      const red = await waitForMail(status, (s) => s?.ok === false, "the refused recipient in email's health");
-      expect(red.detail).toMatch(/Recipient address rejected/);
-      // One address the server will not take is no reason for systemd to restart hermes.
-      await notify.waitFor((m) => m.includes("WATCHDOG=1"), notify.messages.length);
-      expect(hermes.logs.slice(logsBefore).some((l) => l.msg === "unhealthy: watchdog pings paused")).toBe(false);
-    } finally {
-      await hermes?.stop();
-      hermes = undefined;
-      notify.close();
-      dir.cleanup();
-    }
+    const dir = useTempDir();
+    const notify = await useNotifySocket(dir);
+    const jobs = [{ name: "briefing", schedule: "0 7 * * *", prompt: "Morning briefing.", deliver: `email:${REFUSED_RECIPIENT}` }];
+    const env = { NOTIFY_SOCKET: notify.path, WATCHDOG_USEC: "400000" };
+    const hermes = await start({ connectors: { cron: { enabled: true, jobs } } }, { dir, env });
+    const status = () => emailStatus(hermes);
+    // Healthy first (the connection is made in the background), so any pause of the pings after this is the refusal's.
+    await waitForMail(status, (s) => s?.ok === true, "email connected");
+    const logsBefore = hermes.logs.length;
+    await hermes.cli(["schedules", "run", "briefing"]);
+    const red = await waitForMail(status, (s) => s?.ok === false, "the refused recipient in email's health");
+    expect(red.detail).toMatch(/Recipient address rejected/);
+    // One address the server will not take is no reason for systemd to restart hermes.
+    await notify.waitFor((m) => m.includes("WATCHDOG=1"), notify.messages.length);
+    expect(hermes.logs.slice(logsBefore).some((l) => l.msg === "unhealthy: watchdog pings paused")).toBe(false);
   });
 
   it("says in its health that IMAP is down, and takes mail again once it is back", async () => {
     model.respond(() => ({ text: "back" }));
-    hermes = await startHermes(settings());
-    const status = async () =>
-      JSON.parse((await hermes?.cli(["status", "--json"]))?.stdout ?? "{}").connectors?.find((c: { name: string }) => c.name === "email");
+    const hermes = await start();
+    const status = () => emailStatus(hermes);
     await waitForMail(status, (s) => s?.ok === true, "email healthy");
     await servers.stopImap();
     const down = await waitForMail(status, (s) => s?.ok === false, "email reported down");

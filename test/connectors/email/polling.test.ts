@@ -1,36 +1,22 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { MAIL_USERS, type MailServers, startMailServers } from "../../fakes/mail-servers.js";
+import { describe, expect, it } from "vitest";
+import { MAIL_USERS } from "../../fakes/mail-servers.js";
 import { useHermes, useModel } from "../../helpers/fixture.js";
-import { baseSettings, type Hermes } from "../../helpers/hermes.js";
-import { authResults, emailConnector, emptyMailbox, mailboxOf, sendToHermes, waitForMail } from "../../helpers/mail-client.js";
+import { authResults, mailboxOf, sendToHermes, waitForMail } from "../../helpers/mail-client.js";
+import { emailSettings, emailStatus, mailServersForFile } from "../../helpers/mail-setup.js";
 
 const OWNER = MAIL_USERS.owner.user;
 
-let servers: MailServers;
-
 // A Dovecot that does not offer IDLE: new mail is told only in answer to a command.
-beforeAll(async () => {
-  servers = await startMailServers({ idle: false });
-}, 60_000);
-afterAll(async () => {
-  await servers?.stop();
-});
-beforeEach(async () => {
-  await emptyMailbox(servers, MAIL_USERS.hermes);
-  await emptyMailbox(servers, MAIL_USERS.owner);
-});
+const servers = mailServersForFile({ idle: false });
 
 const ownerMail = () => mailboxOf(servers, MAIL_USERS.owner);
 const hermesMail = () => mailboxOf(servers, MAIL_USERS.hermes);
-const emailStatus = async (hermes: Hermes) =>
-  JSON.parse((await hermes.cli(["status", "--json"])).stdout).connectors?.find((c: { name: string }) => c.name === "email");
 
 describe("email from a server without IDLE", { timeout: 90_000 }, () => {
   it("takes new mail within imap.poll_seconds, each message once", async () => {
     const model = await useModel();
     model.respond((req) => ({ text: `answer to ${req.messages.at(-1)?.content.split("\n")[0]}` }));
-    const email = emailConnector(servers, { imap: { poll_seconds: 1 } });
-    const hermes = await useHermes({ ...baseSettings(model.url), connectors: { cron: { enabled: false }, email } });
+    const hermes = await useHermes(emailSettings(servers, model.url, { email: { imap: { poll_seconds: 1 } } }));
     const status = await waitForMail(
       () => emailStatus(hermes),
       (s) => s?.ok === true,

@@ -1,34 +1,20 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { MAIL_USERS, type MailServers, startMailServers } from "../../fakes/mail-servers.js";
+import { describe, expect, it } from "vitest";
+import { MAIL_USERS } from "../../fakes/mail-servers.js";
 import { useHermes, useModel } from "../../helpers/fixture.js";
-import { baseSettings, type Hermes } from "../../helpers/hermes.js";
-import { authResults, emailConnector, emptyMailbox, mailboxOf, sendToHermes, waitForMail } from "../../helpers/mail-client.js";
+import { authResults, mailboxOf, sendToHermes, waitForMail } from "../../helpers/mail-client.js";
+import { emailSettings, emailStatus, mailServersForFile } from "../../helpers/mail-setup.js";
 
 const OWNER = MAIL_USERS.owner.user;
 const HERMES = MAIL_USERS.hermes;
 
-let servers: MailServers;
-
-beforeAll(async () => {
-  servers = await startMailServers();
-}, 60_000);
-afterAll(async () => {
-  await servers?.stop();
-});
-beforeEach(async () => {
-  servers.setPassword(HERMES.user, HERMES.pass);
-  await emptyMailbox(servers, MAIL_USERS.hermes);
-  await emptyMailbox(servers, MAIL_USERS.owner);
-});
+const servers = mailServersForFile();
 
 const ownerMail = () => mailboxOf(servers, MAIL_USERS.owner);
-const emailStatus = async (hermes: Hermes) =>
-  JSON.parse((await hermes.cli(["status", "--json"])).stdout).connectors?.find((c: { name: string }) => c.name === "email");
 
 async function start() {
   const model = await useModel();
   model.respond((req) => ({ text: `answer to ${req.messages.at(-1)?.content.split("\n")[0]}` }));
-  const hermes = await useHermes({ ...baseSettings(model.url), connectors: { cron: { enabled: false }, email: emailConnector(servers) } });
+  const hermes = await useHermes(emailSettings(servers, model.url));
   await waitForMail(
     () => emailStatus(hermes),
     (s) => s?.ok === true && /IDLE/.test(s.detail),

@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { runSubject } from "../../../connectors/kit/run.js";
-import { type MailServers, startMailServers } from "../../fakes/mail-servers.js";
+import { mailServersForFile } from "../../helpers/mail-setup.js";
 import { emailSubject } from "./email-subject.js";
 
-let servers: MailServers;
-
-beforeAll(async () => {
-  servers = await startMailServers();
-}, 60_000);
-afterAll(async () => {
-  await servers?.stop();
-});
+const servers = mailServersForFile();
 
 it("the email connector passes the conformance kit against real Dovecot and Postfix", { timeout: 180_000 }, async () => {
   const report = await runSubject(emailSubject(servers));

@@ -1,13 +1,8 @@
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel } from "../../fakes/model-server.js";
-import { baseSettings, cleanUpTestFile, createTempDir, type Hermes, runCli, startHermes, writeConfig } from "../../helpers/hermes.js";
-import { waitFor } from "../../helpers/wait.js";
-
-const FIXTURES = fileURLToPath(new URL("../../fixtures/plugins/", import.meta.url));
-const RESTLESS = join(FIXTURES, "restless/plugin.mjs");
-const MEMORY_CHAT = join(FIXTURES, "memory-chat/index.js");
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import type { FakeModel } from "../../fakes/model-server.js";
+import { useHermes, useModel, useTempDir, waitFor } from "../../helpers/fixture.js";
+import { cleanUpTestFile, type Hermes, runCli, writeConfig } from "../../helpers/hermes.js";
+import { MEMORY_CHAT, pluginSettings, RESTLESS } from "../../helpers/plugins.js";
 
 interface ConnectorStatus {
   name: string;
@@ -17,32 +12,22 @@ interface ConnectorStatus {
 
 describe("an error that escapes a plugin (its own timer, a promise it never awaits)", () => {
   let model: FakeModel;
-  let dir: { path: string; cleanup: () => void };
-  let hermes: Hermes | undefined;
-  const withPlugins = (plugins: unknown[]) => {
-    const base = baseSettings(model.url);
-    return { ...base, connectors: { ...(base.connectors as object), plugins } };
-  };
+  let dir: string;
+  const withPlugins = (plugins: unknown[]) => pluginSettings(model.url, plugins);
   const connectorsOf = async (h: Hermes): Promise<ConnectorStatus[]> => JSON.parse((await h.cli(["status", "--json"])).stdout).connectors;
   const redOne = (h: Hermes, name: string) =>
     waitFor(async () => (await connectorsOf(h)).find((c) => c.name === name && !c.ok), { message: `${name} to turn red` });
 
   beforeEach(async () => {
-    model = await startFakeModel();
-    dir = createTempDir();
-  });
-  afterEach(async () => {
-    if (hermes?.process.exitCode === null) await hermes.stop();
-    hermes = undefined;
-    await model.close();
-    dir.cleanup();
+    model = await useModel();
+    dir = useTempDir();
   });
   afterAll(cleanUpTestFile);
 
   it("a throw in the plugin's own timer stops only that plugin: its health says why, the CLI and the other plugin keep working", async () => {
     const ticker = { name: "ticker", module: RESTLESS, options: { tag: "t1", fail: "timer" } };
     const fine = { name: "fine", module: MEMORY_CHAT, options: { room: "escapes-fine" } };
-    hermes = await startHermes(withPlugins([ticker, fine]), { dir: dir.path });
+    const hermes = await useHermes(withPlugins([ticker, fine]), { dir });
     const red = await redOne(hermes, "ticker");
     expect(red.detail).toBe("stopped after an uncaught error in its own code: the ticker of t1 broke");
     const logged = await hermes.waitForLog((l) => String(l.msg).startsWith("plugin ticker failed outside any call from hermes"));
@@ -61,7 +46,7 @@ describe("an error that escapes a plugin (its own timer, a promise it never awai
 
   it("a rejection nobody awaits in the plugin turns its health red with the reason; the daemon answers on", async () => {
     const promiser = { name: "promiser", module: RESTLESS, options: { tag: "p1", fail: "rejection" } };
-    hermes = await startHermes(withPlugins([promiser]), { dir: dir.path });
+    const hermes = await useHermes(withPlugins([promiser]), { dir });
     const red = await redOne(hermes, "promiser");
     expect(red.detail).toBe("stopped after an unhandled rejection in its own code: a promise of p1 nobody awaits");
     expect(hermes.logs.some((l) => l.msg === "unhandled rejection (kept running)")).toBe(false);
@@ -70,8 +55,8 @@ describe("an error that escapes a plugin (its own timer, a promise it never awai
   });
 
   it("an uncaught exception thrown outside any plugin still exits 1, so systemd restarts a clean process", async () => {
-    const config = writeConfig(dir.path, withPlugins([{ name: "bystander", module: RESTLESS, options: { tag: "b1", fail: "elsewhere" } }]));
-    const run = await runCli(["start", "--config", config], { cwd: dir.path });
+    const config = writeConfig(dir, withPlugins([{ name: "bystander", module: RESTLESS, options: { tag: "b1", fail: "elsewhere" } }]));
+    const run = await runCli(["start", "--config", config], { cwd: dir });
     expect(run.code).toBe(1);
     expect(`${run.stdout}${run.stderr}`).toContain("not the plugin's fault (b1)");
     expect(run.stdout).not.toContain("failed outside any call from hermes");

@@ -1,12 +1,10 @@
-import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { type Daemon, startDaemon } from "../../../src/daemon/daemon.js";
 import { type FakeModel, startFakeModel } from "../../fakes/model-server.js";
 // @ts-expect-error: a JavaScript fixture without types
 import { openRoom } from "../../fixtures/plugins/memory-chat/index.js";
 import { baseSettings, createTempDir, writeConfig } from "../../helpers/hermes.js";
-
-const MEMORY_CHAT = fileURLToPath(new URL("../../fixtures/plugins/memory-chat/index.js", import.meta.url));
+import { MEMORY_CHAT } from "../../helpers/plugins.js";
 
 interface Room {
   messages: Map<string, { id: string; text: string }[]>;

@@ -1,9 +1,9 @@
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
 import { runCli } from "../../helpers/hermes.js";
+import { MEMORY_CHAT } from "../../helpers/plugins.js";
 
 const NTFY = fileURLToPath(new URL("../../../examples/ntfy-connector/index.js", import.meta.url));
-const MEMORY_CHAT = fileURLToPath(new URL("../../fixtures/plugins/memory-chat/index.js", import.meta.url));
 
 it("hermes connector-test runs the kit against the ntfy example and ends with N passed, N failed", { timeout: 120_000 }, async () => {
   const result = await runCli(["connector-test", NTFY]);

@@ -1,40 +1,28 @@
 import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel } from "../../fakes/model-server.js";
-import { baseSettings, createTempDir, type Hermes, runCli, startHermes, writeConfig } from "../../helpers/hermes.js";
-
-const FIXTURES = fileURLToPath(new URL("../../fixtures/plugins/", import.meta.url));
-const MEMORY_CHAT = join(FIXTURES, "memory-chat/index.js");
+import { beforeEach, describe, expect, it } from "vitest";
+import type { FakeModel } from "../../fakes/model-server.js";
+import { useHermes, useModel, useTempDir } from "../../helpers/fixture.js";
+import { baseSettings, runCli, writeConfig } from "../../helpers/hermes.js";
+import { PLUGIN_FIXTURES as FIXTURES, MEMORY_CHAT, pluginSettings } from "../../helpers/plugins.js";
 
 describe("connector plugins from the config", () => {
   let model: FakeModel;
-  let dir: { path: string; cleanup: () => void };
-  let hermes: Hermes | undefined;
-  const withPlugins = (plugins: unknown[], extra: Record<string, unknown> = {}) => {
-    const base = baseSettings(model.url);
-    return { ...base, ...extra, connectors: { ...(base.connectors as object), plugins } };
-  };
-  const configCheck = (settings: Record<string, unknown>) => runCli(["config", "check", "--config", writeConfig(dir.path, settings)]);
+  let dir: string;
+  const withPlugins = (plugins: unknown[], extra: Record<string, unknown> = {}) => pluginSettings(model.url, plugins, extra);
+  const configCheck = (settings: Record<string, unknown>) => runCli(["config", "check", "--config", writeConfig(dir, settings)]);
 
   beforeEach(async () => {
-    model = await startFakeModel();
-    dir = createTempDir();
-  });
-  afterEach(async () => {
-    await hermes?.stop();
-    hermes = undefined;
-    await model.close();
-    dir.cleanup();
+    model = await useModel();
+    dir = useTempDir();
   });
 
   it("loads a plugin by a path relative to hermes.yaml; status lists it with its module, version and health", async () => {
-    mkdirSync(join(dir.path, "plugins"));
-    cpSync(join(FIXTURES, "memory-chat"), join(dir.path, "plugins/memory-chat"), { recursive: true });
+    mkdirSync(join(dir, "plugins"));
+    cpSync(join(FIXTURES, "memory-chat"), join(dir, "plugins/memory-chat"), { recursive: true });
     const entry = { name: "mem", module: "./plugins/memory-chat/index.js", allowed_users: ["alice"], options: { room: "r1" } };
     expect((await configCheck(withPlugins([entry]))).code).toBe(0);
-    hermes = await startHermes(withPlugins([entry]), { dir: dir.path });
+    const hermes = await useHermes(withPlugins([entry]), { dir });
     const status = await hermes.cli(["status", "--json"]);
     const mem = JSON.parse(status.stdout).connectors.find((c: { name: string }) => c.name === "mem");
     expect(mem).toEqual({ name: "mem", ok: true, detail: "in room r1", module: "./plugins/memory-chat/index.js", version: "2.3.4" });
@@ -42,12 +30,12 @@ describe("connector plugins from the config", () => {
   });
 
   it("loads a plugin by package name from node_modules beside hermes.yaml", async () => {
-    cpSync(join(FIXTURES, "memory-chat"), join(dir.path, "node_modules/hermes-connector-memory-chat"), { recursive: true });
+    cpSync(join(FIXTURES, "memory-chat"), join(dir, "node_modules/hermes-connector-memory-chat"), { recursive: true });
     const entry = { name: "mem", module: "hermes-connector-memory-chat", options: { room: "r2" } };
     const check = await configCheck(withPlugins([entry]));
     expect(check.stderr).toBe("");
     expect(check.code).toBe(0);
-    hermes = await startHermes(withPlugins([entry]), { dir: dir.path });
+    const hermes = await useHermes(withPlugins([entry]), { dir });
     const doctor = await hermes.cli(["doctor"]);
     expect(doctor.stdout).toMatch(/plugin mem module hermes-connector-memory-chat 2\.3\.4 loads \(api 1\); healthy: in room r2/);
   });
@@ -79,7 +67,7 @@ describe("connector plugins from the config", () => {
     expect(check.code).toBe(1);
     expect(check.stderr).toMatch(/hermes\.yaml:\d+:\d+: connectors\.plugins\.0\.module: /);
     expect(check.stderr).toMatch(message);
-    const start = await runCli(["start", "--config", join(dir.path, "hermes.yaml")]);
+    const start = await runCli(["start", "--config", join(dir, "hermes.yaml")]);
     expect(start.code).toBe(1);
     expect(start.stderr).toMatch(message);
   });
@@ -96,11 +84,11 @@ describe("connector plugins from the config", () => {
       "        fail: sometimes",
       "",
     ].join("\n");
-    writeFileSync(join(dir.path, "hermes.yaml"), yaml);
-    const check = await runCli(["config", "check", "--config", join(dir.path, "hermes.yaml")]);
+    writeFileSync(join(dir, "hermes.yaml"), yaml);
+    const check = await runCli(["config", "check", "--config", join(dir, "hermes.yaml")]);
     expect(check.code).toBe(1);
     expect(check.stderr).toContain(
-      `${join(dir.path, "hermes.yaml")}:8:15: connectors.plugins.0.options.fail: plugin 'mem': must be equal to one of the allowed values`,
+      `${join(dir, "hermes.yaml")}:8:15: connectors.plugins.0.options.fail: plugin 'mem': must be equal to one of the allowed values`,
     );
   });
 
@@ -124,7 +112,7 @@ describe("connector plugins from the config", () => {
   it("keeps the daemon and the other connectors up when a plugin throws in start", async () => {
     model.script({ text: "still here" });
     const entry = { name: "mem", module: MEMORY_CHAT, options: { room: "r4", fail: "start" } };
-    hermes = await startHermes(withPlugins([entry]), { dir: dir.path });
+    const hermes = await useHermes(withPlugins([entry]), { dir });
     const status = JSON.parse((await hermes.cli(["status", "--json"])).stdout);
     expect(status.connectors.find((c: { name: string }) => c.name === "mem")).toMatchObject({
       ok: false,
@@ -137,7 +125,7 @@ describe("connector plugins from the config", () => {
   it("says so when no connector works, instead of starting in silence", async () => {
     const entry = { name: "mem", module: MEMORY_CHAT, options: { room: "r5", fail: "start" } };
     const settings = { ...baseSettings(model.url), connectors: { cli: { enabled: false }, cron: { enabled: false }, plugins: [entry] } };
-    hermes = await startHermes(settings, { dir: dir.path });
+    const hermes = await useHermes(settings, { dir });
     const line = hermes.logs.find((l) => /no connector is working/.test(String(l.msg)));
     expect(line?.level).toBe(50);
     expect(JSON.stringify(line?.connectors)).toContain("start failed: the room is closed");

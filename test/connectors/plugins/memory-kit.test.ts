@@ -1,8 +1,6 @@
-import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
 import { runConformance } from "../../../connectors/kit/run.js";
-
-const MEMORY_CHAT = fileURLToPath(new URL("../../fixtures/plugins/memory-chat/index.js", import.meta.url));
+import { MEMORY_CHAT } from "../../helpers/plugins.js";
 
 it("a plugin with buttons and edits passes every check of the kit", { timeout: 120_000 }, async () => {
   const report = await runConformance(MEMORY_CHAT);

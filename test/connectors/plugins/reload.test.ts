@@ -1,28 +1,21 @@
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel } from "../../fakes/model-server.js";
-import { baseSettings, cleanUpTestFile, createTempDir, type Hermes, startHermes, writeConfig } from "../../helpers/hermes.js";
-
-const FIXTURES = fileURLToPath(new URL("../../fixtures/plugins/", import.meta.url));
-const RESTLESS = join(FIXTURES, "restless/plugin.mjs");
-const MEMORY_CHAT = join(FIXTURES, "memory-chat/index.js");
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import type { FakeModel } from "../../fakes/model-server.js";
+import { useHermes, useModel, useTempDir } from "../../helpers/fixture.js";
+import { cleanUpTestFile, type Hermes, writeConfig } from "../../helpers/hermes.js";
+import { MEMORY_CHAT, pluginSettings, RESTLESS } from "../../helpers/plugins.js";
 
 type Line = Record<string, unknown>;
 
 describe("a config reload (SIGHUP) and connectors.plugins", () => {
   let model: FakeModel;
-  let dir: { path: string; cleanup: () => void };
+  let dir: string;
   let hermes: Hermes | undefined;
-  const withPlugins = (plugins: unknown[]) => {
-    const base = baseSettings(model.url);
-    return { ...base, connectors: { ...(base.connectors as object), plugins } };
-  };
+  const withPlugins = (plugins: unknown[]) => pluginSettings(model.url, plugins);
   /** Writes the new file, sends SIGHUP and returns the log lines from then until the reload's outcome. */
   const reload = async (plugins: unknown[]): Promise<Line[]> => {
     const h = hermes as Hermes;
     const before = h.logs.length;
-    writeConfig(dir.path, withPlugins(plugins));
+    writeConfig(dir, withPlugins(plugins));
     h.process.kill("SIGHUP");
     const outcome = (l: Line) => l.msg === "config reloaded" || l.msg === "config reload rejected; keeping the running config";
     await h.waitForLog((l) => outcome(l) && h.logs.indexOf(l) >= before);
@@ -33,27 +26,22 @@ describe("a config reload (SIGHUP) and connectors.plugins", () => {
   const restless = (lines: Line[], msg: string) => lines.filter((l) => l.msg === msg).map((l) => l.tag);
 
   beforeEach(async () => {
-    model = await startFakeModel();
-    dir = createTempDir();
-  });
-  afterEach(async () => {
-    if (hermes?.process.exitCode === null) await hermes.stop();
+    model = await useModel();
+    dir = useTempDir();
     hermes = undefined;
-    await model.close();
-    dir.cleanup();
   });
   afterAll(cleanUpTestFile);
 
   it("starts an added entry, stops a removed one, and makes one whose module or options changed again", async () => {
     const keep = { name: "keep", module: RESTLESS, options: { tag: "k1" } };
-    hermes = await startHermes(
+    hermes = await useHermes(
       withPlugins([
         keep,
         { name: "gone", module: RESTLESS, options: { tag: "g1" } },
         { name: "opts", module: RESTLESS, options: { tag: "o1" } },
         { name: "mod", module: MEMORY_CHAT, options: { room: "reload-m1" } },
       ]),
-      { dir: dir.path },
+      { dir },
     );
     const lines = await reload([
       { ...keep, allowed_users: ["alice"] },
@@ -79,7 +67,7 @@ describe("a config reload (SIGHUP) and connectors.plugins", () => {
   });
 
   it("refuses a reload whose new entry cannot be loaded, with the entry, module and fix, and keeps the running plugins", async () => {
-    hermes = await startHermes(withPlugins([{ name: "running", module: RESTLESS, options: { tag: "r1" } }]), { dir: dir.path });
+    hermes = await useHermes(withPlugins([{ name: "running", module: RESTLESS, options: { tag: "r1" } }]), { dir });
     const lines = await reload([
       { name: "running", module: RESTLESS, options: { tag: "r2" } },
       { name: "broken", module: "./plugins/nowhere.mjs" },

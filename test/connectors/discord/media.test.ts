@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type DiscordCall, type FakeDiscord, startFakeDiscord } from "../fakes/discord-server.js";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { type FakeSpeech, startFakeSpeech } from "../fakes/speech-server.js";
-import { baseSettings, type Hermes, startHermes } from "../helpers/hermes.js";
-import { OGG, png } from "../media/images.fixture.js";
+import { type DiscordCall, type FakeDiscord, startFakeDiscord } from "../../fakes/discord-server.js";
+import { type FakeModel, startFakeModel } from "../../fakes/model-server.js";
+import { type FakeSpeech, startFakeSpeech } from "../../fakes/speech-server.js";
+import { baseSettings, type Hermes, startHermes } from "../../helpers/hermes.js";
+import { OGG, png } from "../../media/images.fixture.js";
 
 const OWNER = "2000000000000000042";
 const STRANGER = "2000000000000000007";

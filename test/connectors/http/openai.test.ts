@@ -2,12 +2,12 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import OpenAI from "openai";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { FakeModel } from "../fakes/model-server.js";
-import type { FakeTelegram } from "../fakes/telegram-server.js";
-import { useHermes, useModel, useTelegram } from "../helpers/fixture.js";
-import { baseSettings, type Hermes, readDb } from "../helpers/hermes.js";
-import { baseUrlOf, bearer, HTTP_TOKEN, httpEnv, httpSettings } from "../helpers/http.js";
-import { png } from "../media/images.fixture.js";
+import type { FakeModel } from "../../fakes/model-server.js";
+import type { FakeTelegram } from "../../fakes/telegram-server.js";
+import { useHermes, useModel, useTelegram } from "../../helpers/fixture.js";
+import { baseSettings, type Hermes, readDb } from "../../helpers/hermes.js";
+import { baseUrlOf, bearer, HTTP_TOKEN, httpEnv, httpSettings } from "../../helpers/http.js";
+import { png } from "../../media/images.fixture.js";
 
 const OWNER = 42;
 

@@ -1,10 +1,10 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { type FakeSpeech, startFakeSpeech } from "../fakes/speech-server.js";
-import { baseSettings, type Hermes, startHermes } from "../helpers/hermes.js";
-import { OGG, png } from "./images.fixture.js";
+import { type FakeModel, startFakeModel } from "../../fakes/model-server.js";
+import { type FakeSpeech, startFakeSpeech } from "../../fakes/speech-server.js";
+import { baseSettings, type Hermes, startHermes } from "../../helpers/hermes.js";
+import { OGG, png } from "../../media/images.fixture.js";
 
 describe("hermes ask --audio / --image", () => {
   let model: FakeModel;

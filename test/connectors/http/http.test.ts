@@ -3,11 +3,11 @@ import { existsSync, readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { FakeModel } from "../fakes/model-server.js";
-import type { FakeTelegram } from "../fakes/telegram-server.js";
-import { useHermes, useModel, useTelegram, waitFor } from "../helpers/fixture.js";
-import { baseSettings, type Hermes, readDb } from "../helpers/hermes.js";
-import { baseUrlOf, bearer, githubSignature, HTTP_TOKEN, httpEnv, httpSettings, readSse } from "../helpers/http.js";
+import type { FakeModel } from "../../fakes/model-server.js";
+import type { FakeTelegram } from "../../fakes/telegram-server.js";
+import { useHermes, useModel, useTelegram, waitFor } from "../../helpers/fixture.js";
+import { baseSettings, type Hermes, readDb } from "../../helpers/hermes.js";
+import { baseUrlOf, bearer, githubSignature, HTTP_TOKEN, httpEnv, httpSettings, readSse } from "../../helpers/http.js";
 
 const OWNER = 42;
 const SECRET = "door-hook-secret-for-tests";

@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createPoller } from "../../connectors/telegram/polling.js";
-import { createLogger } from "../../src/log.js";
-import { openStore } from "../../src/store/store.js";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { type NotifySocket, startNotifySocket } from "../fakes/notify-socket.js";
-import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-server.js";
-import { baseSettings, createTempDir, type Hermes, startHermes } from "../helpers/hermes.js";
+import { createPoller } from "../../../connectors/telegram/polling.js";
+import { createLogger } from "../../../src/log.js";
+import { openStore } from "../../../src/store/store.js";
+import { type FakeModel, startFakeModel } from "../../fakes/model-server.js";
+import { type NotifySocket, startNotifySocket } from "../../fakes/notify-socket.js";
+import { type FakeTelegram, startFakeTelegram } from "../../fakes/telegram-server.js";
+import { baseSettings, createTempDir, type Hermes, startHermes } from "../../helpers/hermes.js";
 
 const OWNER = 42;
 

@@ -3,10 +3,10 @@
  * message, where /usr/bin/chromium is absent, as the other dashboard browser tests are.
  */
 import { describe, expect, it } from "vitest";
-import { browserForFile, hasChromium, loggedInPage } from "../helpers/browser.js";
-import { useHermes, useModel } from "../helpers/fixture.js";
-import { baseSettings } from "../helpers/hermes.js";
-import { baseUrlOf, httpEnv, httpSettings } from "../helpers/http.js";
+import { browserForFile, hasChromium, loggedInPage } from "../../helpers/browser.js";
+import { useHermes, useModel } from "../../helpers/fixture.js";
+import { baseSettings } from "../../helpers/hermes.js";
+import { baseUrlOf, httpEnv, httpSettings } from "../../helpers/http.js";
 
 describe.skipIf(!hasChromium("dashboard search browser test"))("the dashboard's search box in chromium", () => {
   const browser = browserForFile();

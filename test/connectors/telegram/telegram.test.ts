@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { FakeModel } from "../fakes/model-server.js";
-import { BOT, type Call, type FakeTelegram } from "../fakes/telegram-server.js";
-import { useHermes, useModel, useTelegram } from "../helpers/fixture.js";
-import { baseSettings, type Hermes } from "../helpers/hermes.js";
+import type { FakeModel } from "../../fakes/model-server.js";
+import { BOT, type Call, type FakeTelegram } from "../../fakes/telegram-server.js";
+import { useHermes, useModel, useTelegram } from "../../helpers/fixture.js";
+import { baseSettings, type Hermes } from "../../helpers/hermes.js";
 
 const OWNER = 42;
 const STRANGER = 7;

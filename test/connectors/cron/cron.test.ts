@@ -1,10 +1,10 @@
 import { Cron } from "croner";
 import { beforeEach, describe, expect, it } from "vitest";
-import { describeTime, parseLocalDateTime, zonedToUtc } from "../../src/time.js";
-import type { FakeModel } from "../fakes/model-server.js";
-import type { FakeTelegram } from "../fakes/telegram-server.js";
-import { useHermes, useModel, useTelegram } from "../helpers/fixture.js";
-import { baseSettings, type Hermes, readDb } from "../helpers/hermes.js";
+import { describeTime, parseLocalDateTime, zonedToUtc } from "../../../src/time.js";
+import type { FakeModel } from "../../fakes/model-server.js";
+import type { FakeTelegram } from "../../fakes/telegram-server.js";
+import { useHermes, useModel, useTelegram } from "../../helpers/fixture.js";
+import { baseSettings, type Hermes, readDb } from "../../helpers/hermes.js";
 
 const OWNER = 42;
 
@@ -175,7 +175,7 @@ describe("the cron connector", () => {
   });
 
   it("rejects a bad cron expression and a delivery target whose connector is off, at load", async () => {
-    const { parseConfig } = await import("../../src/config/load.js");
+    const { parseConfig } = await import("../../../src/config/load.js");
     const text = `connectors:\n  cron:\n    jobs:\n      - name: bad\n        schedule: "61 * * * *"\n        prompt: hi\n        deliver: discord:1\n`;
     let message = "";
     try {

@@ -1,11 +1,11 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { type FakeSpeech, startFakeSpeech } from "../fakes/speech-server.js";
-import { type Call, type FakeTelegram, startFakeTelegram } from "../fakes/telegram-server.js";
-import { baseSettings, type Hermes, readDb, startHermes } from "../helpers/hermes.js";
-import { jpeg, OGG } from "../media/images.fixture.js";
+import { type FakeModel, startFakeModel } from "../../fakes/model-server.js";
+import { type FakeSpeech, startFakeSpeech } from "../../fakes/speech-server.js";
+import { type Call, type FakeTelegram, startFakeTelegram } from "../../fakes/telegram-server.js";
+import { baseSettings, type Hermes, readDb, startHermes } from "../../helpers/hermes.js";
+import { jpeg, OGG } from "../../media/images.fixture.js";
 
 const OWNER = 42;
 const STRANGER = 7;

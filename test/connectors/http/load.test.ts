@@ -1,10 +1,10 @@
 import { cpSync, readdirSync, readFileSync, renameSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { startFakeModel } from "../fakes/model-server.js";
-import { baseSettings, CLI, createTempDir, launch, runCli, writeConfig } from "../helpers/hermes.js";
-import { baseUrlOf, httpEnv, httpSettings } from "../helpers/http.js";
-import { stoppedAfterEach } from "../helpers/per-test.js";
+import { startFakeModel } from "../../fakes/model-server.js";
+import { baseSettings, CLI, createTempDir, launch, runCli, writeConfig } from "../../helpers/hermes.js";
+import { baseUrlOf, httpEnv, httpSettings } from "../../helpers/http.js";
+import { stoppedAfterEach } from "../../helpers/per-test.js";
 
 describe("the HTTP connector's routes, loaded at the first request", () => {
   const held = stoppedAfterEach();

@@ -2,7 +2,7 @@ import { once } from "node:events";
 import { createServer, request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import { Turns } from "../../src/turns.js";
+import { Turns } from "../src/turns.js";
 
 /** Holds the thread, as recording a message and building its prompt does. */
 function busy(ms: number): void {

@@ -1,9 +1,9 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { GUILD_CHANNEL } from "../fakes/discord-server.js";
-import type { FakeModel, RecordedRequest } from "../fakes/model-server.js";
-import { BOT, type FakeTelegram } from "../fakes/telegram-server.js";
-import { useDiscord, useHermes, useModel, useTelegram } from "../helpers/fixture.js";
-import { baseSettings, readDb } from "../helpers/hermes.js";
+import { GUILD_CHANNEL } from "../../fakes/discord-server.js";
+import type { FakeModel, RecordedRequest } from "../../fakes/model-server.js";
+import { BOT, type FakeTelegram } from "../../fakes/telegram-server.js";
+import { useDiscord, useHermes, useModel, useTelegram } from "../../helpers/fixture.js";
+import { baseSettings, readDb } from "../../helpers/hermes.js";
 
 const ALICE = 42;
 const BOB = 43;

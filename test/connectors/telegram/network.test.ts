@@ -1,6 +1,6 @@
 import { HttpError } from "grammy";
 import { describe, expect, it } from "vitest";
-import { retryWhileUnreachable } from "../../connectors/telegram/network.js";
+import { retryWhileUnreachable } from "../../../connectors/telegram/network.js";
 
 const unreachable = () => new HttpError("Network request for 'sendMessage' failed!", new Error("connect ECONNREFUSED"));
 const ok = { ok: true as const, result: true };

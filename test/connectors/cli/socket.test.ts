@@ -1,7 +1,7 @@
 import { createConnection, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
-import { baseSettings, type Hermes, startHermes } from "../helpers/hermes.js";
+import { type FakeModel, startFakeModel } from "../../fakes/model-server.js";
+import { baseSettings, type Hermes, startHermes } from "../../helpers/hermes.js";
 
 /** A raw NDJSON connection to the daemon's socket. */
 async function connect(path: string) {

@@ -1,12 +1,12 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { bearerOk, sameSecret, signatureOk } from "../../connectors/http/auth.js";
-import { parseListen } from "../../connectors/http/index.js";
-import { renderHookPrompt } from "../../connectors/http/template.js";
-import { maskSecrets, parseConfig } from "../../src/config/load.js";
-import { ConfigError } from "../../src/errors.js";
-import { createTempDir, runCli, writeConfig } from "../helpers/hermes.js";
-import { githubSignature } from "../helpers/http.js";
+import { bearerOk, sameSecret, signatureOk } from "../../../connectors/http/auth.js";
+import { parseListen } from "../../../connectors/http/index.js";
+import { renderHookPrompt } from "../../../connectors/http/template.js";
+import { maskSecrets, parseConfig } from "../../../src/config/load.js";
+import { ConfigError } from "../../../src/errors.js";
+import { createTempDir, runCli, writeConfig } from "../../helpers/hermes.js";
+import { githubSignature } from "../../helpers/http.js";
 
 function problemsOf(text: string, env: NodeJS.ProcessEnv = {}): string[] {
   try {

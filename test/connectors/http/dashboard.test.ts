@@ -7,11 +7,11 @@ import { createConnection } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import type { FakeModel } from "../fakes/model-server.js";
-import { browserForFile, hasChromium, loggedInPage } from "../helpers/browser.js";
-import { useHermes, useModel } from "../helpers/fixture.js";
-import { baseSettings, type Hermes, readDb } from "../helpers/hermes.js";
-import { baseUrlOf, HTTP_TOKEN, httpEnv, httpSettings } from "../helpers/http.js";
+import type { FakeModel } from "../../fakes/model-server.js";
+import { browserForFile, hasChromium, loggedInPage } from "../../helpers/browser.js";
+import { useHermes, useModel } from "../../helpers/fixture.js";
+import { baseSettings, type Hermes, readDb } from "../../helpers/hermes.js";
+import { baseUrlOf, HTTP_TOKEN, httpEnv, httpSettings } from "../../helpers/http.js";
 
 /** Sends an `ask` over the CLI socket and leaves it running; resolves its `done` line. */
 function askOverSocket(socketPath: string, text: string): Promise<Record<string, unknown>> {

@@ -2,12 +2,12 @@ import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { FakeModel } from "../fakes/model-server.js";
-import { useHermes, useModel } from "../helpers/fixture.js";
-import { baseSettings } from "../helpers/hermes.js";
-import { baseUrlOf, HTTP_TOKEN, httpEnv, httpSettings } from "../helpers/http.js";
+import type { FakeModel } from "../../fakes/model-server.js";
+import { useHermes, useModel } from "../../helpers/fixture.js";
+import { baseSettings } from "../../helpers/hermes.js";
+import { baseUrlOf, HTTP_TOKEN, httpEnv, httpSettings } from "../../helpers/http.js";
 
-const DOC = join(import.meta.dirname, "../../docs/openai.md");
+const DOC = join(import.meta.dirname, "../../../docs/openai.md");
 const DOC_BASE = "http://127.0.0.1:8787";
 
 /** Every `curl …` command in the doc's sh blocks, continuation lines joined. */

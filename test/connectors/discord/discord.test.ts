@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { BOT_USER, type DiscordCall, type FakeDiscord, GUILD_CHANNEL } from "../fakes/discord-server.js";
-import type { FakeModel } from "../fakes/model-server.js";
-import { useDiscord, useHermes, useModel } from "../helpers/fixture.js";
-import { baseSettings, type Hermes, readDb } from "../helpers/hermes.js";
+import { BOT_USER, type DiscordCall, type FakeDiscord, GUILD_CHANNEL } from "../../fakes/discord-server.js";
+import type { FakeModel } from "../../fakes/model-server.js";
+import { useDiscord, useHermes, useModel } from "../../helpers/fixture.js";
+import { baseSettings, type Hermes, readDb } from "../../helpers/hermes.js";
 
 const OWNER = "2000000000000000042";
 const STRANGER = "2000000000000000007";

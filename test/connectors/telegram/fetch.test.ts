@@ -3,7 +3,7 @@ import { Agent, createServer, type IncomingMessage, type Server } from "node:htt
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { botApiFetch } from "../../connectors/telegram/network.js";
+import { botApiFetch } from "../../../connectors/telegram/network.js";
 
 interface Seen {
   method: string;

@@ -1,9 +1,9 @@
 /** The dashboard's Status and Sessions pages over HTTP with a session cookie: usage, serving endpoint, running summaries. */
 import { beforeEach, describe, expect, it } from "vitest";
-import { FAKE_SUMMARY, type FakeModel, type RecordedRequest } from "../fakes/model-server.js";
-import { useHermes, useModel } from "../helpers/fixture.js";
-import { baseSettings } from "../helpers/hermes.js";
-import { baseUrlOf, HTTP_TOKEN, httpEnv, httpSettings } from "../helpers/http.js";
+import { FAKE_SUMMARY, type FakeModel, type RecordedRequest } from "../../fakes/model-server.js";
+import { useHermes, useModel } from "../../helpers/fixture.js";
+import { baseSettings } from "../../helpers/hermes.js";
+import { baseUrlOf, HTTP_TOKEN, httpEnv, httpSettings } from "../../helpers/http.js";
 
 /** Logs in with the token as the login form does; resolves the session cookie. */
 async function login(base: string): Promise<string> {
