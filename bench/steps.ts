@@ -23,8 +23,21 @@ function instantModel(): ModelClient {
   });
 }
 
-/** Milliseconds per step of 1,000 asks (after 100 to warm up), and the usage ledger's rows after them. */
-export async function stepTimes(): Promise<{ perStep: number[]; ledgerRows: number }> {
+/** Asks of the timed part, each two steps, after the asks that warm up. */
+const WARM_ASKS = 100;
+const ASKS = 1000;
+
+export interface StepTimes {
+  /** Milliseconds per step of the timed asks. */
+  perStep: number[];
+  /** Usage ledger rows after every ask. */
+  ledgerRows: number;
+  /** Messages the steps added to the recall index, per step: what each step writes to it, counted, not assumed. */
+  indexedPerStep: number;
+}
+
+/** Milliseconds per step of 1,000 asks (after 100 to warm up), the usage ledger's rows and the index rows after them. */
+export async function stepTimes(): Promise<StepTimes> {
   const dir = createTempDir();
   const config = writeConfig(dir.path, {
     log: { level: "silent" },
@@ -33,17 +46,19 @@ export async function stepTimes(): Promise<{ perStep: number[]; ledgerRows: numb
   });
   const daemon = await startDaemon(config, { model: instantModel() });
   const ask = () => daemon.core.submit({ sessionKey: "cli:bench", text: "time?", source: "cli" }).done;
-  for (let i = 0; i < 100; i++) await ask();
+  for (let i = 0; i < WARM_ASKS; i++) await ask();
   const perStep: number[] = [];
-  for (let i = 0; i < 1000; i++) {
+  for (let i = 0; i < ASKS; i++) {
     const t = performance.now();
     await ask();
     perStep.push((performance.now() - t) / 2);
   }
-  const ledgerRows = daemon.core.store.db.prepare("SELECT COUNT(*) FROM model_calls").pluck().get() as number;
+  const count = (table: string) => daemon.core.store.db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
+  const ledgerRows = count("model_calls");
+  const indexedPerStep = count("recall_index") / (2 * (WARM_ASKS + ASKS));
   await daemon.stop();
   dir.cleanup();
-  return { perStep, ledgerRows };
+  return { perStep, ledgerRows, indexedPerStep };
 }
 
 export async function stepOverhead(): Promise<void> {

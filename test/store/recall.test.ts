@@ -198,4 +198,47 @@ describe("recall", () => {
     store.history.appendMessage(1, null, { role: "user", content: "plumber again" });
     expect(store.recall.search({ query: "plumber", scope: all })).toHaveLength(3);
   });
+
+  it("keeps finding every message after migration 16 sets the index's smaller leaves, on new and older databases", () => {
+    const pgsz = (s: Store) => s.db.prepare("SELECT v FROM recall_index_config WHERE k = 'pgsz'").pluck().get();
+    expect(pgsz(open())).toBe(1000);
+
+    const path = tempDb();
+    const old = new Database(path);
+    old.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)");
+    for (const m of MIGRATIONS.filter((m) => m.version <= 15)) {
+      old.exec(m.sql);
+      m.data?.(old);
+      old.prepare("INSERT INTO schema_migrations VALUES (?, ?, ?)").run(m.version, m.name, Date.now());
+    }
+    old.prepare("INSERT INTO sessions (id, key, created_at) VALUES (1, 'cli:default', ?)").run(Date.now());
+    const insert = old.prepare("INSERT INTO messages (id, session_id, role, content, created_at) VALUES (?, 1, 'user', ?, ?)");
+    const index = old.prepare("INSERT INTO recall_index (rowid, text) VALUES (?, ?)");
+    old.transaction(() => {
+      // Enough words that the old index holds full 4,050-byte leaves.
+      for (let i = 1; i <= 400; i++) {
+        const text = `the plumber came on day ${i} with k${i}q and tool${i % 7}`;
+        insert.run(i, text, Date.now());
+        index.run(i, text);
+      }
+    })();
+    expect(old.prepare("SELECT v FROM recall_index_config WHERE k = 'pgsz'").pluck().get()).toBeUndefined();
+    old.close();
+
+    const store = open(path);
+    expect(pgsz(store)).toBe(1000);
+    for (let i = 401; i <= 420; i++)
+      store.history.appendMessage(1, null, { role: "user", content: `the plumber came on day ${i} with k${i}q` });
+    expect(store.recall.search({ query: "plumber", scope: all, limit: 50 })).toHaveLength(50);
+    expect(store.recall.search({ query: "k17q", scope: all }).map((h) => markSnippet(h.snippet))).toEqual([
+      "the plumber came on day 17 with [k17q] and tool3",
+    ]);
+    expect(store.recall.search({ query: "k410q", scope: all }).map((h) => markSnippet(h.snippet))).toEqual([
+      "the plumber came on day 410 with [k410q]",
+    ]);
+    // The old and new segments merge into one index that still finds every message.
+    store.db.exec("INSERT INTO recall_index (recall_index) VALUES ('optimize')");
+    expect(store.db.prepare("SELECT COUNT(*) FROM recall_index WHERE recall_index MATCH 'plumber'").pluck().get()).toBe(420);
+    expect(store.recall.search({ query: "k17q", scope: all }).map((h) => h.message_id)).toEqual([17]);
+  });
 });
