@@ -2,7 +2,12 @@
 // one object a line). Only the parts of ntfy's API the connector uses; see https://docs.ntfy.sh.
 // It speaks node:http (node:https for an https:// server, loaded then), which hermes has loaded anyway:
 // Node's fetch would bring undici and web streams into the daemon, ~14 MB of memory and ~30 ms of start.
-import { request as httpRequest } from "node:http";
+// It is required, not imported: from Node 24 an ES import of node:http reads every export of the module,
+// among them the WebSocket classes it lends from undici, which loads undici all the same.
+import { createRequire } from "node:module";
+
+/** @type {typeof import("node:http")} */
+const { request: httpRequest } = createRequire(import.meta.url)("node:http");
 
 /** ntfy sends a keepalive event every 45 s by default: a stream silent for longer is dead. */
 const SILENCE_MS = 120_000;
