@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import { type ModelError, ShutdownAbort } from "../errors.js";
 import { RepeatGuard } from "../gate/repeat-guard.js";
 import { IMAGE_TOKENS } from "../media/types.js";
-import { promptTokens } from "../model/tokens.js";
+import { estimateTokens, promptTokens } from "../model/tokens.js";
 import type { ChatMessage, ModelCall, ModelRequest, ModelResult, PromptWindow, ToolCall } from "../model/types.js";
 import type { RunStatus } from "../store/history.js";
 import type { Store } from "../store/store.js";
@@ -25,6 +25,11 @@ export interface ActiveRun {
   emit: (event: AgentEvent) => void;
   /** The system prompt for this run (base prompt and memory block), fixed for the run's duration. */
   system: string;
+  /**
+   * The last prompt sent for this run, in the serving model's tokens, the budget it was built for, and
+   * whether it held the session's whole stored history (no turn left out by a jump or a summary).
+   */
+  lastPrompt?: { tokens: number; budget: number; whole: boolean };
 }
 
 /**
@@ -145,6 +150,9 @@ async function callModel(run: ActiveRun, deps: LoopDeps, call: CallContext): Pro
     request = { ...request, messages: turn.messages, rebuild: undefined };
   }
   if (overRunBudget(run, deps, request)) return { kind: "over_budget" };
+  const budget = window.contextTokens - window.outputTokens - imageTokens;
+  const whole = history.length < 400 && request.messages.filter((m) => m.role !== "system").length >= history.length;
+  run.lastPrompt = { tokens: (request.estimatedTokens ?? 0) * deps.calibration.ratio(window.model), budget, whole };
   const onCall = (done: ModelCall) => {
     const record = usageRow(done, { runId: run.runId, sessionId: run.sessionId, step });
     ledger.push(record);
@@ -170,7 +178,8 @@ async function callModel(run: ActiveRun, deps: LoopDeps, call: CallContext): Pro
 }
 
 /** After the run's reply has gone out: a compaction for the primary model's window, when the budget needs one. */
-export function compactAfterRun(run: ActiveRun, deps: LoopDeps): Promise<void> {
+export function compactAfterRun(run: ActiveRun, deps: LoopDeps, reply = ""): Promise<void> {
+  if (farFromBudget(run.lastPrompt, reply)) return Promise.resolve();
   const cfg = deps.config();
   const model = deps.model();
   const window = model.window ?? {
@@ -185,6 +194,18 @@ export function compactAfterRun(run: ActiveRun, deps: LoopDeps): Promise<void> {
     budgetTokens: window.contextTokens - window.outputTokens,
     ratio: deps.calibration.ratio(window.model),
   });
+}
+
+/**
+ * True when no compaction can be due after this reply, without reading the history again: the whole history
+ * was in the last prompt, the next prompt is at most the last one plus the reply, and the next turn is
+ * foreseen as at most one and a half times that much (see compactAfterReply), so two and a half times it
+ * fitting the budget means there is room.
+ */
+function farFromBudget(last: ActiveRun["lastPrompt"], reply: string): boolean {
+  // A prompt that left turns out may owe a summary of them whatever its size.
+  if (!last?.whole) return false;
+  return 2.5 * (last.tokens + estimateTokens(reply)) + 64 < last.budget;
 }
 
 /** Runs the idle work after a reply; its failure is logged and never reaches the run. */

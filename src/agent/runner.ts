@@ -314,7 +314,7 @@ export class Runner {
       if (outcome.stopReason !== "suspended") {
         this.deps.log.info({ runId: live.runId, session: live.sessionKey, stopReason: outcome.stopReason }, "run ended");
         this.emit(live, { type: "run_end", runId: live.runId, reply: outcome.reply, stopReason: outcome.stopReason });
-        if (!live.controller.signal.aborted) live.afterReply = () => compactAfterRun(run, this.deps);
+        if (!live.controller.signal.aborted) live.afterReply = () => compactAfterRun(run, this.deps, outcome.reply);
         return outcome;
       }
       // Decisions may have arrived while the rest of the step ran; only wait for ones still open.
