@@ -5,11 +5,11 @@ import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { MAIL_USERS, startMailServers } from "../test/fakes/mail-servers.js";
 import { startFakeModel } from "../test/fakes/model-server.js";
-import { startNotifySocket } from "../test/fakes/notify-socket.js";
-import { baseSettings, CLI, createTempDir, DAEMON_NODE_FLAGS, startHermes, writeConfig } from "../test/helpers/hermes.js";
+import { baseSettings, startHermes } from "../test/helpers/hermes.js";
 import { waitFor } from "../test/helpers/wait.js";
 import type { Recorder } from "./figures.js";
 import { cleanEnv } from "./floors.js";
+import { oneStartMs } from "./start.js";
 import { median, round, rssMb } from "./stats.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -40,8 +40,8 @@ export async function emailCost(record: Recorder): Promise<void> {
   try {
     const ready = { without: [] as number[], with: [] as number[] };
     for (let i = 0; i < STARTS; i++) {
-      ready.without.push(await readyMs(base));
-      ready.with.push(await readyMs(withEmail));
+      ready.without.push(await oneStartMs(base));
+      ready.with.push(await oneStartMs(withEmail));
     }
     // RSS moves by a few MB between two starts of the same daemon: the median of three of each.
     const idle: number[] = [];
@@ -88,26 +88,6 @@ export async function emailCost(record: Recorder): Promise<void> {
     await model.close();
     await servers.stop();
   }
-}
-
-/** Milliseconds from spawn to READY=1 of one daemon with `settings`, as systemd starts it. */
-async function readyMs(settings: Record<string, unknown>): Promise<number> {
-  const dir = createTempDir();
-  const notify = await startNotifySocket(dir.path);
-  const config = writeConfig(dir.path, settings);
-  const t = performance.now();
-  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, CLI, "start", "--config", config], {
-    cwd: dir.path,
-    env: { ...process.env, ...cleanEnv, NOTIFY_SOCKET: notify.path },
-    stdio: "ignore",
-  });
-  await notify.waitFor((m) => m.includes("READY=1"));
-  const ms = performance.now() - t;
-  child.kill("SIGTERM");
-  await new Promise((r) => child.once("exit", r));
-  notify.close();
-  dir.cleanup();
-  return ms;
 }
 
 /** RSS 5 s after start (`before`, from `between` when given) and 5 s after `between` has run (`after`). */

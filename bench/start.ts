@@ -34,23 +34,29 @@ async function readyMs(settings: Record<string, unknown>, env: NodeJS.ProcessEnv
   const times: number[] = [];
   for (let i = 0; i < n; i++) {
     await floor?.sample();
-    const dir = createTempDir();
-    const notify = await startNotifySocket(dir.path);
-    const config = writeConfig(dir.path, settings);
-    const t = performance.now();
-    const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, CLI, "start", "--config", config], {
-      cwd: dir.path,
-      env: { ...process.env, ...cleanEnv, ...env, NOTIFY_SOCKET: notify.path },
-      stdio: "ignore",
-    });
-    await notify.waitFor((m) => m.includes("READY=1"));
-    times.push(performance.now() - t);
-    child.kill("SIGTERM");
-    await new Promise((r) => child.once("exit", r));
-    notify.close();
-    dir.cleanup();
+    times.push(await oneStartMs(settings, env));
   }
   return median(times);
+}
+
+/** Milliseconds from spawn to READY=1 of one daemon with `settings`, as systemd starts it. */
+export async function oneStartMs(settings: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<number> {
+  const dir = createTempDir();
+  const notify = await startNotifySocket(dir.path);
+  const config = writeConfig(dir.path, settings);
+  const t = performance.now();
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, CLI, "start", "--config", config], {
+    cwd: dir.path,
+    env: { ...process.env, ...cleanEnv, ...env, NOTIFY_SOCKET: notify.path },
+    stdio: "ignore",
+  });
+  await notify.waitFor((m) => m.includes("READY=1"));
+  const ms = performance.now() - t;
+  child.kill("SIGTERM");
+  await new Promise((r) => child.once("exit", r));
+  notify.close();
+  dir.cleanup();
+  return ms;
 }
 
 export async function startToReady(): Promise<void> {
