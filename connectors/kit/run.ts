@@ -87,5 +87,20 @@ async function loadForKit(module: string): Promise<{ plugin: ConnectorPlugin<unk
   if (!driver || typeof driver.setup !== "function" || typeof driver.sent !== "function") {
     return { problem: "the module exports no testDriver { setup, inbound, press, sent, teardown } (SPEC §17)" };
   }
+  const schemaProblem = await optionsSchemaProblem(plugin.optionsSchema);
+  if (schemaProblem) return { problem: schemaProblem };
   return { plugin: plugin as ConnectorPlugin<unknown>, driver };
+}
+
+/** A JSON Schema for the options that its own standard rejects (hermes start skips that check; the kit does not). */
+async function optionsSchemaProblem(schema: ConnectorPlugin<unknown>["optionsSchema"]): Promise<string | undefined> {
+  if (!schema || typeof (schema as { safeParse?: unknown }).safeParse === "function") return undefined;
+  const { Ajv } = await import("ajv");
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  try {
+    if (ajv.validateSchema(schema as Record<string, unknown>)) return undefined;
+    return `optionsSchema is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`;
+  } catch (err) {
+    return `optionsSchema is not a valid JSON Schema: ${err instanceof Error ? err.message : String(err)}`;
+  }
 }

@@ -33,8 +33,12 @@ export async function loadPlugins(
   locate?: Locate,
   /** Loads only these entries (a reload's new and changed ones); the others keep their place for file:line:col. */
   wanted: (entry: PluginEntry) => boolean = () => true,
+  /** Checks a JSON Schema against its standard first (config check, doctor); a start skips that. */
+  strictSchemas = false,
 ): Promise<LoadedPlugin[]> {
-  const results = await Promise.all(entries.map((entry, i) => (wanted(entry) ? loadOne(entry, i, configFile, locate) : { problems: [] })));
+  const results = await Promise.all(
+    entries.map((entry, i) => (wanted(entry) ? loadOne(entry, i, configFile, locate, strictSchemas) : { problems: [] })),
+  );
   const problems = results.flatMap((r) => ("problems" in r ? r.problems : []));
   if (problems.length) throw new ConfigError(problems);
   return results.flatMap((r) => ("problems" in r ? [] : [r]));
@@ -44,7 +48,8 @@ async function loadOne(
   entry: PluginEntry,
   i: number,
   configFile: string,
-  locate?: Locate,
+  locate: Locate | undefined,
+  strictSchemas: boolean,
 ): Promise<LoadedPlugin | { problems: ConfigProblem[] }> {
   const at = (path: (string | number)[], message: string): ConfigProblem => problemAt(configFile, locate, path, message);
   const base = ["connectors", "plugins", i];
@@ -77,7 +82,7 @@ async function loadOne(
   }
   let options: unknown = entry.options;
   if (plugin.optionsSchema) {
-    const checked = await checkOptions(plugin.optionsSchema, entry.options);
+    const checked = await checkOptions(plugin.optionsSchema, entry.options, strictSchemas);
     if (!checked.ok) {
       return { problems: checked.problems.map((p) => at([...base, "options", ...p.path], `plugin '${entry.name}': ${p.message}`)) };
     }

@@ -6,13 +6,18 @@ export interface OptionProblem {
   message: string;
 }
 
-/** Checks options against a plugin's schema (zod: anything with safeParse; else a JSON Schema). */
+/**
+ * Checks options against a plugin's schema (zod: anything with safeParse; else a JSON Schema). With
+ * `strictSchema` a JSON Schema is first checked against its own standard (ajv's meta-schema, ~15–20 ms
+ * to compile): `config check`, `doctor` and the conformance kit do that; a start trusts a schema they passed.
+ */
 export async function checkOptions(
   schema: OptionsSchema,
   options: Record<string, unknown>,
+  strictSchema = false,
 ): Promise<{ ok: true; value: unknown } | { ok: false; problems: OptionProblem[] }> {
   if (typeof (schema as { safeParse?: unknown }).safeParse === "function") return checkZod(schema as ZodLike, options);
-  return checkJsonSchema(schema as Record<string, unknown>, options);
+  return checkJsonSchema(schema as Record<string, unknown>, options, strictSchema);
 }
 
 interface ZodLike {
@@ -30,12 +35,18 @@ function checkZod(schema: ZodLike, options: Record<string, unknown>) {
   return { ok: false as const, problems: problems.length ? problems : [{ path: [], message: "invalid options" }] };
 }
 
-async function checkJsonSchema(schema: Record<string, unknown>, options: Record<string, unknown>) {
+async function checkJsonSchema(schema: Record<string, unknown>, options: Record<string, unknown>, strictSchema: boolean) {
   // ajv is loaded only for a plugin that declares a JSON Schema.
   const { Ajv } = await import("ajv");
-  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
+  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, validateSchema: strictSchema });
   const value = structuredClone(options);
-  const validate = ajv.compile(schema);
+  let validate: ReturnType<typeof ajv.compile>;
+  try {
+    validate = ajv.compile(schema);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return { ok: false as const, problems: [{ path: [], message: `the plugin's options schema is not a valid JSON Schema: ${message}` }] };
+  }
   if (validate(value)) return { ok: true as const, value };
   const problems = (validate.errors ?? []).map((e) => {
     const path = e.instancePath

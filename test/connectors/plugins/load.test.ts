@@ -92,6 +92,17 @@ describe("connector plugins from the config", () => {
     );
   });
 
+  it("refuses a plugin whose options schema is not a valid JSON Schema, naming the entry", async () => {
+    const module = join(dir, "bad-schema.mjs");
+    writeFileSync(
+      module,
+      `export default { api: 1, optionsSchema: { type: "object", properties: { room: { type: "strnig" } } }, create() { return { async start() {}, async stop() {}, async send() { return { id: "1" }; } }; } };\n`,
+    );
+    const check = await configCheck(withPlugins([{ name: "bad", module, allowed_users: ["a"], options: { room: "r" } }]));
+    expect(check.code).toBe(1);
+    expect(check.stderr).toMatch(/plugin 'bad': the plugin's options schema is not a valid JSON Schema: .*type/);
+  });
+
   it("accepts deliver: <plugin>:<chat> for jobs, and names a target no connector has", async () => {
     const entry = { name: "mem", module: MEMORY_CHAT, options: { room: "r6" } };
     const job = (deliver: string) => ({
