@@ -1,5 +1,3 @@
-import { readFileSync, readlinkSync } from "node:fs";
-import { Cron } from "croner";
 import { z } from "zod";
 import { emailSchema } from "./email-schema.js";
 import { checkHttpOpenAi, httpOpenAi } from "./http-openai.js";
@@ -7,6 +5,7 @@ import { deliverProblem, deliveryTarget, pluginEntries } from "./plugins-schema.
 import { skillsSchema } from "./skills-schema.js";
 import { DEFAULT_TOOLS, enabledEntry, MCP_SEPARATOR } from "./tool-names.js";
 import { trustedProxies } from "./trusted-proxies.js";
+import { cronProblem, isTimeZone, systemZone } from "./zones.js";
 
 // zod compiles each object schema to a function the first time it parses; the config is parsed once
 // per start and tool arguments are small, so that compiling only cost start-up time (~15 ms).
@@ -14,51 +13,6 @@ z.config({ jitless: true });
 
 export { DEFAULT_TOOLS, MCP_SEPARATOR, TOOL_NAMES, type ToolName } from "./tool-names.js";
 
-let zones: Set<string> | undefined;
-/** Known names are looked up (2 ms); only others (aliases such as UTC) build a formatter, whose first use costs ~30 ms. */
-function isTimeZone(zone: string): boolean {
-  zones ??= new Set([...Intl.supportedValuesOf("timeZone"), "UTC", "Etc/UTC", "GMT", "Etc/GMT"]);
-  if (zones.has(zone)) return true;
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The expression alone: the zone is checked on its own, and a zone here would load Intl at every start. */
-function cronProblem(expression: string): string | undefined {
-  try {
-    new Cron(expression, { paused: true });
-    return undefined;
-  } catch (err) {
-    return `invalid cron expression "${expression}": ${(err as Error).message}`;
-  }
-}
-
-/** TZ as the process was started with: `hermes start` then sets it to the configured zone. */
-const startTz = process.env.TZ;
-
-/** The system's zone, read where the system keeps it: asking Intl would page in its data (see src/time.ts). */
-function systemZone(): string {
-  const named = (zone: string | undefined) => (zone && isTimeZone(zone) ? zone : undefined);
-  const fromEnv = named(startTz?.replace(/^:/, ""));
-  if (fromEnv) return fromEnv;
-  try {
-    const link = named(readlinkSync("/etc/localtime").match(/zoneinfo\/(.+)$/)?.[1]);
-    if (link) return link;
-  } catch {
-    // not a link (or absent): next place
-  }
-  try {
-    const file = named(readFileSync("/etc/timezone", "utf8").trim());
-    if (file) return file;
-  } catch {
-    // absent: Intl decides
-  }
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
-}
 const positiveInt = () => z.int().min(1);
 
 /** Settings every tool accepts under `tools.<name>`. */
