@@ -54,13 +54,12 @@ export async function buildParts(config: Config, deps: PartsDeps) {
   // With nothing to read, the tool would only cost the prompt its signature.
   if (!skills?.skills.some((s) => !s.hiddenFromModel)) tools.delete("skill");
   if (unavailable.length) log.warn({ tools: unavailable }, "enabled tools that this version does not provide are skipped");
-  let specs: ToolSpec[] | undefined;
   const usedToday = (endpoint: string) => deps.tools.store.usage.endpointTokensSince(endpoint, startOfToday());
   const parts = await createModel(config.model, { usedToday, log, client: model });
   return {
     builtins: tools,
     tools,
-    specs: () => (specs ??= [...tools.values()].map(toolSpec)),
+    specs: lazySpecs(tools),
     model: parts.chain,
     readWindows: parts.readWindows,
     visionModel: config.model.vision_model ? await createModelClient({ ...config.model, name: config.model.vision_model }) : undefined,
@@ -73,7 +72,12 @@ export function withMcpTools(state: State): void {
   if (!state.mcp) return;
   const tools = new Map(state.builtins);
   for (const tool of state.mcp.tools()) if (!tools.has(tool.name)) tools.set(tool.name, tool);
-  let specs: ToolSpec[] | undefined;
   state.tools = tools;
-  state.specs = () => (specs ??= [...tools.values()].map(toolSpec));
+  state.specs = lazySpecs(tools);
+}
+
+/** The tools' JSON Schemas, made at the first call and kept. */
+function lazySpecs(tools: Map<string, AnyTool>): () => ToolSpec[] {
+  let specs: ToolSpec[] | undefined;
+  return () => (specs ??= [...tools.values()].map(toolSpec));
 }
