@@ -40,7 +40,8 @@ export function statusOf(
 }
 
 function usageToday(config: Config, store: Store) {
-  const [t] = store.usage.totals(startOfToday());
+  const today = startOfToday();
+  const [t] = store.usage.totals(today);
   const limits = [config.model, ...config.model.fallbacks].filter((e) => e.daily_tokens > 0);
   return {
     calls: t?.calls ?? 0,
@@ -50,7 +51,7 @@ function usageToday(config: Config, store: Store) {
     daily_limits: limits.map((e) => ({
       endpoint: maskUrl(e.base_url),
       daily_tokens: e.daily_tokens,
-      used: store.usage.endpointTokensSince(e.base_url, startOfToday()),
+      used: store.usage.endpointTokensSince(e.base_url, today),
     })),
   };
 }
