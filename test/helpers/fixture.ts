@@ -9,6 +9,7 @@ import { type FakeDiscord, startFakeDiscord } from "../fakes/discord-server.js";
 import { type FakeMcpHttp, startFakeMcpHttp } from "../fakes/mcp-http-server.js";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
 import { type NotifySocket, startNotifySocket } from "../fakes/notify-socket.js";
+import { type FakeSpeech, startFakeSpeech } from "../fakes/speech-server.js";
 import { type FakeTelegram, startFakeTelegram } from "../fakes/telegram-server.js";
 import { createTempDir, type Hermes, removeMadeDirs, startHermes } from "./hermes.js";
 
@@ -33,6 +34,13 @@ export async function useDiscord(): Promise<FakeDiscord> {
   const discord = await startFakeDiscord();
   onTestFinished(() => discord.close());
   return discord;
+}
+
+/** A fake speech-to-text server (OpenAI transcriptions) for this test. */
+export async function useSpeech(): Promise<FakeSpeech> {
+  const speech = await startFakeSpeech();
+  onTestFinished(() => speech.close());
+  return speech;
 }
 
 /** A fake MCP server over HTTP for this test. */

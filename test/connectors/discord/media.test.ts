@@ -1,8 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type DiscordCall, type FakeDiscord, startFakeDiscord } from "../../fakes/discord-server.js";
-import { type FakeModel, startFakeModel } from "../../fakes/model-server.js";
-import { type FakeSpeech, startFakeSpeech } from "../../fakes/speech-server.js";
-import { baseSettings, type Hermes, startHermes } from "../../helpers/hermes.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { DiscordCall, FakeDiscord } from "../../fakes/discord-server.js";
+import type { FakeModel } from "../../fakes/model-server.js";
+import type { FakeSpeech } from "../../fakes/speech-server.js";
+import { useDiscord, useHermes, useModel, useSpeech } from "../../helpers/fixture.js";
+import { baseSettings } from "../../helpers/hermes.js";
 import { OGG, png } from "../../media/images.fixture.js";
 
 const OWNER = "2000000000000000042";
@@ -12,9 +13,8 @@ describe("media from Discord attachments", () => {
   let model: FakeModel;
   let discord: FakeDiscord;
   let speech: FakeSpeech;
-  let hermes: Hermes | undefined;
   const start = async () => {
-    hermes = await startHermes({
+    const hermes = await useHermes({
       ...baseSettings(model.url),
       speech: { base_url: speech.url, model: "Systran/faster-whisper-small" },
       connectors: { cron: { enabled: false }, discord: discord.settings([OWNER]) },
@@ -26,12 +26,7 @@ describe("media from Discord attachments", () => {
     discord.waitFor((c) => c.method === `POST /channels/${channel}/messages` && predicate(c));
 
   beforeEach(async () => {
-    [model, discord, speech] = await Promise.all([startFakeModel(), startFakeDiscord(), startFakeSpeech()]);
-  });
-  afterEach(async () => {
-    if (hermes?.process.exitCode === null) await hermes.stop();
-    hermes = undefined;
-    await Promise.all([discord.close(), model.close(), speech.close()]);
+    [model, discord, speech] = await Promise.all([useModel(), useDiscord(), useSpeech()]);
   });
 
   it("an audio attachment is transcribed, shown back and answered", async () => {

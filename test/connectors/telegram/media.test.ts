@@ -1,10 +1,11 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type FakeModel, startFakeModel } from "../../fakes/model-server.js";
-import { type FakeSpeech, startFakeSpeech } from "../../fakes/speech-server.js";
-import { type Call, type FakeTelegram, startFakeTelegram } from "../../fakes/telegram-server.js";
-import { baseSettings, type Hermes, readDb, startHermes } from "../../helpers/hermes.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { FakeModel } from "../../fakes/model-server.js";
+import type { FakeSpeech } from "../../fakes/speech-server.js";
+import type { Call, FakeTelegram } from "../../fakes/telegram-server.js";
+import { useHermes, useModel, useSpeech, useTelegram } from "../../helpers/fixture.js";
+import { baseSettings, type Hermes, readDb } from "../../helpers/hermes.js";
 import { jpeg, OGG } from "../../media/images.fixture.js";
 
 const OWNER = 42;
@@ -17,7 +18,7 @@ describe("media from the phone, over Telegram", () => {
   let hermes: Hermes | undefined;
   const start = async (o: { speech?: boolean; model?: Record<string, unknown>; extra?: Record<string, unknown> } = {}) => {
     const base = baseSettings(model.url);
-    hermes = await startHermes({
+    hermes = await useHermes({
       ...base,
       model: { ...(base.model as object), ...o.model },
       ...(o.speech !== false && { speech: { base_url: speech.url, model: "Systran/faster-whisper-small", max_seconds: 60 } }),
@@ -45,14 +46,9 @@ describe("media from the phone, over Telegram", () => {
   };
 
   beforeEach(async () => {
-    model = await startFakeModel();
-    telegram = await startFakeTelegram();
-    speech = await startFakeSpeech();
-  });
-  afterEach(async () => {
-    if (hermes?.process.exitCode === null) await hermes.stop();
-    hermes = undefined;
-    await Promise.all([telegram.close(), model.close(), speech.close()]);
+    model = await useModel();
+    telegram = await useTelegram();
+    speech = await useSpeech();
   });
 
   it("a voice note is transcribed, shown back, and reaches the model as text with a marker", async () => {
