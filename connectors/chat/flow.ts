@@ -38,13 +38,11 @@ export function createChatFlow(deps: ChatFlowDeps): ChatFlow {
   /** True when the message was a stranger's: offered for pairing, logged, told once an hour. */
   const turnedAway = async (m: ChatMessage): Promise<boolean> => {
     if (deps.allowed(m.user)) return false;
-    const offer = { connector: deps.pairing, userId: m.user, displayName: m.pairingName ?? m.userName ?? m.user, text: m.text };
-    if (
-      offer.connector &&
-      !m.group &&
-      (await core.pairings.offer({ ...offer, connector: offer.connector, reply: (t) => reply(m.chat, t) }))
-    )
-      return true;
+    const connector = deps.pairing;
+    if (connector && !m.group) {
+      const displayName = m.pairingName ?? m.userName ?? m.user;
+      if (await core.pairings.offer({ connector, userId: m.user, displayName, text: m.text, reply: (t) => reply(m.chat, t) })) return true;
+    }
     log.warn({ user: m.user, chat: m.chat }, "message from a user not in allowed_users ignored");
     if ((m.group && deps.quietInGroups) || !strangerNoticeDue(core.store, name, m.user)) return true;
     const notice =

@@ -1,5 +1,6 @@
 import type { AgentEvent, EventListener } from "../../src/agent/types.js";
 import type { Logger } from "../../src/log.js";
+import type { ApprovalRow } from "../../src/store/approvals.js";
 import type { Store } from "../../src/store/store.js";
 import { approvalButtonIds } from "../sdk/buttons.js";
 import { splitText } from "../sdk/split.js";
@@ -150,13 +151,17 @@ export function createRenderer(deps: RenderDeps, chat: string, stream: boolean):
 /** The text an approval message shows once decided, fitted in one message. */
 export function decidedText(deps: RenderDeps, approvalId: string, decision: Decision, by: string): string | undefined {
   const approval = deps.store.approvals.get(approvalId);
-  return approval && fitText(decisionText(approval, decision, by), deps.surface.limits.text);
+  return approval && fittedDecision(deps, approval, decision, by);
 }
+
+const fittedDecision = (deps: RenderDeps, approval: ApprovalRow, decision: Decision, by: string) =>
+  fitText(decisionText(approval, decision, by), deps.surface.limits.text);
 
 /** Edits an approval request into its decision and removes its buttons; nothing where the network cannot edit. */
 export async function showDecision(deps: RenderDeps, approvalId: string, decision: Decision, by: string): Promise<void> {
-  const ref = parseRef(deps.store.approvals.get(approvalId)?.message_ref);
-  const text = decidedText(deps, approvalId, decision, by);
-  if (!ref || text === undefined || !deps.surface.edit || !deps.surface.limits.buttons) return;
-  await deps.surface.edit(ref[0], ref[1], { text, buttons: [] });
+  if (!deps.surface.edit || !deps.surface.limits.buttons) return;
+  const approval = deps.store.approvals.get(approvalId);
+  const ref = parseRef(approval?.message_ref);
+  if (!approval || !ref) return;
+  await deps.surface.edit(ref[0], ref[1], { text: fittedDecision(deps, approval, decision, by), buttons: [] });
 }
