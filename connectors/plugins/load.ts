@@ -31,11 +31,14 @@ export async function loadPlugins(
   entries: PluginEntry[],
   configFile: string,
   locate?: Locate,
-  /** Loads only these entries (a reload's new and changed ones); the others keep their place for file:line:col. */
-  wanted: (entry: PluginEntry) => boolean = () => true,
-  /** Checks a JSON Schema against its standard first (config check, doctor); a start skips that. */
-  strictSchemas = false,
+  how: {
+    /** Loads only these entries (a reload's new and changed ones); the others keep their place for file:line:col. */
+    wanted?: (entry: PluginEntry) => boolean;
+    /** Checks a JSON Schema against its standard first (config check, doctor); a start skips that. */
+    strictSchemas?: boolean;
+  } = {},
 ): Promise<LoadedPlugin[]> {
+  const { wanted = () => true, strictSchemas = false } = how;
   const results = await Promise.all(
     entries.map((entry, i) => (wanted(entry) ? loadOne(entry, i, configFile, locate, strictSchemas) : { problems: [] })),
   );

@@ -1,3 +1,4 @@
+import { errorMessage } from "../../src/errors.js";
 import type { OptionsSchema } from "../sdk/types.js";
 
 /** One problem with a plugin's options: where under `options` (a key path) and what is wrong. */
@@ -44,8 +45,10 @@ async function checkJsonSchema(schema: Record<string, unknown>, options: Record<
   try {
     validate = ajv.compile(schema);
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    return { ok: false as const, problems: [{ path: [], message: `the plugin's options schema is not a valid JSON Schema: ${message}` }] };
+    return {
+      ok: false as const,
+      problems: [{ path: [], message: `the plugin's options schema is not a valid JSON Schema: ${errorMessage(err)}` }],
+    };
   }
   if (validate(value)) return { ok: true as const, value };
   const problems = (validate.errors ?? []).map((e) => {

@@ -39,7 +39,7 @@ export async function preparePluginReload(core: Core, running: PluginEntry[], ne
     restarted: entries.filter(changed).map((e) => e.name),
   };
   const fresh = new Set([...changes.started, ...changes.restarted]);
-  const loaded = await loadPlugins(entries, next.file, next.locate, (e) => fresh.has(e.name));
+  const loaded = await loadPlugins(entries, next.file, next.locate, { wanted: (e) => fresh.has(e.name) });
   return {
     changes,
     async apply(connectors) {

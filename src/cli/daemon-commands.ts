@@ -98,7 +98,9 @@ export async function configCheck(configPath: string): Promise<number> {
     const { config, locate } = loadConfig(configPath);
     // A plugin that cannot be loaded fails the check as it would fail the start.
     if (config.connectors.plugins.length)
-      await (await import("../../connectors/plugins/load.js")).loadPlugins(config.connectors.plugins, configPath, locate, undefined, true);
+      await (await import("../../connectors/plugins/load.js")).loadPlugins(config.connectors.plugins, configPath, locate, {
+        strictSchemas: true,
+      });
     process.stdout.write(`# ${configPath}: valid\n${stringify(maskSecrets(config))}`);
     return 0;
   } catch (err) {

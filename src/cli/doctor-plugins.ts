@@ -18,8 +18,7 @@ export async function checkPlugins(loaded: LoadedConfig): Promise<Check[]> {
         [entry],
         loaded.file,
         (path) => loaded.locate?.(["connectors", "plugins", config.connectors.plugins.indexOf(entry), ...path.slice(3)]) ?? loaded.file,
-        undefined,
-        true,
+        { strictSchemas: true },
       );
       const live = running?.find((c) => c.name === entry.name);
       const health = live ? `; ${live.ok ? "healthy" : "down"}: ${live.detail}` : running ? "; not running in the daemon (restart it)" : "";
