@@ -1,6 +1,6 @@
 /** A raw mail as hermes reads it: who sent it, what is new in it, what it threads under, its files. */
 import type { Attachment } from "./attachments.js";
-import { newText } from "./text.js";
+import { isReplySubject, newText } from "./text.js";
 
 export interface ReadMail {
   /** The one From: address, lower case; undefined when there is none or more than one. */
@@ -35,7 +35,7 @@ export async function readMail(source: Buffer): Promise<ReadMail> {
   const refs = parsed.references;
   const body = parsed.text ?? "";
   const subject = parsed.subject ?? "";
-  const isReply = /^(re|aw|sv):/i.test(subject) || Boolean(parsed.inReplyTo);
+  const isReply = isReplySubject(subject) || Boolean(parsed.inReplyTo);
   const fresh = newText(body).trim();
   let text = fresh;
   // A fresh mail's subject often says what it is about ("Summarise this"); a reply's adds nothing.
