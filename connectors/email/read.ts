@@ -27,7 +27,8 @@ export interface ReadMail {
 export async function readMail(source: Buffer): Promise<ReadMail> {
   const { simpleParser } = await import("mailparser");
   const parsed = await simpleParser(source, { skipImageLinks: true, skipTextToHtml: true });
-  const end = source.indexOf("\r\n\r\n") >= 0 ? source.indexOf("\r\n\r\n") : source.indexOf("\n\n");
+  const crlfEnd = source.indexOf("\r\n\r\n");
+  const end = crlfEnd >= 0 ? crlfEnd : source.indexOf("\n\n");
   const headers = source.subarray(0, end < 0 ? source.length : end).toString("latin1");
   const fromList = parsed.from?.value ?? [];
   const single = fromList.length === 1 ? fromList[0] : undefined;
