@@ -47,10 +47,10 @@ export async function emailCost(record: Recorder): Promise<void> {
     const idle: number[] = [];
     const mailIdle: number[] = [];
     const mailAfter: number[] = [];
+    const { sendToHermes } = await import("../test/helpers/mail-client.js");
     for (let i = 0; i < RSS_RUNS; i++) {
       idle.push((await idleRss(base)).after);
       const before = model.requests.length;
-      const { sendToHermes } = await import("../test/helpers/mail-client.js");
       const run = await idleRss(withEmail, async (pid) => {
         const idleMb = rssMb(pid);
         await sendToHermes(servers, { from: MAIL_USERS.owner.user, subject: `bench ${i}`, text: "hello" });

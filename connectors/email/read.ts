@@ -1,6 +1,6 @@
 /** A raw mail as hermes reads it: who sent it, what is new in it, what it threads under, its files. */
 import type { Attachment } from "./attachments.js";
-import { newText } from "./text.js";
+import { isReplySubject, newText } from "./text.js";
 
 export interface ReadMail {
   /** The one From: address, lower case; undefined when there is none or more than one. */
@@ -27,7 +27,8 @@ export interface ReadMail {
 export async function readMail(source: Buffer): Promise<ReadMail> {
   const { simpleParser } = await import("mailparser");
   const parsed = await simpleParser(source, { skipImageLinks: true, skipTextToHtml: true });
-  const end = source.indexOf("\r\n\r\n") >= 0 ? source.indexOf("\r\n\r\n") : source.indexOf("\n\n");
+  const crlfEnd = source.indexOf("\r\n\r\n");
+  const end = crlfEnd >= 0 ? crlfEnd : source.indexOf("\n\n");
   const headers = source.subarray(0, end < 0 ? source.length : end).toString("latin1");
   const fromList = parsed.from?.value ?? [];
   const single = fromList.length === 1 ? fromList[0] : undefined;
@@ -35,7 +36,7 @@ export async function readMail(source: Buffer): Promise<ReadMail> {
   const refs = parsed.references;
   const body = parsed.text ?? "";
   const subject = parsed.subject ?? "";
-  const isReply = /^(re|aw|sv):/i.test(subject) || Boolean(parsed.inReplyTo);
+  const isReply = isReplySubject(subject) || Boolean(parsed.inReplyTo);
   const fresh = newText(body).trim();
   let text = fresh;
   // A fresh mail's subject often says what it is about ("Summarise this"); a reply's adds nothing.

@@ -56,8 +56,13 @@ export function plainFromMarkdown(markdown: string): string {
     .trim();
 }
 
+/** Whether a subject already says it is a reply (`Re:`, or the German and Scandinavian `AW:`, `SV:`). */
+export function isReplySubject(subject: string): boolean {
+  return /^(re|aw|sv):/i.test(subject);
+}
+
 /** `Re: <subject>`, without stacking `Re:`s. */
 export function replySubject(subject: string): string {
   const s = subject.trim() || "(no subject)";
-  return /^(re|aw|sv):/i.test(s) ? s : `Re: ${s}`;
+  return isReplySubject(s) ? s : `Re: ${s}`;
 }

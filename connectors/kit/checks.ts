@@ -1,7 +1,7 @@
 import type { SentMessage } from "../sdk/types.js";
-import { type Control, type Harness, OWNER, STRANGER } from "./harness.js";
+import type { Harness } from "./harness.js";
 import { longText } from "./scripted-model.js";
-import type { SubjectProfile } from "./subject.js";
+import { type Control, OWNER, STRANGER, type SubjectProfile } from "./subject.js";
 
 /** One conformance check: what a user would notice, in a fresh world. Throws with what it saw when it fails. */
 export interface Check {
@@ -194,7 +194,6 @@ async function strangerIgnored(h: Harness, why: string): Promise<string> {
   return `checked without the notice: ${why}`;
 }
 
-/** The connector's health once it turns red (or as it is after a while). */
 /** Polls the connector's health until it is red with the expected reason (a connector may be red for a while as it connects first). */
 async function redHealth(h: Harness, reason: RegExp): Promise<{ ok: boolean; detail: string } | undefined> {
   const end = Date.now() + 15_000;

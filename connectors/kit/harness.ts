@@ -9,8 +9,6 @@ import type { SentMessage } from "../sdk/types.js";
 import { createScriptedModel, KIT_TOOL, type ScriptedModel } from "./scripted-model.js";
 import { type Control, KIT_CHATS, type KitSubject, type OpenSubject } from "./subject.js";
 
-export { type Control, KIT_CHATS, NAME, OWNER, STRANGER } from "./subject.js";
-
 /** One check's world: a temp directory, the subject's network, a real daemon with the scripted model. */
 export interface Harness {
   control: Control;
