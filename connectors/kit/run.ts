@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { importModule } from "../plugins/import-module.js";
+import { jsonSchemaProblem } from "../plugins/options.js";
 import { findModule } from "../plugins/resolve.js";
 import type { CheckResult, ConformanceOptions, ConformanceReport } from "../sdk/testing.js";
 import { CONNECTOR_API, type ConnectorPlugin, type TestDriver } from "../sdk/types.js";
@@ -95,12 +96,6 @@ async function loadForKit(module: string): Promise<{ plugin: ConnectorPlugin<unk
 /** A JSON Schema for the options that its own standard rejects (hermes start skips that check; the kit does not). */
 async function optionsSchemaProblem(schema: ConnectorPlugin<unknown>["optionsSchema"]): Promise<string | undefined> {
   if (!schema || typeof (schema as { safeParse?: unknown }).safeParse === "function") return undefined;
-  const { Ajv } = await import("ajv");
-  const ajv = new Ajv({ allErrors: true, strict: false });
-  try {
-    if (ajv.validateSchema(schema as Record<string, unknown>)) return undefined;
-    return `optionsSchema is not a valid JSON Schema: ${ajv.errorsText(ajv.errors)}`;
-  } catch (err) {
-    return `optionsSchema is not a valid JSON Schema: ${err instanceof Error ? err.message : String(err)}`;
-  }
+  const problem = await jsonSchemaProblem(schema);
+  return problem && `optionsSchema is not a valid JSON Schema: ${problem}`;
 }

@@ -36,19 +36,33 @@ function checkZod(schema: ZodLike, options: Record<string, unknown>) {
   return { ok: false as const, problems: problems.length ? problems : [{ path: [], message: "invalid options" }] };
 }
 
+/** What the JSON Schema standard says is wrong with `schema` (ajv's meta-schema), or undefined when it is valid. */
+export async function jsonSchemaProblem(schema: unknown): Promise<string | undefined> {
+  const { Ajv } = await import("ajv");
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  try {
+    return ajv.validateSchema(schema as Record<string, unknown>) ? undefined : ajv.errorsText(ajv.errors);
+  } catch (err) {
+    return errorMessage(err);
+  }
+}
+
 async function checkJsonSchema(schema: Record<string, unknown>, options: Record<string, unknown>, strictSchema: boolean) {
+  const invalid = (why: string) => ({
+    ok: false as const,
+    problems: [{ path: [], message: `the plugin's options schema is not a valid JSON Schema: ${why}` }],
+  });
+  const problem = strictSchema ? await jsonSchemaProblem(schema) : undefined;
+  if (problem) return invalid(problem);
   // ajv is loaded only for a plugin that declares a JSON Schema.
   const { Ajv } = await import("ajv");
-  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, validateSchema: strictSchema });
+  const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, validateSchema: false });
   const value = structuredClone(options);
   let validate: ReturnType<typeof ajv.compile>;
   try {
     validate = ajv.compile(schema);
   } catch (err) {
-    return {
-      ok: false as const,
-      problems: [{ path: [], message: `the plugin's options schema is not a valid JSON Schema: ${errorMessage(err)}` }],
-    };
+    return invalid(errorMessage(err));
   }
   if (validate(value)) return { ok: true as const, value };
   const problems = (validate.errors ?? []).map((e) => {
