@@ -38,13 +38,14 @@ export async function bareNodeMs(env: NodeJS.ProcessEnv = cleanEnv, stdio: Stdio
  */
 export class Floor {
   private readonly samples: number[] = [];
-  /** `flags`: the Node flags the timed process gets (the daemon: the systemd unit's). */
+  /** `flags` and `env`: the Node flags and environment the timed process gets (the daemon: the systemd unit's). */
   constructor(
     private readonly stdio: Stdio = "ignore",
     private readonly flags: readonly string[] = [],
+    private readonly env: NodeJS.ProcessEnv = {},
   ) {}
   async sample(): Promise<void> {
-    this.samples.push(...(await timesOf(1, spawnBare(cleanEnv, this.stdio, this.flags))));
+    this.samples.push(...(await timesOf(1, spawnBare({ ...cleanEnv, ...this.env }, this.stdio, this.flags))));
   }
   get ms(): number {
     return round(median(this.samples), 1);

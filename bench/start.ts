@@ -4,7 +4,7 @@ import { spawn } from "node:child_process";
 import { startFakeModel } from "../test/fakes/model-server.js";
 import { startNotifySocket } from "../test/fakes/notify-socket.js";
 import { startFakeTelegram, TOKEN } from "../test/fakes/telegram-server.js";
-import { baseSettings, CLI, createTempDir, DAEMON_NODE_FLAGS, writeConfig } from "../test/helpers/hermes.js";
+import { baseSettings, CLI, createTempDir, DAEMON_ENV, DAEMON_NODE_FLAGS, writeConfig } from "../test/helpers/hermes.js";
 import { httpEnv } from "../test/helpers/http.js";
 import { record, recordRatio } from "./figures.js";
 import { cleanEnv, Floor } from "./floors.js";
@@ -47,7 +47,7 @@ export async function oneStartMs(settings: Record<string, unknown>, env: NodeJS.
   const t = performance.now();
   const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, CLI, "start", "--config", config], {
     cwd: dir.path,
-    env: { ...process.env, ...cleanEnv, ...env, NOTIFY_SOCKET: notify.path },
+    env: { ...process.env, ...cleanEnv, ...DAEMON_ENV, ...env, NOTIFY_SOCKET: notify.path },
     stdio: "ignore",
   });
   await notify.waitFor((m) => m.includes("READY=1"));
@@ -68,9 +68,9 @@ export async function startToReady(): Promise<void> {
     log: { level: "info" },
     connectors: { cron: { enabled: true }, telegram: { enabled: true, token: TOKEN, allowed_users: [1], api_root: telegram.apiRoot } },
   };
-  const floor = new Floor("ignore", DAEMON_NODE_FLAGS);
-  const uncachedFloor = new Floor("ignore", DAEMON_NODE_FLAGS);
-  const ownerFloor = new Floor("ignore", DAEMON_NODE_FLAGS);
+  const floor = new Floor("ignore", DAEMON_NODE_FLAGS, DAEMON_ENV);
+  const uncachedFloor = new Floor("ignore", DAEMON_NODE_FLAGS, DAEMON_ENV);
+  const ownerFloor = new Floor("ignore", DAEMON_NODE_FLAGS, DAEMON_ENV);
   const base = await readyMs(settings, {}, floor);
   const uncached = await readyMs(settings, { HERMES_COMPILE_CACHE: "off" }, uncachedFloor);
   const door = await readyMs(everyDoor(settings, model.url), httpEnv);

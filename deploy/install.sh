@@ -97,9 +97,10 @@ install_config() {
 install_units() {
   mkdir -p "$UNIT_DIR/ollama.service.d"
   # On Node 20 a V8 flag such as --max-semi-space-size makes Node compile its own modules without their
-  # built-in code cache (~17 ms more per start there): the flag is left out on Node before 22.
+  # built-in code cache (~17 ms more per start there): the V8 flags are left out on Node before 22
+  # (--v8-pool-size is Node's own and stays).
   local flags="s#^##"
-  [ "$("$NODE" -p 'process.versions.node.split(".")[0]')" -ge 22 ] || flags="s# --max-semi-space-size=[0-9]*##"
+  [ "$("$NODE" -p 'process.versions.node.split(".")[0]')" -ge 22 ] || flags="s# --max-semi-space-size=[0-9]*##;s# --no-sparkplug##"
   sed -e "s#^ExecStart=/usr/bin/node #ExecStart=$NODE #" -e "/^ExecStart=/$flags" "$SRC/deploy/hermes.service" > "$UNIT_DIR/hermes.service"
   sed "s#OLLAMA_CONTEXT_LENGTH=[0-9]*#OLLAMA_CONTEXT_LENGTH=$(context_tokens)#" \
     "$SRC/deploy/ollama.service.d/hermes.conf" > "$UNIT_DIR/ollama.service.d/hermes.conf"

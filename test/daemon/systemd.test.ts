@@ -6,7 +6,16 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { FakeModel } from "../fakes/model-server.js";
 import type { NotifySocket } from "../fakes/notify-socket.js";
 import { useHermes, useModel, useNotifySocket, useTempDir } from "../helpers/fixture.js";
-import { baseSettings, createTempDir, DAEMON_NODE_FLAGS, nodeFlagsOf, runCli, writeConfig } from "../helpers/hermes.js";
+import {
+  baseSettings,
+  createTempDir,
+  DAEMON_ENV,
+  DAEMON_NODE_FLAGS,
+  nodeFlagsOf,
+  runCli,
+  unitEnvironmentOf,
+  writeConfig,
+} from "../helpers/hermes.js";
 
 const REPO = resolve(import.meta.dirname, "../..");
 
@@ -37,11 +46,16 @@ describe("the systemd units", () => {
     expect(user.status).toBe(0);
   });
 
-  it("start node with the same flags, a young generation of 16 MB at most on Node 22+ (tests and the bench use them too)", () => {
-    const unitFlags = nodeFlagsOf(readFileSync(join(REPO, "deploy/hermes.service"), "utf8"));
-    expect(unitFlags).toEqual(["--max-semi-space-size=8"]);
-    expect(nodeFlagsOf(readFileSync(join(REPO, "deploy/hermes-user.service"), "utf8"))).toEqual(unitFlags);
-    expect(DAEMON_NODE_FLAGS).toEqual(Number(process.versions.node.split(".")[0]) >= 22 ? unitFlags : []);
+  it("start node with the same flags and allocator settings, the V8 flags on Node 22+ only (tests and the bench use them too)", () => {
+    const unit = readFileSync(join(REPO, "deploy/hermes.service"), "utf8");
+    const userUnit = readFileSync(join(REPO, "deploy/hermes-user.service"), "utf8");
+    const unitFlags = nodeFlagsOf(unit);
+    expect(unitFlags).toEqual(["--v8-pool-size=1", "--max-semi-space-size=8", "--no-sparkplug"]);
+    expect(nodeFlagsOf(userUnit)).toEqual(unitFlags);
+    expect(DAEMON_NODE_FLAGS).toEqual(Number(process.versions.node.split(".")[0]) >= 22 ? unitFlags : ["--v8-pool-size=1"]);
+    expect(unitEnvironmentOf(unit).MALLOC_ARENA_MAX).toBe("2");
+    expect(unitEnvironmentOf(userUnit).MALLOC_ARENA_MAX).toBe("2");
+    expect(DAEMON_ENV).toEqual({ MALLOC_ARENA_MAX: "2" });
     // Node accepts them.
     expect(execFileSync(process.execPath, [...unitFlags, "-p", "1"], { encoding: "utf8" }).trim()).toBe("1");
   });

@@ -12,14 +12,30 @@ import { createChanges, waitFor } from "./wait.js";
 const ROOT = resolve(import.meta.dirname, import.meta.dirname.includes(`${sep}dist${sep}`) ? "../../.." : "../..");
 export const CLI = join(ROOT, "dist/app/hermes.js");
 
+const UNIT = readFileSync(join(ROOT, "deploy/hermes.service"), "utf8");
+
+/** The unit's V8 flags, which deploy/install.sh leaves out on Node 20 (they cost it its built-in code cache). */
+export const V8_ONLY_FLAGS = /^--(max-semi-space-size=|no-sparkplug$)/;
+
 /**
  * The Node flags the installed systemd unit starts the daemon with on this Node (ExecStart of
  * deploy/hermes.service, between node and the script, less what deploy/install.sh leaves out on Node 20):
  * the tests and the bench start it so too, so that they measure what is deployed.
  */
-export const DAEMON_NODE_FLAGS: readonly string[] = nodeFlagsOf(readFileSync(join(ROOT, "deploy/hermes.service"), "utf8")).filter(
-  (flag) => Number(process.versions.node.split(".")[0]) >= 22 || !flag.startsWith("--max-semi-space-size"),
+export const DAEMON_NODE_FLAGS: readonly string[] = nodeFlagsOf(UNIT).filter(
+  (flag) => Number(process.versions.node.split(".")[0]) >= 22 || !V8_ONLY_FLAGS.test(flag),
 );
+
+/** The allocator settings of the unit's Environment= lines (MALLOC_*), which the tests and the bench give the daemon too. */
+export const DAEMON_ENV: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(unitEnvironmentOf(UNIT)).filter(([name]) => name.startsWith("MALLOC_")),
+);
+
+/** The assignments of a unit's Environment= lines (unquoted words only, as the units here write them). */
+export function unitEnvironmentOf(unit: string): Record<string, string> {
+  const words = [...unit.matchAll(/^Environment=(.*)$/gm)].flatMap((m) => (m[1] ?? "").trim().split(/\s+/));
+  return Object.fromEntries(words.map((w) => [w.slice(0, w.indexOf("=")), w.slice(w.indexOf("=") + 1)]));
+}
 
 export function nodeFlagsOf(unit: string): string[] {
   const words = /^ExecStart=\S+ (.*)$/m.exec(unit)?.[1]?.split(/\s+/) ?? [];
@@ -156,7 +172,7 @@ export async function cleanUpTestFile(): Promise<void> {
 export async function launch(dir: string, configPath: string, env: NodeJS.ProcessEnv, cli = CLI): Promise<Hermes> {
   const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, cli, "start", "--config", configPath], {
     cwd: dir,
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...DAEMON_ENV, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   daemons.add(child);
