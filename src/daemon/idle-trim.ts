@@ -9,8 +9,10 @@ import type { Logger } from "../log.js";
  * loop has been idle for `quietLooks` looks and the process has grown by `growthBytes` since the last
  * trim, it asks V8 for the collection that gives memory back (`HeapProfiler.collectGarbage`, which is
  * `isolate.LowMemoryNotification()`: ~25 ms at this size) through an in-process inspector session, once;
- * the next trim waits for new growth and at least `minIntervalMs`. A run waiting on a slow model looks
- * idle too: it may get one such pause, never a series.
+ * the next trim waits for new growth and at least `minIntervalMs`, unless what grew is `largeGrowthBytes`
+ * or more (a part loaded after the first trim, such as the mail libraries a moment after the start: it
+ * would otherwise stay resident that long). A run waiting on a slow model looks idle too: it may get one
+ * such pause, never a series, since a large growth takes more than a look's allocations.
  */
 export interface IdleTrimOptions {
   log: Logger;
@@ -18,6 +20,8 @@ export interface IdleTrimOptions {
   quietLooks?: number;
   growthBytes?: number;
   minIntervalMs?: number;
+  /** Growth since the last trim that is worth a trim before `minIntervalMs` is over. */
+  largeGrowthBytes?: number;
   /** Called after each trim with the resident size before it and the time the collection took. */
   onTrim?: (trim: { rssBefore: number; ms: number }) => void;
 }
@@ -27,6 +31,7 @@ const QUIET_UTILIZATION = 0.01;
 
 export function startIdleTrim(options: IdleTrimOptions): { stop(): void } {
   const { log, lookMs = 1000, quietLooks = 2, growthBytes = 2 * 1024 * 1024, minIntervalMs = 30_000 } = options;
+  const largeGrowthBytes = options.largeGrowthBytes ?? 8 * 1024 * 1024;
   let lastTrim = Number.NEGATIVE_INFINITY;
   let last = performance.eventLoopUtilization();
   let quiet = 0;
@@ -38,7 +43,9 @@ export function startIdleTrim(options: IdleTrimOptions): { stop(): void } {
     last = now;
     const rss = process.memoryUsage.rss();
     floor = Math.min(floor, rss);
-    if (trimming || quiet < quietLooks || rss - floor < growthBytes || performance.now() - lastTrim < minIntervalMs) return;
+    const grown = rss - floor;
+    const due = performance.now() - lastTrim >= minIntervalMs || grown >= largeGrowthBytes;
+    if (trimming || quiet < quietLooks || grown < growthBytes || !due) return;
     trimming = true;
     const started = performance.now();
     const done = await collectGarbage();

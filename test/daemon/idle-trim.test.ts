@@ -52,14 +52,26 @@ describe("giving memory back when quiet", () => {
     expect(trims).toHaveLength(1);
   });
 
-  it("waits at least minIntervalMs before the next trim, however much grows meanwhile", async () => {
+  it("waits at least minIntervalMs before the next trim, unless what grew meanwhile is large", async () => {
     const trims: number[] = [];
-    trim = startIdleTrim({ log, lookMs: 50, growthBytes: 0, minIntervalMs: 60_000, onTrim: ({ ms }) => trims.push(ms) });
+    const large = 16 * 1024 * 1024;
+    trim = startIdleTrim({
+      log,
+      lookMs: 50,
+      growthBytes: 0,
+      minIntervalMs: 60_000,
+      largeGrowthBytes: large,
+      onTrim: ({ ms }) => trims.push(ms),
+    });
     burst();
     await firstTrim(trims);
     burst();
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(trims).toHaveLength(1);
+    // A part loaded after the first trim: 24 MB kept alive, then let go while the loop is quiet.
+    let held: Buffer[] | undefined = Array.from({ length: 24 }, () => Buffer.alloc(1024 * 1024, 1));
+    await waitFor(() => held !== undefined && trims.length === 2, { everyMs: 20, message: "no second trim after a large growth" });
+    held = undefined;
   });
 
   it("does not collect while the loop is busy", async () => {
