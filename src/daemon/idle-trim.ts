@@ -7,12 +7,12 @@ import type { Logger } from "../log.js";
  * or when its memory reducer runs, ~8 s after a full collection and only if nothing allocated meanwhile.
  * A daemon that is idle most of the day would hold ~9 MB it does not use until then. So once the event
  * loop has been idle for `quietLooks` looks and the process has grown by `growthBytes` since the last
- * trim, it asks V8 for the collection that gives memory back (`HeapProfiler.collectGarbage`, which is
- * `isolate.LowMemoryNotification()`: ~25 ms at this size) through an in-process inspector session, once;
- * the next trim waits for new growth and at least `minIntervalMs`, unless what grew is `largeGrowthBytes`
- * or more (a part loaded after the first trim, such as the mail libraries a moment after the start: it
- * would otherwise stay resident that long). A run waiting on a slow model looks idle too: it may get one
- * such pause, never a series, since a large growth takes more than a look's allocations.
+ * trim (before the first: at all, so what the start left behind goes too), it asks V8 for the collection
+ * that gives memory back (`HeapProfiler.collectGarbage`, which is `isolate.LowMemoryNotification()`:
+ * ~25 ms at this size) through an in-process inspector session, once; the next trim waits for new growth
+ * and at least `minIntervalMs`, unless what grew is `largeGrowthBytes` or more (the mail libraries loaded
+ * at the first mail would otherwise stay resident that long). A run waiting on a slow model looks idle
+ * too: it may get one such pause, never a series, since a large growth takes more than a look's work.
  */
 export interface IdleTrimOptions {
   log: Logger;
@@ -35,7 +35,9 @@ export function startIdleTrim(options: IdleTrimOptions): { stop(): void } {
   let lastTrim = Number.NEGATIVE_INFINITY;
   let last = performance.eventLoopUtilization();
   let quiet = 0;
-  let floor = process.memoryUsage.rss();
+  // Before the first trim everything counts as growth: what the start left behind (the parsed config, the
+  // chunks' load, a connector's libraries) is given back at the first quiet moment, not only after runs.
+  let floor = 0;
   let trimming = false;
   const look = async () => {
     const now = performance.eventLoopUtilization();

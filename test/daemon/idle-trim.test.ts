@@ -54,24 +54,25 @@ describe("giving memory back when quiet", () => {
 
   it("waits at least minIntervalMs before the next trim, unless what grew meanwhile is large", async () => {
     const trims: number[] = [];
-    const large = 16 * 1024 * 1024;
+    const MB = 1024 * 1024;
     trim = startIdleTrim({
       log,
       lookMs: 50,
       growthBytes: 0,
       minIntervalMs: 60_000,
-      largeGrowthBytes: large,
+      largeGrowthBytes: 16 * MB,
       onTrim: ({ ms }) => trims.push(ms),
     });
     burst();
     await firstTrim(trims);
-    burst();
+    // A small growth waits out the interval.
+    const small = Array.from({ length: 4 }, () => Buffer.alloc(MB, 1));
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(trims).toHaveLength(1);
-    // A part loaded after the first trim: 24 MB kept alive, then let go while the loop is quiet.
-    let held: Buffer[] | undefined = Array.from({ length: 24 }, () => Buffer.alloc(1024 * 1024, 1));
-    await waitFor(() => held !== undefined && trims.length === 2, { everyMs: 20, message: "no second trim after a large growth" });
-    held = undefined;
+    // A large one (a part loaded after the first trim) does not.
+    const large = Array.from({ length: 24 }, () => Buffer.alloc(MB, 1));
+    await waitFor(() => trims.length === 2, { everyMs: 20, message: "no second trim after a large growth" });
+    expect(small.length + large.length).toBe(28);
   });
 
   it("does not collect while the loop is busy", async () => {
@@ -93,6 +94,16 @@ describe("giving memory back when quiet", () => {
 
 describe("the daemon when quiet after runs", () => {
   const t = stoppedAfterEach();
+
+  it("gives back what its start left behind at the first quiet moment, before any run", async () => {
+    const model = await startFakeModel();
+    t.model = model;
+    const hermes = await startHermes({ ...baseSettings(model.url), log: { level: "debug" } });
+    t.hermes = hermes;
+    const line = await hermes.waitForLog((l) => l.msg === "idle: memory given back");
+    expect(line.rssMb).toBeGreaterThan(0);
+    expect(model.requests).toHaveLength(0);
+  });
 
   it("gives memory back a few seconds after its last reply, and says so at debug level", async () => {
     const model = await startFakeModel();
