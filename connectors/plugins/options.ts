@@ -1,5 +1,6 @@
 import { errorMessage } from "../../src/errors.js";
 import type { OptionsSchema } from "../sdk/types.js";
+import { inSubset, validateSubset } from "./json-schema.js";
 
 /** One problem with a plugin's options: where under `options` (a key path) and what is wrong. */
 export interface OptionProblem {
@@ -11,6 +12,7 @@ export interface OptionProblem {
  * Checks options against a plugin's schema (zod: anything with safeParse; else a JSON Schema). With
  * `strictSchema` a JSON Schema is first checked against its own standard (ajv's meta-schema, ~15–20 ms
  * to compile): `config check`, `doctor` and the conformance kit do that; a start trusts a schema they passed.
+ * A JSON Schema that uses only the usual keywords (`inSubset`) is interpreted here; ajv compiles any other.
  */
 export async function checkOptions(
   schema: OptionsSchema,
@@ -54,10 +56,14 @@ async function checkJsonSchema(schema: Record<string, unknown>, options: Record<
   });
   const problem = strictSchema ? await jsonSchemaProblem(schema) : undefined;
   if (problem) return invalid(problem);
-  // ajv is loaded only for a plugin that declares a JSON Schema.
+  const value = structuredClone(options);
+  if (inSubset(schema)) {
+    const problems = validateSubset(schema, value);
+    return problems.length ? { ok: false as const, problems } : { ok: true as const, value };
+  }
+  // ajv is loaded only for a schema with other keywords ($ref, oneOf, format, …).
   const { Ajv } = await import("ajv");
   const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, validateSchema: false });
-  const value = structuredClone(options);
   let validate: ReturnType<typeof ajv.compile>;
   try {
     validate = ajv.compile(schema);

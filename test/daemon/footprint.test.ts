@@ -108,6 +108,9 @@ describe("what a daemon loads", () => {
     await ntfy.close();
     // Node's fetch (undici, web streams) would be ~14 MB of the idle daemon; the plugin speaks node:http.
     expect(loaded.builtins).not.toContain(UNDICI);
+    // Its options' JSON Schema is interpreted (connectors/plugins/json-schema.ts): ajv is not loaded to compile it.
+    const ajv = loaded.files.filter((f) => f.includes("/dist/app/") && readFileSync(f, "utf8").includes("ajv/dist/runtime/ucs2length"));
+    expect(ajv).toEqual([]);
   });
 
   it("runs a bundle whose text V8 can keep at one byte a character", () => {
