@@ -44,6 +44,17 @@ function interpreted(schema: Schema, options: Record<string, unknown>): Verdict 
 
 const obj = (properties: Schema, rest: Schema = {}): Schema => ({ type: "object", properties, ...rest });
 
+/** An object of one property a JSON type. */
+const EVERY_TYPE = obj({
+  s: { type: "string" },
+  n: { type: "number" },
+  i: { type: "integer" },
+  b: { type: "boolean" },
+  z: { type: "null" },
+  o: { type: "object" },
+  a: { type: "array" },
+});
+
 /** [what it covers, schema, options, how many problems ajv reports (so a case cannot silently test nothing)] */
 const CASES: [string, Schema, Record<string, unknown>, number][] = [
   ["the ntfy example, valid: title defaults", ntfy.optionsSchema, { server: "https://ntfy.sh", topics: ["inbox"] }, 0],
@@ -85,34 +96,8 @@ const CASES: [string, Schema, Record<string, unknown>, number][] = [
     { a: 1 },
     1,
   ],
-  [
-    "every scalar type",
-    obj({
-      s: { type: "string" },
-      n: { type: "number" },
-      i: { type: "integer" },
-      b: { type: "boolean" },
-      z: { type: "null" },
-      o: { type: "object" },
-      a: { type: "array" },
-    }),
-    { s: 1, n: "1", i: 1.5, b: 0, z: false, o: [], a: {} },
-    7,
-  ],
-  [
-    "every type, right",
-    obj({
-      s: { type: "string" },
-      n: { type: "number" },
-      i: { type: "integer" },
-      b: { type: "boolean" },
-      z: { type: "null" },
-      o: { type: "object" },
-      a: { type: "array" },
-    }),
-    { s: "", n: 1.5, i: -3, b: false, z: null, o: {}, a: [] },
-    0,
-  ],
+  ["every scalar type", EVERY_TYPE, { s: 1, n: "1", i: 1.5, b: 0, z: false, o: [], a: {} }, 7],
+  ["every type, right", EVERY_TYPE, { s: "", n: 1.5, i: -3, b: false, z: null, o: {}, a: [] }, 0],
   [
     "integer against number, with limits",
     obj({ i: { type: "integer", minimum: 2 }, n: { type: "number", minimum: 2 } }),
