@@ -1,4 +1,4 @@
-import { promises as fsp } from "node:fs";
+import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { buildIndex } from "./index-text.js";
 import { parseSkill } from "./parse.js";
@@ -7,14 +7,18 @@ import type { Skill, SkillProblem, SkillSet } from "./types.js";
 /** A SKILL.md bigger than this is refused: a skill is instructions, not a data file (the largest public one is ~75 kB). */
 const MAX_SKILL_BYTES = 1_000_000;
 
-/** Loads every skill under `dirs` (each sub-folder with a SKILL.md; a folder that is itself a skill counts too). */
+/**
+ * Loads every skill under `dirs` (each sub-folder with a SKILL.md; a folder that is itself a skill counts too).
+ * The files are read synchronously: a few small local files, read on the way to READY, where each
+ * asynchronous call would wait for a thread of libuv's pool and a turn of the loop (~15 ms for three skills).
+ */
 export async function loadSkills(dirs: readonly string[], indexMaxTokens: number): Promise<SkillSet> {
   const skills: Skill[] = [];
   const problems: SkillProblem[] = [];
   const seen = new Map<string, string>();
   for (const dir of dirs) {
-    for (const folder of await skillFolders(resolve(dir))) {
-      const result = await readSkill(folder);
+    for (const folder of skillFolders(resolve(dir))) {
+      const result = readSkill(folder);
       if ("problem" in result) {
         problems.push(result.problem);
         continue;
@@ -52,31 +56,38 @@ export function skillSet(skills: Skill[], problems: SkillProblem[], indexMaxToke
 }
 
 /** `dir` itself when it holds a SKILL.md, else its sub-folders that do, by name. A missing folder holds none. */
-async function skillFolders(dir: string): Promise<string[]> {
-  if (await isFile(join(dir, "SKILL.md"))) return [dir];
-  const entries = await fsp.readdir(dir, { withFileTypes: true }).catch(() => []);
+function skillFolders(dir: string): string[] {
+  if (isFile(join(dir, "SKILL.md"))) return [dir];
+  let entries: ReturnType<typeof entriesOf> = [];
+  try {
+    entries = entriesOf(dir);
+  } catch {
+    // a missing or unreadable folder holds none
+  }
   const folders = entries.filter((e) => e.isDirectory() || e.isSymbolicLink()).map((e) => join(dir, e.name));
-  const withSkill = await Promise.all(folders.map(async (f) => ((await isFile(join(f, "SKILL.md"))) ? f : undefined)));
-  return withSkill.filter((f): f is string => f !== undefined).sort();
+  return folders.filter((f) => isFile(join(f, "SKILL.md"))).sort();
 }
 
-async function readSkill(folder: string) {
+const entriesOf = (dir: string) => readdirSync(dir, { withFileTypes: true });
+
+function readSkill(folder: string) {
   const file = join(folder, "SKILL.md");
   const fail = (problem: string) => ({ problem: { file, problem, skipped: true } });
   try {
-    const info = await fsp.stat(file);
+    const info = statSync(file);
     if (info.size > MAX_SKILL_BYTES) return fail(`SKILL.md is ${info.size} bytes; at most ${MAX_SKILL_BYTES}`);
-    const bytes = await fsp.readFile(file);
+    const bytes = readFileSync(file);
     if (bytes.includes(0)) return fail("SKILL.md is not text");
-    return parseSkill(bytes.toString("utf8"), file, await fsp.realpath(folder), basename(folder));
+    return parseSkill(bytes.toString("utf8"), file, realpathSync(folder), basename(folder));
   } catch (err) {
     return fail(`could not be read: ${(err as Error).message}`);
   }
 }
 
-async function isFile(path: string): Promise<boolean> {
-  return fsp.stat(path).then(
-    (s) => s.isFile(),
-    () => false,
-  );
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
