@@ -28,10 +28,10 @@ export interface IdleTrimOptions {
 
 /** An event-loop utilization below this over a look counts as idle (a poll answered, a timer: ~0.1 %). */
 const QUIET_UTILIZATION = 0.01;
+const MB = 1024 * 1024;
 
 export function startIdleTrim(options: IdleTrimOptions): { stop(): void } {
-  const { log, lookMs = 1000, quietLooks = 2, growthBytes = 2 * 1024 * 1024, minIntervalMs = 30_000 } = options;
-  const largeGrowthBytes = options.largeGrowthBytes ?? 8 * 1024 * 1024;
+  const { log, lookMs = 1000, quietLooks = 2, growthBytes = 2 * MB, minIntervalMs = 30_000, largeGrowthBytes = 8 * MB } = options;
   let lastTrim = Number.NEGATIVE_INFINITY;
   let last = performance.eventLoopUtilization();
   let quiet = 0;

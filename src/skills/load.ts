@@ -58,17 +58,20 @@ export function skillSet(skills: Skill[], problems: SkillProblem[], indexMaxToke
 /** `dir` itself when it holds a SKILL.md, else its sub-folders that do, by name. A missing folder holds none. */
 function skillFolders(dir: string): string[] {
   if (isFile(join(dir, "SKILL.md"))) return [dir];
-  let entries: ReturnType<typeof entriesOf> = [];
-  try {
-    entries = entriesOf(dir);
-  } catch {
-    // a missing or unreadable folder holds none
-  }
-  const folders = entries.filter((e) => e.isDirectory() || e.isSymbolicLink()).map((e) => join(dir, e.name));
-  return folders.filter((f) => isFile(join(f, "SKILL.md"))).sort();
+  return entriesOf(dir)
+    .filter((e) => e.isDirectory() || e.isSymbolicLink())
+    .map((e) => join(dir, e.name))
+    .filter((f) => isFile(join(f, "SKILL.md")))
+    .sort();
 }
 
-const entriesOf = (dir: string) => readdirSync(dir, { withFileTypes: true });
+function entriesOf(dir: string) {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
 
 function readSkill(folder: string) {
   const file = join(folder, "SKILL.md");
