@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 
 /** A plugin module found on disk: the file to import, the version of the package it belongs to and that package's folder. */
@@ -9,11 +9,15 @@ export interface FoundModule {
   root?: string;
 }
 
-/** Finds `module`: a path (relative to `fromDir`, hermes.yaml's folder) or a package name looked up in node_modules from `fromDir` upwards. */
+/**
+ * Finds `module`: a path (relative to `fromDir`, hermes.yaml's folder) or a package name looked up in node_modules
+ * from `fromDir` upwards. A path to a folder is read as a package: its package.json's entry, else its index.js.
+ */
 export function findModule(module: string, fromDir: string): FoundModule | { problem: string; fix: string } {
-  if (isAbsolute(module) || /^\.\.?\//.test(module)) {
+  if (isAbsolute(module) || /^\.\.?(\/|$)/.test(module)) {
     const file = resolve(fromDir, module);
     if (!existsSync(file)) return { problem: `no file ${file}`, fix: "correct the path; a relative one counts from hermes.yaml's folder" };
+    if (statSync(file).isDirectory()) return inPackage(file, `the folder ${file}`, "build the plugin, or give the path of its entry file");
     const near = packageNear(dirname(file));
     return { file, version: near?.version ?? "-", ...(near && { root: near.dir }) };
   }
@@ -24,11 +28,19 @@ export function findModule(module: string, fromDir: string): FoundModule | { pro
       fix: `install it next to hermes.yaml (npm install ${module}), or give a path such as ./plugins/x.mjs`,
     };
   }
-  const pkg = readJson(join(dir, "package.json"));
+  return inPackage(dir, `package '${module}'`, "build or reinstall the package");
+}
+
+/** The entry of the package in `dir` (index.js when it has no package.json), as `import` would pick it. */
+function inPackage(dir: string, what: string, fix: string): FoundModule | { problem: string; fix: string } {
+  const manifest = join(dir, "package.json");
+  const pkg = readJson(manifest);
   const entry = entryOf(pkg);
   const file = join(dir, entry);
-  if (!existsSync(file))
-    return { problem: `package '${module}' names ${entry} as its entry, which does not exist`, fix: "build or reinstall the package" };
+  if (!existsSync(file) || statSync(file).isDirectory()) {
+    const problem = existsSync(manifest) ? `names ${entry} as its entry, which does not exist` : "has no package.json and no index.js";
+    return { problem: `${what} ${problem}`, fix };
+  }
   return { file, version: typeof pkg.version === "string" ? pkg.version : "-", root: dir };
 }
 

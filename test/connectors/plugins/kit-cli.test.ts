@@ -3,9 +3,12 @@ import { expect, it } from "vitest";
 import { runCli } from "../../helpers/hermes.js";
 import { MEMORY_CHAT } from "../../helpers/plugins.js";
 
-const NTFY = fileURLToPath(new URL("../../../examples/ntfy-connector/index.js", import.meta.url));
+// The example's folder, read as a package (its package.json's exports), as an author runs the kit in it.
+const NTFY = fileURLToPath(new URL("../../../examples/ntfy-connector", import.meta.url));
 
-it("hermes connector-test runs the kit against the ntfy example and ends with N passed, N failed", { timeout: 120_000 }, async () => {
+it("hermes connector-test runs the kit against the ntfy example's folder and ends with N passed, N failed", {
+  timeout: 120_000,
+}, async () => {
   const result = await runCli(["connector-test", NTFY]);
   expect(result.stdout).toMatch(/✓ a long reply is split in order under limits.text/);
   expect(result.stdout.trim().split("\n").at(-1)).toBe("11 passed, 0 failed");

@@ -29,6 +29,16 @@ describe("connector plugins from the config", () => {
     expect((await hermes.cli(["status"])).stdout).toMatch(/mem\s+ok plugin \.\/plugins\/memory-chat\/index\.js 2\.3\.4: in room r1/);
   });
 
+  it("loads a plugin by a path to its folder, read as a package: its package.json's entry", async () => {
+    cpSync(join(FIXTURES, "memory-chat"), join(dir, "plugins/memory-chat"), { recursive: true });
+    const entry = { name: "mem", module: "./plugins/memory-chat", options: { room: "r3" } };
+    const check = await configCheck(withPlugins([entry]));
+    expect(check.stderr).toBe("");
+    expect(check.code).toBe(0);
+    const hermes = await useHermes(withPlugins([entry]), { dir });
+    expect((await hermes.cli(["status"])).stdout).toMatch(/mem\s+ok plugin \.\/plugins\/memory-chat 2\.3\.4: in room r3/);
+  });
+
   it("loads a plugin by package name from node_modules beside hermes.yaml", async () => {
     cpSync(join(FIXTURES, "memory-chat"), join(dir, "node_modules/hermes-connector-memory-chat"), { recursive: true });
     const entry = { name: "mem", module: "hermes-connector-memory-chat", options: { room: "r2" } };
@@ -50,6 +60,11 @@ describe("connector plugins from the config", () => {
       "a missing package",
       "hermes-connector-nowhere",
       /no package 'hermes-connector-nowhere' in node_modules; fix: install it next to hermes\.yaml/,
+    ],
+    [
+      "a folder with no entry",
+      join(FIXTURES, "bad-api"),
+      /the folder \/.*\/bad-api has no package\.json and no index\.js; fix: build the plugin, or give the path of its entry file/,
     ],
     [
       "an unsupported api",
