@@ -89,9 +89,11 @@ function cacheDir(env: NodeJS.ProcessEnv): string | undefined {
 
 /**
  * Chunks smaller than this compile as Node does: their cache would save less than loading node:vm and
- * node:v8 costs (~2 ms).
+ * node:v8 costs (~2 ms). A chunk with a dynamic `import()` (of a plugin's or a skill's module) must stay
+ * smaller: V8 drops a script's dynamic-import hook when it is compiled from cached data, so the import
+ * would go to `require` and fail on every start after the first. The build checks it (scripts/postbuild.mjs).
  */
-const MIN_CACHED_CHARS = 32 * 1024;
+export const MIN_CACHED_CHARS = 32 * 1024;
 
 /** Compiles the larger chunks under `root` with cached data; everything else (node_modules) as Node does. */
 function hookCompile(dir: string, root: string): void {
