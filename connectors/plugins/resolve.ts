@@ -16,8 +16,9 @@ export interface FoundModule {
 export function findModule(module: string, fromDir: string): FoundModule | { problem: string; fix: string } {
   if (isAbsolute(module) || /^\.\.?(\/|$)/.test(module)) {
     const file = resolve(fromDir, module);
-    if (!existsSync(file)) return { problem: `no file ${file}`, fix: "correct the path; a relative one counts from hermes.yaml's folder" };
-    if (statSync(file).isDirectory()) return inPackage(file, `the folder ${file}`, "build the plugin, or give the path of its entry file");
+    const info = statOf(file);
+    if (!info) return { problem: `no file ${file}`, fix: "correct the path; a relative one counts from hermes.yaml's folder" };
+    if (info.isDirectory()) return inPackage(file, `the folder ${file}`, "build the plugin, or give the path of its entry file");
     const near = packageNear(dirname(file));
     return { file, version: near?.version ?? "-", ...(near && { root: near.dir }) };
   }
@@ -37,12 +38,15 @@ function inPackage(dir: string, what: string, fix: string): FoundModule | { prob
   const pkg = readJson(manifest);
   const entry = entryOf(pkg);
   const file = join(dir, entry);
-  if (!existsSync(file) || statSync(file).isDirectory()) {
+  if (!statOf(file)?.isFile()) {
     const problem = existsSync(manifest) ? `names ${entry} as its entry, which does not exist` : "has no package.json and no index.js";
     return { problem: `${what} ${problem}`, fix };
   }
   return { file, version: typeof pkg.version === "string" ? pkg.version : "-", root: dir };
 }
+
+/** The file's status, or undefined when there is none. */
+const statOf = (path: string) => statSync(path, { throwIfNoEntry: false });
 
 function packageDir(name: string, fromDir: string): string | undefined {
   for (let dir = fromDir; ; dir = dirname(dir)) {
