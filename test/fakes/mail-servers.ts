@@ -209,6 +209,8 @@ smtpd_tls_security_level = none
 smtp_tls_security_level = none
 # Room for a mail carrying a file over the 20 MB hermes takes (base64 makes it a third larger).
 message_size_limit = 40000000
+# Queue ids that start with the time a mail was taken (test/helpers/mail-client.ts orders a mailbox by them).
+enable_long_queue_ids = yes
 queue_run_delay = 1s
 minimal_backoff_time = 1s
 maximal_backoff_time = 2s

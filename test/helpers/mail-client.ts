@@ -46,7 +46,12 @@ export interface Stored {
   mail: ParsedMail;
 }
 
-/** Every message in a user's INBOX, parsed, with its \Seen flag (read without setting it). */
+/**
+ * Every message in a user's INBOX, parsed, with its \Seen flag (read without setting it), in the order
+ * Postfix took them in. Postfix hands mails to Dovecot in parallel, so two sent a moment apart may get
+ * their UIDs the other way round; its long queue ids (in each mail's Received header) start with the time
+ * it took the mail, to the microsecond, and sort by it.
+ */
 export async function mailboxOf(servers: MailServers, who: { user: string; pass: string }): Promise<Stored[]> {
   const client = new ImapFlow({ host: "127.0.0.1", port: servers.imapPort, secure: false, auth: who, logger: false });
   await client.connect();
@@ -62,7 +67,22 @@ export async function mailboxOf(servers: MailServers, who: { user: string; pass:
     lock.release();
     await client.logout();
   }
-  return out;
+  const taken = out.map((s) => queueIdOf(s.mail));
+  if (taken.some((id) => id === undefined)) return out;
+  return out
+    .map((s, i) => ({ s, id: taken[i] as string }))
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .map(({ s }) => s);
+}
+
+/** The queue id Postfix gave a mail when it took it (`… (Postfix) with ESMTPSA id <id>`). */
+function queueIdOf(mail: ParsedMail): string | undefined {
+  const received = ([] as unknown[]).concat(mail.headers.get("received") ?? []);
+  for (const line of received) {
+    const id = /\(Postfix\) with \S+ id (\w+)/.exec(String(line))?.[1];
+    if (id) return id;
+  }
+  return undefined;
 }
 
 /** Empties a user's INBOX, so that each test starts from no mail. */
