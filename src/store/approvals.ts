@@ -1,4 +1,5 @@
 import type { Db } from "./db.js";
+import { statements } from "./statements.js";
 
 export type ApprovalStatus = "pending" | "approved" | "denied" | "expired";
 
@@ -26,17 +27,19 @@ export class ApprovalStore {
   private readonly q;
 
   constructor(db: Db) {
-    this.q = {
-      insert: db.prepare(
-        "INSERT INTO approvals (id, run_id, call_id, session_key, channel, tool, args, reason, status, created_at, expires_at) VALUES (@id, @run_id, @call_id, @session_key, @channel, @tool, @args, @reason, 'pending', @created_at, @expires_at)",
-      ),
-      get: db.prepare("SELECT * FROM approvals WHERE id = ?"),
-      byCall: db.prepare("SELECT * FROM approvals WHERE call_id = ?"),
-      decide: db.prepare("UPDATE approvals SET status = ?, decided_by = ?, decided_at = ? WHERE id = ? AND status = 'pending' RETURNING *"),
-      pending: db.prepare("SELECT * FROM approvals WHERE status = 'pending' ORDER BY created_at"),
-      pendingOfRun: db.prepare("SELECT COUNT(*) FROM approvals WHERE run_id = ? AND status = 'pending'").pluck(),
-      setMessageRef: db.prepare("UPDATE approvals SET message_ref = ? WHERE id = ?"),
-    };
+    this.q = statements(db, {
+      insert: () =>
+        db.prepare(
+          "INSERT INTO approvals (id, run_id, call_id, session_key, channel, tool, args, reason, status, created_at, expires_at) VALUES (@id, @run_id, @call_id, @session_key, @channel, @tool, @args, @reason, 'pending', @created_at, @expires_at)",
+        ),
+      get: () => db.prepare("SELECT * FROM approvals WHERE id = ?"),
+      byCall: () => db.prepare("SELECT * FROM approvals WHERE call_id = ?"),
+      decide: () =>
+        db.prepare("UPDATE approvals SET status = ?, decided_by = ?, decided_at = ? WHERE id = ? AND status = 'pending' RETURNING *"),
+      pending: () => db.prepare("SELECT * FROM approvals WHERE status = 'pending' ORDER BY created_at"),
+      pendingOfRun: () => db.prepare("SELECT COUNT(*) FROM approvals WHERE run_id = ? AND status = 'pending'").pluck(),
+      setMessageRef: () => db.prepare("UPDATE approvals SET message_ref = ? WHERE id = ?"),
+    });
   }
 
   insert(row: NewApproval): ApprovalRow {

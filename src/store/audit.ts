@@ -1,4 +1,5 @@
 import type { Db } from "./db.js";
+import { statements } from "./statements.js";
 
 export type Decision = "pending" | "auto" | "approved" | "denied" | "expired" | "blocked";
 export type CallStatus = "proposed" | "running" | "ok" | "error" | "skipped" | "interrupted";
@@ -47,26 +48,29 @@ export class AuditStore {
   private readonly q;
 
   constructor(db: Db) {
-    this.q = {
-      insert: db.prepare(
-        "INSERT OR IGNORE INTO tool_calls (id, run_id, session_id, step, seq, tool, args, decision, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 'proposed', ?)",
-      ),
-      decide: db.prepare("UPDATE tool_calls SET decision = ?, reason = ?, decided_by = ?, decided_at = ? WHERE id = ?"),
-      start: db.prepare("UPDATE tool_calls SET status = 'running', started_at = ? WHERE id = ?"),
-      finish: db.prepare(
-        "UPDATE tool_calls SET status = ?, duration_ms = ?, result_chars = ?, result_hash = ?, summary = ?, error = ? WHERE id = ?",
-      ),
-      get: db.prepare("SELECT * FROM tool_calls WHERE id = ?"),
-      ofRun: db.prepare("SELECT * FROM tool_calls WHERE run_id = ? ORDER BY step, seq"),
-      interruptRunning: db.prepare("UPDATE tool_calls SET status = 'interrupted' WHERE status = 'running' RETURNING *"),
-      list: db.prepare(
-        `SELECT c.*, s.key AS session_key, u.model AS step_model, u.endpoint AS step_endpoint, u.prompt_tokens AS step_prompt_tokens,
+    this.q = statements(db, {
+      insert: () =>
+        db.prepare(
+          "INSERT OR IGNORE INTO tool_calls (id, run_id, session_id, step, seq, tool, args, decision, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', 'proposed', ?)",
+        ),
+      decide: () => db.prepare("UPDATE tool_calls SET decision = ?, reason = ?, decided_by = ?, decided_at = ? WHERE id = ?"),
+      start: () => db.prepare("UPDATE tool_calls SET status = 'running', started_at = ? WHERE id = ?"),
+      finish: () =>
+        db.prepare(
+          "UPDATE tool_calls SET status = ?, duration_ms = ?, result_chars = ?, result_hash = ?, summary = ?, error = ? WHERE id = ?",
+        ),
+      get: () => db.prepare("SELECT * FROM tool_calls WHERE id = ?"),
+      ofRun: () => db.prepare("SELECT * FROM tool_calls WHERE run_id = ? ORDER BY step, seq"),
+      interruptRunning: () => db.prepare("UPDATE tool_calls SET status = 'interrupted' WHERE status = 'running' RETURNING *"),
+      list: () =>
+        db.prepare(
+          `SELECT c.*, s.key AS session_key, u.model AS step_model, u.endpoint AS step_endpoint, u.prompt_tokens AS step_prompt_tokens,
            u.output_tokens AS step_output_tokens, u.estimated AS step_tokens_estimated
          FROM tool_calls c JOIN sessions s ON s.id = c.session_id
          LEFT JOIN model_calls u ON u.id = (SELECT id FROM model_calls WHERE run_id = c.run_id AND step = c.step AND outcome = 'ok' LIMIT 1)
          WHERE (@key IS NULL OR s.key = @key) ORDER BY c.created_at DESC, c.step DESC, c.seq DESC LIMIT @limit`,
-      ),
-    };
+        ),
+    });
   }
 
   propose(call: ProposedCall): void {

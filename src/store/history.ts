@@ -1,6 +1,7 @@
 import type { ChatMessage, ToolCall } from "../model/types.js";
 import type { Db } from "./db.js";
 import { recallWriter } from "./recall.js";
+import { statements } from "./statements.js";
 
 export interface SessionRow {
   id: number;
@@ -93,42 +94,47 @@ export class HistoryStore {
   private readonly insertMessage;
 
   constructor(private readonly db: Db) {
-    this.q = {
-      activeSession: db.prepare("SELECT * FROM sessions WHERE key = ? AND closed_at IS NULL ORDER BY id DESC LIMIT 1"),
-      sessionById: db.prepare("SELECT * FROM sessions WHERE id = ?"),
-      insertSession: db.prepare("INSERT INTO sessions (key, created_at) VALUES (?, ?) RETURNING *"),
-      insertClosedSession: db.prepare("INSERT INTO sessions (key, created_at, closed_at) VALUES (?, ?, ?) RETURNING *"),
-      closeSessions: db.prepare("UPDATE sessions SET closed_at = ? WHERE key = ? AND closed_at IS NULL"),
-      insertRun: db.prepare(
-        "INSERT INTO runs (id, session_id, source, status, started_at, tools, input, channel, sender_id, sender_name, images) VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?) RETURNING *",
-      ),
-      startRun: db.prepare("UPDATE runs SET status = 'running', attempts = attempts + 1 WHERE id = ?"),
-      runsInOrder: db.prepare("SELECT * FROM runs WHERE status IN ('queued', 'running', 'suspended') ORDER BY started_at, rowid"),
-      getRun: db.prepare("SELECT * FROM runs WHERE id = ?"),
-      setRunSteps: db.prepare("UPDATE runs SET steps = ? WHERE id = ?"),
-      setRunStatus: db.prepare("UPDATE runs SET status = ? WHERE id = ?"),
-      markReplySent: db.prepare("UPDATE runs SET reply_sent_at = ? WHERE id = ? AND reply_sent_at IS NULL"),
-      unsentReplies: db.prepare(
-        "SELECT * FROM runs WHERE reply_sent_at IS NULL AND ended_at IS NOT NULL AND source IN ('telegram', 'discord') ORDER BY ended_at",
-      ),
-      endRun: db.prepare("UPDATE runs SET status = ?, stop_reason = ?, reply = ?, ended_at = ? WHERE id = ?"),
-      insertMessage: db.prepare(
-        "INSERT INTO messages (session_id, run_id, role, content, tool_calls, tool_call_id, tool_name, created_at, images) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      ),
-      recentMessages: db.prepare(
-        "SELECT id, role, content, tool_calls, tool_call_id, tool_name, images FROM (SELECT * FROM messages WHERE session_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id",
-      ),
-      runMessages: db.prepare(
-        "SELECT id, role, content, tool_calls, tool_call_id, tool_name, images FROM messages WHERE run_id = ? ORDER BY id",
-      ),
-      allMessages: db.prepare(
-        "SELECT id, role, content, tool_calls, tool_call_id, tool_name, images, created_at FROM messages WHERE session_id = ? ORDER BY id",
-      ),
-      latestSession: db.prepare("SELECT * FROM sessions WHERE key = ? ORDER BY closed_at IS NULL DESC, id DESC LIMIT 1"),
-      listSessions: db.prepare(
-        "SELECT s.*, COUNT(m.id) AS messages, MAX(m.created_at) AS last_at FROM sessions s LEFT JOIN messages m ON m.session_id = s.id GROUP BY s.id ORDER BY s.id DESC LIMIT ?",
-      ),
-    };
+    this.q = statements(db, {
+      activeSession: () => db.prepare("SELECT * FROM sessions WHERE key = ? AND closed_at IS NULL ORDER BY id DESC LIMIT 1"),
+      sessionById: () => db.prepare("SELECT * FROM sessions WHERE id = ?"),
+      insertSession: () => db.prepare("INSERT INTO sessions (key, created_at) VALUES (?, ?) RETURNING *"),
+      insertClosedSession: () => db.prepare("INSERT INTO sessions (key, created_at, closed_at) VALUES (?, ?, ?) RETURNING *"),
+      closeSessions: () => db.prepare("UPDATE sessions SET closed_at = ? WHERE key = ? AND closed_at IS NULL"),
+      insertRun: () =>
+        db.prepare(
+          "INSERT INTO runs (id, session_id, source, status, started_at, tools, input, channel, sender_id, sender_name, images) VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?) RETURNING *",
+        ),
+      startRun: () => db.prepare("UPDATE runs SET status = 'running', attempts = attempts + 1 WHERE id = ?"),
+      runsInOrder: () => db.prepare("SELECT * FROM runs WHERE status IN ('queued', 'running', 'suspended') ORDER BY started_at, rowid"),
+      getRun: () => db.prepare("SELECT * FROM runs WHERE id = ?"),
+      setRunSteps: () => db.prepare("UPDATE runs SET steps = ? WHERE id = ?"),
+      setRunStatus: () => db.prepare("UPDATE runs SET status = ? WHERE id = ?"),
+      markReplySent: () => db.prepare("UPDATE runs SET reply_sent_at = ? WHERE id = ? AND reply_sent_at IS NULL"),
+      unsentReplies: () =>
+        db.prepare(
+          "SELECT * FROM runs WHERE reply_sent_at IS NULL AND ended_at IS NOT NULL AND source IN ('telegram', 'discord') ORDER BY ended_at",
+        ),
+      endRun: () => db.prepare("UPDATE runs SET status = ?, stop_reason = ?, reply = ?, ended_at = ? WHERE id = ?"),
+      insertMessage: () =>
+        db.prepare(
+          "INSERT INTO messages (session_id, run_id, role, content, tool_calls, tool_call_id, tool_name, created_at, images) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        ),
+      recentMessages: () =>
+        db.prepare(
+          "SELECT id, role, content, tool_calls, tool_call_id, tool_name, images FROM (SELECT * FROM messages WHERE session_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id",
+        ),
+      runMessages: () =>
+        db.prepare("SELECT id, role, content, tool_calls, tool_call_id, tool_name, images FROM messages WHERE run_id = ? ORDER BY id"),
+      allMessages: () =>
+        db.prepare(
+          "SELECT id, role, content, tool_calls, tool_call_id, tool_name, images, created_at FROM messages WHERE session_id = ? ORDER BY id",
+        ),
+      latestSession: () => db.prepare("SELECT * FROM sessions WHERE key = ? ORDER BY closed_at IS NULL DESC, id DESC LIMIT 1"),
+      listSessions: () =>
+        db.prepare(
+          "SELECT s.*, COUNT(m.id) AS messages, MAX(m.created_at) AS last_at FROM sessions s LEFT JOIN messages m ON m.session_id = s.id GROUP BY s.id ORDER BY s.id DESC LIMIT ?",
+        ),
+    });
     const index = recallWriter(db);
     this.insertMessage = db.transaction((args: [number, string | null, string, string, ...unknown[]], toolName: string | null): number => {
       const id = Number(this.q.insertMessage.run(...args).lastInsertRowid);

@@ -1,4 +1,5 @@
 import type { Db } from "./db.js";
+import { statements } from "./statements.js";
 
 /**
  * Updates received from chat networks, recorded before they are acknowledged, so a restart neither
@@ -8,18 +9,22 @@ export class InboundStore {
   private readonly q;
 
   constructor(private readonly db: Db) {
-    this.q = {
-      insert: db.prepare(
-        "INSERT OR IGNORE INTO inbound_updates (connector, update_id, chat, payload, status, received_at) VALUES (?, ?, ?, ?, 'received', ?)",
-      ),
-      setStatus: db.prepare("UPDATE inbound_updates SET status = ?, run_id = COALESCE(?, run_id) WHERE connector = ? AND update_id = ?"),
-      unfinished: db.prepare("SELECT payload FROM inbound_updates WHERE connector = ? AND status = 'received' ORDER BY update_id").pluck(),
-      runOf: db.prepare("SELECT run_id FROM inbound_updates WHERE connector = ? AND update_id = ?").pluck(),
-      get: db.prepare("SELECT value FROM kv WHERE key = ?").pluck(),
-      set: db.prepare(
-        "INSERT INTO kv (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
-      ),
-    };
+    this.q = statements(db, {
+      insert: () =>
+        db.prepare(
+          "INSERT OR IGNORE INTO inbound_updates (connector, update_id, chat, payload, status, received_at) VALUES (?, ?, ?, ?, 'received', ?)",
+        ),
+      setStatus: () =>
+        db.prepare("UPDATE inbound_updates SET status = ?, run_id = COALESCE(?, run_id) WHERE connector = ? AND update_id = ?"),
+      unfinished: () =>
+        db.prepare("SELECT payload FROM inbound_updates WHERE connector = ? AND status = 'received' ORDER BY update_id").pluck(),
+      runOf: () => db.prepare("SELECT run_id FROM inbound_updates WHERE connector = ? AND update_id = ?").pluck(),
+      get: () => db.prepare("SELECT value FROM kv WHERE key = ?").pluck(),
+      set: () =>
+        db.prepare(
+          "INSERT INTO kv (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+        ),
+    });
   }
 
   /**

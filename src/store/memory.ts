@@ -1,4 +1,5 @@
 import type { Db } from "./db.js";
+import { statements } from "./statements.js";
 
 export interface Memory {
   id: number;
@@ -32,18 +33,19 @@ export class MemoryStore {
   private readonly q;
 
   constructor(db: Db) {
-    this.q = {
-      add: db.prepare(`INSERT INTO memories (fact, created_at, owner, owner_name) VALUES (?, ?, ?, ?) RETURNING ${COLUMNS}`),
-      list: db.prepare(`SELECT ${COLUMNS} FROM memories WHERE forgotten_at IS NULL ORDER BY id`),
-      visible: db.prepare(`SELECT ${COLUMNS} FROM memories WHERE forgotten_at IS NULL AND (owner IS NULL OR owner = ?) ORDER BY id`),
-      get: db.prepare(`SELECT ${COLUMNS} FROM memories WHERE id = ? AND forgotten_at IS NULL`),
-      count: db.prepare("SELECT COUNT(*) FROM memories WHERE forgotten_at IS NULL").pluck(),
-      forget: db.prepare("UPDATE memories SET forgotten_at = ? WHERE id = ? AND forgotten_at IS NULL"),
-      loadRatio: db.prepare("SELECT ratio FROM token_calibration WHERE model = ?").pluck(),
-      saveRatio: db.prepare(
-        "INSERT INTO token_calibration (model, ratio, updated_at) VALUES (?, ?, ?) ON CONFLICT(model) DO UPDATE SET ratio = excluded.ratio, updated_at = excluded.updated_at",
-      ),
-    };
+    this.q = statements(db, {
+      add: () => db.prepare(`INSERT INTO memories (fact, created_at, owner, owner_name) VALUES (?, ?, ?, ?) RETURNING ${COLUMNS}`),
+      list: () => db.prepare(`SELECT ${COLUMNS} FROM memories WHERE forgotten_at IS NULL ORDER BY id`),
+      visible: () => db.prepare(`SELECT ${COLUMNS} FROM memories WHERE forgotten_at IS NULL AND (owner IS NULL OR owner = ?) ORDER BY id`),
+      get: () => db.prepare(`SELECT ${COLUMNS} FROM memories WHERE id = ? AND forgotten_at IS NULL`),
+      count: () => db.prepare("SELECT COUNT(*) FROM memories WHERE forgotten_at IS NULL").pluck(),
+      forget: () => db.prepare("UPDATE memories SET forgotten_at = ? WHERE id = ? AND forgotten_at IS NULL"),
+      loadRatio: () => db.prepare("SELECT ratio FROM token_calibration WHERE model = ?").pluck(),
+      saveRatio: () =>
+        db.prepare(
+          "INSERT INTO token_calibration (model, ratio, updated_at) VALUES (?, ?, ?) ON CONFLICT(model) DO UPDATE SET ratio = excluded.ratio, updated_at = excluded.updated_at",
+        ),
+    });
   }
 
   /** Keeps a fact for `owner`, or for everyone when no owner is given. */

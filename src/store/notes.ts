@@ -1,4 +1,5 @@
 import type { Db } from "./db.js";
+import { statements } from "./statements.js";
 
 export interface Note {
   id: number;
@@ -11,12 +12,13 @@ export class NotesStore {
   private readonly q;
 
   constructor(db: Db) {
-    this.q = {
-      add: db.prepare("INSERT INTO notes (text, created_at) VALUES (?, ?) RETURNING id, text, created_at"),
-      list: db.prepare("SELECT id, text, created_at FROM notes WHERE deleted_at IS NULL ORDER BY id LIMIT ?"),
-      search: db.prepare("SELECT id, text, created_at FROM notes WHERE deleted_at IS NULL AND text LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?"),
-      remove: db.prepare("UPDATE notes SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL"),
-    };
+    this.q = statements(db, {
+      add: () => db.prepare("INSERT INTO notes (text, created_at) VALUES (?, ?) RETURNING id, text, created_at"),
+      list: () => db.prepare("SELECT id, text, created_at FROM notes WHERE deleted_at IS NULL ORDER BY id LIMIT ?"),
+      search: () =>
+        db.prepare("SELECT id, text, created_at FROM notes WHERE deleted_at IS NULL AND text LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?"),
+      remove: () => db.prepare("UPDATE notes SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL"),
+    });
   }
 
   add(text: string): Note {

@@ -1,4 +1,5 @@
 import type { Db } from "./db.js";
+import { statements } from "./statements.js";
 
 /**
  * What connector plugins keep: the ids of the messages each has handed over (so a redelivery runs
@@ -8,13 +9,14 @@ export class PluginStore {
   private readonly q;
 
   constructor(private readonly db: Db) {
-    this.q = {
-      remember: db.prepare("INSERT OR IGNORE INTO plugin_inbound (connector, message_id, received_at) VALUES (?, ?, ?)"),
-      get: db.prepare("SELECT value FROM plugin_state WHERE connector = ? AND key = ?").pluck(),
-      set: db.prepare(
-        "INSERT INTO plugin_state (connector, key, value, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(connector, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
-      ),
-    };
+    this.q = statements(db, {
+      remember: () => db.prepare("INSERT OR IGNORE INTO plugin_inbound (connector, message_id, received_at) VALUES (?, ?, ?)"),
+      get: () => db.prepare("SELECT value FROM plugin_state WHERE connector = ? AND key = ?").pluck(),
+      set: () =>
+        db.prepare(
+          "INSERT INTO plugin_state (connector, key, value, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(connector, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+        ),
+    });
   }
 
   /** Records a message id; false when it was recorded before. */

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import { cleanSnippet, indexedText, MATCH_END, MATCH_START, toFtsQuery } from "./recall-text.js";
+import { statements } from "./statements.js";
 
 /** The connection type, named here rather than imported from db.ts, which loads this file through the migrations. */
 type Db = Database.Database;
@@ -67,10 +68,10 @@ export class RecallStore {
   private readonly q;
 
   constructor(db: Db) {
-    this.q = {
-      all: db.prepare(`SELECT ${HIT_COLUMNS} ${HIT_FROM} ${NEWEST_FIRST}`),
-      person: db.prepare(`SELECT ${HIT_COLUMNS} ${HIT_FROM} ${PERSON_SCOPE} ${NEWEST_FIRST}`),
-    };
+    this.q = statements(db, {
+      all: () => db.prepare(`SELECT ${HIT_COLUMNS} ${HIT_FROM} ${NEWEST_FIRST}`),
+      person: () => db.prepare(`SELECT ${HIT_COLUMNS} ${HIT_FROM} ${PERSON_SCOPE} ${NEWEST_FIRST}`),
+    });
   }
 
   /** The newest matching messages the scope may see; none for a query without a word in it. Never throws for any query text. */

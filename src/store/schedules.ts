@@ -1,4 +1,5 @@
 import type { Db } from "./db.js";
+import { statements } from "./statements.js";
 
 export type FiringStatus = "running" | "ok" | "error" | "delivery_failed" | "missed";
 
@@ -31,21 +32,20 @@ export class ScheduleStore {
   private readonly listeners = new Set<() => void>();
 
   constructor(db: Db) {
-    this.q = {
-      claim: db.prepare("INSERT OR IGNORE INTO firings (job, slot_at, fired_at, status) VALUES (?, ?, ?, ?) RETURNING id"),
-      finish: db.prepare("UPDATE firings SET status = ?, run_id = COALESCE(?, run_id), message_id = ?, error = ? WHERE id = ?"),
-      setRun: db.prepare("UPDATE firings SET run_id = ? WHERE id = ?"),
-      lastSlot: db.prepare("SELECT MAX(slot_at) FROM firings WHERE job = ?").pluck(),
-      last: db.prepare("SELECT * FROM firings WHERE job = ? ORDER BY slot_at DESC LIMIT 1"),
-      firings: db.prepare("SELECT * FROM firings WHERE job = ? ORDER BY slot_at"),
-      addReminder: db.prepare(
-        "INSERT INTO reminders (channel, text, at, cron, timezone, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *",
-      ),
-      activeReminders: db.prepare("SELECT * FROM reminders WHERE cancelled_at IS NULL AND done_at IS NULL ORDER BY id"),
-      reminder: db.prepare("SELECT * FROM reminders WHERE id = ?"),
-      cancel: db.prepare("UPDATE reminders SET cancelled_at = ? WHERE id = ? AND cancelled_at IS NULL AND done_at IS NULL"),
-      retire: db.prepare("UPDATE reminders SET done_at = ? WHERE id = ?"),
-    };
+    this.q = statements(db, {
+      claim: () => db.prepare("INSERT OR IGNORE INTO firings (job, slot_at, fired_at, status) VALUES (?, ?, ?, ?) RETURNING id"),
+      finish: () => db.prepare("UPDATE firings SET status = ?, run_id = COALESCE(?, run_id), message_id = ?, error = ? WHERE id = ?"),
+      setRun: () => db.prepare("UPDATE firings SET run_id = ? WHERE id = ?"),
+      lastSlot: () => db.prepare("SELECT MAX(slot_at) FROM firings WHERE job = ?").pluck(),
+      last: () => db.prepare("SELECT * FROM firings WHERE job = ? ORDER BY slot_at DESC LIMIT 1"),
+      firings: () => db.prepare("SELECT * FROM firings WHERE job = ? ORDER BY slot_at"),
+      addReminder: () =>
+        db.prepare("INSERT INTO reminders (channel, text, at, cron, timezone, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *"),
+      activeReminders: () => db.prepare("SELECT * FROM reminders WHERE cancelled_at IS NULL AND done_at IS NULL ORDER BY id"),
+      reminder: () => db.prepare("SELECT * FROM reminders WHERE id = ?"),
+      cancel: () => db.prepare("UPDATE reminders SET cancelled_at = ? WHERE id = ? AND cancelled_at IS NULL AND done_at IS NULL"),
+      retire: () => db.prepare("UPDATE reminders SET done_at = ? WHERE id = ?"),
+    });
   }
 
   /** Records a firing for (job, slot) unless one exists: a slot never runs twice. Returns its id, or undefined. */

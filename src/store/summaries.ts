@@ -1,4 +1,5 @@
 import type { Db } from "./db.js";
+import { statements } from "./statements.js";
 
 /** A session's running summary: what the model made of its messages up to `to_message_id`. */
 export interface SummaryRow {
@@ -22,13 +23,14 @@ export class SummaryStore {
   private readonly cache = new Map<number, SummaryRow | null>();
 
   constructor(db: Db) {
-    this.q = {
-      latest: db.prepare("SELECT * FROM summaries WHERE session_id = ? ORDER BY id DESC LIMIT 1"),
-      all: db.prepare("SELECT * FROM summaries WHERE session_id = ? ORDER BY id"),
-      insert: db.prepare(
-        "INSERT INTO summaries (session_id, summary, from_message_id, to_message_id, turns, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *",
-      ),
-    };
+    this.q = statements(db, {
+      latest: () => db.prepare("SELECT * FROM summaries WHERE session_id = ? ORDER BY id DESC LIMIT 1"),
+      all: () => db.prepare("SELECT * FROM summaries WHERE session_id = ? ORDER BY id"),
+      insert: () =>
+        db.prepare(
+          "INSERT INTO summaries (session_id, summary, from_message_id, to_message_id, turns, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *",
+        ),
+    });
   }
 
   latest(sessionId: number): SummaryRow | undefined {

@@ -1,6 +1,7 @@
 import type { ModelCall } from "../model/types.js";
 import { maskUrl } from "../url-secrets.js";
 import type { Db } from "./db.js";
+import { statements } from "./statements.js";
 
 /** One model call, as recorded. Tokens are what the endpoint reported, or an estimate when `estimated`. */
 export interface UsageRecord {
@@ -70,18 +71,18 @@ export class UsageStore {
   private readonly grouped = new Map<UsageGrouping, ReturnType<Db["prepare"]>>();
 
   constructor(private readonly db: Db) {
-    this.q = {
-      insert: db.prepare(
-        `INSERT INTO model_calls (at, run_id, session_id, step, endpoint, model, prompt_tokens, output_tokens, cached_tokens,
+    this.q = statements(db, {
+      insert: () =>
+        db.prepare(
+          `INSERT INTO model_calls (at, run_id, session_id, step, endpoint, model, prompt_tokens, output_tokens, cached_tokens,
           estimated, first_byte_ms, total_ms, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
-      runTokens: db.prepare("SELECT COALESCE(SUM(prompt_tokens + output_tokens), 0) FROM model_calls WHERE run_id = ?").pluck(),
-      endpointSince: db
-        .prepare("SELECT COALESCE(SUM(prompt_tokens + output_tokens), 0) FROM model_calls WHERE endpoint = ? AND at >= ?")
-        .pluck(),
-      since: db.prepare(`SELECT 'all' AS key, ${TOTALS} FROM model_calls u WHERE u.at >= ?`),
-      ofRun: db.prepare("SELECT * FROM model_calls WHERE run_id = ? ORDER BY id"),
-    };
+        ),
+      runTokens: () => db.prepare("SELECT COALESCE(SUM(prompt_tokens + output_tokens), 0) FROM model_calls WHERE run_id = ?").pluck(),
+      endpointSince: () =>
+        db.prepare("SELECT COALESCE(SUM(prompt_tokens + output_tokens), 0) FROM model_calls WHERE endpoint = ? AND at >= ?").pluck(),
+      since: () => db.prepare(`SELECT 'all' AS key, ${TOTALS} FROM model_calls u WHERE u.at >= ?`),
+      ofRun: () => db.prepare("SELECT * FROM model_calls WHERE run_id = ? ORDER BY id"),
+    });
   }
 
   record(r: UsageRecord): void {

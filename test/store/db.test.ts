@@ -1,7 +1,11 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/store/db.js";
+import { McpToolListStore } from "../../src/store/mcp-tools.js";
 import { MIGRATIONS } from "../../src/store/migrations.js";
+import { PluginStore } from "../../src/store/plugins.js";
+import { RecentStore } from "../../src/store/recent.js";
+import { prepareAll, statements } from "../../src/store/statements.js";
 import { openStore } from "../../src/store/store.js";
 import { createTempDir } from "../helpers/hermes.js";
 
@@ -27,6 +31,26 @@ describe("the store", () => {
     const again = openDatabase(path);
     expect(again.prepare("SELECT COUNT(*) FROM schema_migrations").pluck().get()).toBe(MIGRATIONS.length);
     again.close();
+  });
+
+  it("prepares each statement at its first use, and every statement of every store against the migrated schema", () => {
+    const store = openStore(tempDb());
+    const { db } = store;
+    new PluginStore(db);
+    new McpToolListStore(db);
+    new RecentStore(db);
+    const bad = statements(db, { typo: () => db.prepare("SELECT nope FROM runs") });
+    expect(() => bad.typo).toThrow(/no such column: nope/);
+    expect(() => prepareAll(db)).toThrow(/no such column: nope/);
+    const checked = openStore(tempDb());
+    new PluginStore(checked.db);
+    new McpToolListStore(checked.db);
+    new RecentStore(checked.db);
+    expect(prepareAll(checked.db)).toBeGreaterThan(60);
+    const once = checked.history.activeSession("cli:default");
+    expect(checked.history.activeSession("cli:default")).toEqual(once);
+    store.close();
+    checked.close();
   });
 
   it("keeps a closed session's history when /new opens a fresh one", () => {
