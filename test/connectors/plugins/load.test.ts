@@ -1,5 +1,6 @@
 import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { FakeModel } from "../../fakes/model-server.js";
 import { useHermes, useModel, useTempDir } from "../../helpers/fixture.js";
@@ -37,6 +38,19 @@ describe("connector plugins from the config", () => {
     expect(check.code).toBe(0);
     const hermes = await useHermes(withPlugins([entry]), { dir });
     expect((await hermes.cli(["status"])).stdout).toMatch(/mem\s+ok plugin \.\/plugins\/memory-chat 2\.3\.4: in room r3/);
+  });
+
+  it("loads a plugin whose module waits at its top level (an ES module that require() cannot load)", async () => {
+    mkdirSync(join(dir, "plugins"));
+    const chat = pathToFileURL(join(FIXTURES, "memory-chat/index.js")).href;
+    writeFileSync(
+      join(dir, "plugins/late.mjs"),
+      `const { default: chat } = await import(${JSON.stringify(chat)});\nexport default chat;\n`,
+    );
+    const entry = { name: "mem", module: "./plugins/late.mjs", options: { room: "r4" } };
+    expect((await configCheck(withPlugins([entry]))).code).toBe(0);
+    const hermes = await useHermes(withPlugins([entry]), { dir });
+    expect((await hermes.cli(["status"])).stdout).toMatch(/mem\s+ok plugin \.\/plugins\/late\.mjs -: in room r4/);
   });
 
   it("loads a plugin by package name from node_modules beside hermes.yaml", async () => {
