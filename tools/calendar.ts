@@ -8,7 +8,9 @@ import { defineTool } from "../src/tools/define.js";
 import type { ToolDeps } from "../src/tools/types.js";
 import { addDays, dayStart, expandCalendars, localDay, type Occurrence, type Range } from "./calendar-expand.js";
 import { readCalendar } from "./calendar-read.js";
-import { fetchConfigured } from "./net.js";
+
+/** The network code (and ipaddr.js), loaded by the first call: a start does not pay for it. */
+const net = () => import("./net.js");
 
 export type { Occurrence } from "./calendar-expand.js";
 
@@ -69,7 +71,7 @@ function sourceName(source: string): string {
 }
 
 async function loadSource(source: string, signal: AbortSignal, timeoutMs: number): Promise<string> {
-  if (/^https?:\/\//.test(source)) return fetchConfigured(source, { signal, timeoutMs, maxBytes: 5_000_000 });
+  if (/^https?:\/\//.test(source)) return (await net()).fetchConfigured(source, { signal, timeoutMs, maxBytes: 5_000_000 });
   return readFile(source, "utf8").catch((err: NodeJS.ErrnoException) => {
     throw new ToolError(`cannot read ${err.code ?? err.message}`);
   });

@@ -5,7 +5,9 @@ import { defineTool } from "../src/tools/define.js";
 import type { ToolDeps } from "../src/tools/types.js";
 import { localDay } from "./calendar-expand.js";
 import { decodeFeed, type Headline, parseFeed } from "./feed-parse.js";
-import { fetchConfiguredBytes, needsPrivateConsent, safeGet } from "./net.js";
+
+/** The network code (and ipaddr.js), loaded by the first call: a start does not pay for it. */
+const net = () => import("./net.js");
 
 export type { Headline } from "./feed-parse.js";
 export { parseFeed } from "./feed-parse.js";
@@ -22,10 +24,11 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
       'Latest news headlines from the owner\'s feeds, or from one RSS/Atom feed URL. Example: {} or {"url": "https://example.com/rss", "count": 5}.',
     input: z.strictObject({ url: z.url({ protocol: /^https?$/ }).optional(), count: z.int().min(1).max(30).optional() }),
     readOnly: true,
-    needsConfirmation: ({ url }) => (url ? needsPrivateConsent(url, allow) : false),
+    needsConfirmation: async ({ url }) => (url ? (await net()).needsPrivateConsent(url, allow) : false),
     run: async ({ url, count }, ctx) => {
       const urls = url ? [url] : s.urls;
       if (urls.length === 0) throw new ToolError('no feeds configured: add URLs to tools.feeds.urls, or pass {"url": "..."}');
+      const { safeGet, fetchConfiguredBytes } = await net();
       const lists = await Promise.allSettled(
         urls.map(async (u) => {
           const page = url

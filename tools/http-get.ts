@@ -3,13 +3,16 @@ import type { ToolName } from "../src/config/schema.js";
 import { ToolError } from "../src/errors.js";
 import { defineTool } from "../src/tools/define.js";
 import type { ToolDeps } from "../src/tools/types.js";
-import { needsPrivateConsent, type Resolver, resolveAll, safeGet } from "./net.js";
+import type { Resolver } from "./net.js";
+
+/** The network code (and ipaddr.js), loaded by the first call: a start does not pay for it. */
+const net = () => import("./net.js");
 
 /**
  * Fetches a web page as text. A URL that leads to a loopback, private or link-local address needs the
  * owner's yes (unless listed in tools.http_get.allow), so a page cannot steer hermes into the LAN.
  */
-export function createTool(_name: ToolName, deps: ToolDeps, resolve: Resolver = resolveAll) {
+export function createTool(_name: ToolName, deps: ToolDeps, resolve?: Resolver) {
   const settings = deps.config.tools.http_get;
   return defineTool({
     name: "http_get",
@@ -17,12 +20,12 @@ export function createTool(_name: ToolName, deps: ToolDeps, resolve: Resolver = 
       'Fetch a web page or API URL and read it as text. Use for a specific URL the owner mentions or one you found. Example: {"url": "https://example.com/news"}.',
     input: z.strictObject({ url: z.url({ protocol: /^https?$/, message: "expected an http(s) URL" }) }),
     readOnly: true,
-    needsConfirmation: ({ url }) => needsPrivateConsent(url, settings.allow, resolve),
+    needsConfirmation: async ({ url }) => (await net()).needsPrivateConsent(url, settings.allow, resolve),
     run: async ({ url }, ctx) => {
       // Only the owner's yes to this very call lets it reach a private address of its own host; a fresh
       // lookup here would let a name that turned private after the check walk past the question.
       const consented = ctx.approved ? new Set([new URL(url).hostname]) : new Set<string>();
-      const page = await safeGet(url, {
+      const page = await (await net()).safeGet(url, {
         maxBytes: settings.max_bytes,
         timeoutMs: (settings.timeout_s ?? 20) * 1000,
         signal: ctx.signal,

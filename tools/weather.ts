@@ -3,7 +3,9 @@ import type { ToolName } from "../src/config/schema.js";
 import { ToolError } from "../src/errors.js";
 import { defineTool } from "../src/tools/define.js";
 import type { ToolDeps } from "../src/tools/types.js";
-import { fetchConfigured } from "./net.js";
+
+/** The network code (and ipaddr.js), loaded by the first call: a start does not pay for it. */
+const net = () => import("./net.js");
 
 const CODES: Record<number, string> = {
   0: "clear",
@@ -72,7 +74,10 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
         timezone: deps.config.timezone,
         forecast_days: String(args.days ?? 3),
       });
-      const body = await fetchConfigured(`${s.base_url.replace(/\/+$/, "")}/v1/forecast?${params}`, { signal: ctx.signal, timeoutMs });
+      const body = await (await net()).fetchConfigured(`${s.base_url.replace(/\/+$/, "")}/v1/forecast?${params}`, {
+        signal: ctx.signal,
+        timeoutMs,
+      });
       return formatForecast(where.name, JSON.parse(body) as Forecast);
     },
   });
@@ -90,7 +95,7 @@ async function locate(
   const coords = place.match(/^\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*$/);
   if (coords) return { name: place, latitude: Number(coords[1]), longitude: Number(coords[2]) };
   const url = `${s.geocoding_url.replace(/\/+$/, "")}/v1/search?${new URLSearchParams({ name: place, count: "1", language: "en", format: "json" })}`;
-  const found = JSON.parse(await fetchConfigured(url, { signal, timeoutMs })) as {
+  const found = JSON.parse(await (await net()).fetchConfigured(url, { signal, timeoutMs })) as {
     results?: { name: string; country?: string; latitude: number; longitude: number }[];
   };
   const hit = found.results?.[0];

@@ -3,7 +3,9 @@ import type { ToolName } from "../src/config/schema.js";
 import { ToolError } from "../src/errors.js";
 import { defineTool } from "../src/tools/define.js";
 import type { ToolDeps } from "../src/tools/types.js";
-import { fetchConfigured } from "./net.js";
+
+/** The network code (and ipaddr.js), loaded by the first call: a start does not pay for it. */
+const net = () => import("./net.js");
 
 interface SearxResult {
   title?: string;
@@ -23,7 +25,7 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
       if (!s.url)
         throw new ToolError("no search engine configured: set tools.web_search.url to a SearXNG instance with the JSON format enabled");
       const url = `${s.url.replace(/\/+$/, "")}/search?${new URLSearchParams({ q: query, format: "json" })}`;
-      const body = JSON.parse(await fetchConfigured(url, { signal: ctx.signal, timeoutMs: (s.timeout_s ?? 15) * 1000 })) as {
+      const body = JSON.parse(await (await net()).fetchConfigured(url, { signal: ctx.signal, timeoutMs: (s.timeout_s ?? 15) * 1000 })) as {
         results?: SearxResult[];
       };
       const results = (body.results ?? []).slice(0, count ?? 5);
