@@ -5,14 +5,18 @@ import type { Script } from "node:vm";
 
 /**
  * V8's code cache for the bundled command, so a start does not parse and compile ~1 MB of JavaScript
- * again (start to READY on Node 20: ~160 → ~127 ms). Node 22+ has it built in (`module.enableCompileCache`).
- * On Node 20 the bundle's CommonJS chunks are compiled through `vm.Script` with the cached data of an
- * earlier run: the chunks' file names carry a hash of their content, so an entry can only belong to the
- * code it was made from, and V8 rejects data from another V8 version or other flags. A missing or
- * rejected entry, or one that holds much less than this process compiled (an entry made by another
- * command or config), is written with every function compiled until then: by the daemon a second after
- * READY (`flushCompileCache`), so that it holds what a start runs, by `config check`, `doctor`, `backup`
- * and `export` when they exit.
+ * again (start to READY on Node 20: ~160 → ~127 ms). The bundle's larger CommonJS chunks are compiled
+ * through `vm.Script` with the cached data of an earlier run, on every Node: the chunks' file names carry
+ * a hash of their content, so an entry can only belong to the code it was made from, and V8 rejects data
+ * from another V8 version or other flags. Node 22+ also keeps its own cache (`module.enableCompileCache`)
+ * for the rest: the small chunks, the packages left outside the bundle and plugins' ES modules. Node's
+ * entries are made when a module is compiled, so they hold its top level only, and every function a start
+ * runs is compiled again at its first call; hermes' entries are made after the start and hold those
+ * functions too (Node 24, the daemon with a plugin, skills and the API: ~142 ms to READY with Node's cache
+ * alone, ~126 ms with both). A missing or rejected entry, or one that holds much less than this process
+ * compiled (an entry made by another command or config), is written with every function compiled until
+ * then: by the daemon a second after READY (`flushCompileCache`), so that it holds what a start runs, by
+ * `config check`, `doctor`, `backup` and `export` when they exit.
  *
  * The cache holds code, so it lives only in a directory of this user that nobody else can write:
  * systemd's `CacheDirectory=` ($CACHE_DIRECTORY), else `$XDG_CACHE_HOME/hermes` or `~/.cache/hermes`.
@@ -20,7 +24,10 @@ import type { Script } from "node:vm";
  */
 export interface CompileCacheReport {
   dir: string;
+  /** "vm": hermes' own entries for the bundle's larger chunks; "node": Node's cache only (not the bundle). */
   mode: "node" | "vm";
+  /** Node's own cache is on too, for everything else (Node 22+). */
+  node: boolean;
   /** Chunks compiled from cached data, and chunks compiled afresh (written at exit), this process. */
   hits: number;
   misses: number;
@@ -42,23 +49,26 @@ export function useCompileCache(env: NodeJS.ProcessEnv = process.env): void {
     enableCompileCache?: (dir: string) => { status: number };
     constants?: { compileCacheStatus?: { ENABLED: number; ALREADY_ENABLED: number } };
   };
-  if (node.enableCompileCache) {
-    const { status } = node.enableCompileCache(dir);
-    const known = node.constants?.compileCacheStatus;
-    if (!known || status === known.ENABLED || status === known.ALREADY_ENABLED) publish({ dir, mode: "node", hits: 0, misses: 0 });
+  const builtIn = typeof node.enableCompileCache === "function" && nodeCacheOn(node.enableCompileCache(dir).status, node.constants);
+  // This code runs from a chunk in the bundle's folder of chunks, or from the entry beside that folder.
+  if (typeof __dirname !== "string") {
+    if (builtIn) publish({ dir, mode: "node", node: true, hits: 0, misses: 0 }); // not the bundle
     return;
   }
-  // This code runs from a chunk in the bundle's folder of chunks, or from the entry beside that folder.
-  if (typeof __dirname !== "string") return; // not the bundle
-  hookCompile(dir, basename(__dirname) === "chunks" ? __dirname : join(__dirname, "chunks"));
+  hookCompile(dir, basename(__dirname) === "chunks" ? __dirname : join(__dirname, "chunks"), builtIn);
+}
+
+function nodeCacheOn(status: number, constants?: { compileCacheStatus?: { ENABLED: number; ALREADY_ENABLED: number } }): boolean {
+  const known = constants?.compileCacheStatus;
+  return !known || status === known.ENABLED || status === known.ALREADY_ENABLED;
 }
 
 let flushVm: (() => void) | undefined;
 
 /** Writes the entries of what was compiled so far now, instead of at exit. */
 export function flushCompileCache(): void {
-  if (compileCacheReport()?.mode === "node") (nodeModule() as { flushCompileCache?: () => void }).flushCompileCache?.();
-  else flushVm?.();
+  if (compileCacheReport()?.node) (nodeModule() as { flushCompileCache?: () => void }).flushCompileCache?.();
+  flushVm?.();
 }
 
 /** What the cache did in this process, for the daemon's start-up log; undefined when it is off. */
@@ -95,9 +105,9 @@ function cacheDir(env: NodeJS.ProcessEnv): string | undefined {
  */
 export const MIN_CACHED_CHARS = 32 * 1024;
 
-/** Compiles the larger chunks under `root` with cached data; everything else (node_modules) as Node does. */
-function hookCompile(dir: string, root: string): void {
-  const report = publish({ dir, mode: "vm", hits: 0, misses: 0 });
+/** Compiles the larger chunks under `root` with cached data; everything else as Node does (with its cache when `node`). */
+function hookCompile(dir: string, root: string, node: boolean): void {
+  const report = publish({ dir, mode: "vm", node, hits: 0, misses: 0 });
   const loader = nodeModule();
   const proto = loader.prototype as unknown as { _compile: Compile };
   const original = proto._compile;
