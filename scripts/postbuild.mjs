@@ -4,7 +4,7 @@
 // lexer); the code is not minified (only doc comments are dropped), so stack traces stay readable. The
 // bundle is CommonJS: Node loads it faster than ES modules (~34 ms of a ~190 ms start here), and on
 // Node 20 only CommonJS can be given V8's code cache (src/cli/compile-cache.ts).
-import { chmodSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "rolldown";
 
@@ -51,13 +51,5 @@ await build({
   },
   logLevel: "warn",
 });
-// The compile cache would break a dynamic import in a chunk it caches (see MIN_CACHED_CHARS): fail here
-// rather than at a start that reads the cache.
-const { MIN_CACHED_CHARS } = await import(dist("src/cli/compile-cache.js"));
-for (const name of readdirSync(dist("app/chunks"))) {
-  const code = readFileSync(dist(`app/chunks/${name}`), "utf8");
-  if (code.length >= MIN_CACHED_CHARS && /(?<![\w$.])import\(/.test(code))
-    throw new Error(`chunks/${name} has a dynamic import() and is large enough for the compile cache, which would break it`);
-}
 writeFileSync(dist("app/package.json"), `${JSON.stringify({ type: "commonjs" })}\n`);
 chmodSync(dist("app/hermes.js"), 0o755);

@@ -1,9 +1,11 @@
-import { chmodSync, existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeModel } from "../fakes/model-server.js";
 import { baseSettings, createTempDir, startHermes } from "../helpers/hermes.js";
 import { stoppedAfterEach } from "../helpers/per-test.js";
+import { PLUGIN_FIXTURES, pluginSettings } from "../helpers/plugins.js";
 
 /** Node 22+ also keeps a cache of its own (`module.enableCompileCache`) for what hermes' loader leaves to Node. */
 const builtIn = Number(process.versions.node.split(".")[0]) >= 22;
@@ -43,11 +45,11 @@ describe("the compile cache of the hermes command", () => {
     return dir.path;
   };
 
-  async function start(cacheHome: string, env: NodeJS.ProcessEnv = {}): Promise<Report> {
+  async function start(cacheHome: string, env: NodeJS.ProcessEnv = {}, settings?: Record<string, unknown>): Promise<Report> {
     t.model ??= await startFakeModel();
     t.model.respond(() => ({ text: "ok" }));
     const hermes = await startHermes(
-      { ...baseSettings(t.model.url), log: { level: "debug" } },
+      { ...(settings ?? baseSettings(t.model.url)), log: { level: "debug" } },
       { env: { XDG_CACHE_HOME: cacheHome, CACHE_DIRECTORY: "", ...env } },
     );
     t.hermes = hermes;
@@ -97,6 +99,27 @@ describe("the compile cache of the hermes command", () => {
     expect(garbled.hits).toBe(0);
     expect(garbled.misses).toBe(entries.length);
     expect(again).toMatchObject({ misses: 0, hits: entries.length });
+  });
+
+  it("leaves the chunk with a dynamic import() to Node: a plugin only import() loads still loads from a warm cache", async () => {
+    const home = newHome();
+    const plugins = newHome();
+    // A top-level await: require() cannot load this module, the resolver's import() does.
+    const chat = pathToFileURL(join(PLUGIN_FIXTURES, "memory-chat/index.js")).href;
+    mkdirSync(join(plugins, "late"));
+    writeFileSync(
+      join(plugins, "late/index.mjs"),
+      `const { default: chat } = await import(${JSON.stringify(chat)});\nexport default chat;\n`,
+    );
+    t.model ??= await startFakeModel();
+    const settings = pluginSettings(t.model.url, [{ name: "mem", module: join(plugins, "late/index.mjs"), options: { room: "r5" } }]);
+    const first = await start(home, {}, settings);
+    const second = await start(home, {}, settings); // would fail to load the plugin if the resolver were cached
+    expect(second).toMatchObject({ mode: "vm", misses: 0, hits: first.misses });
+    // Every chunk of a few lines or more has its entry but the resolver's.
+    const entries = chunkEntries(join(home, "hermes", "compile-cache")).map((file) => file.split("/").pop() ?? "");
+    expect(entries.some((name) => name.startsWith("resolve-"))).toBe(false);
+    expect(entries.some((name) => name.startsWith("daemon-"))).toBe(true);
   });
 
   it("is not used from a directory that others can write, nor when turned off", async () => {
