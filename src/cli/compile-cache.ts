@@ -102,12 +102,13 @@ function cacheDir(env: NodeJS.ProcessEnv): string | undefined {
  * it saves. From 2 KiB on, a chunk's entry pays: with the chunks of 2–32 KiB cached too, a start on Node
  * 20 took ~4–6 ms less (nine starts, four interleaved rounds); on Node 24 Node's own cache had them already.
  */
-export const MIN_CACHED_CHARS = 2 * 1024;
+const MIN_CACHED_CHARS = 2 * 1024;
 
 /**
- * A dynamic `import()` in a chunk's code (of a plugin's or a skill's module): V8 drops a script's
- * dynamic-import hook when the script is compiled from cached data, so the import would go to `require`
- * and fail on every start after the first. Such a chunk compiles as Node does.
+ * A dynamic `import()` in a chunk (of a plugin's or a skill's module), also one in a string the chunk turns
+ * into code with `new Function`, as the plugin resolver does: V8 drops a script's dynamic-import hook when
+ * the script is compiled from cached data, so the import would go to `require` and fail on every start
+ * after the first. Such a chunk compiles as Node does.
  */
 const DYNAMIC_IMPORT = /(?<![\w$.])import\(/;
 const importsDynamically = (content: string) => content.includes("import(") && DYNAMIC_IMPORT.test(content);
