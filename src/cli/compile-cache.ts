@@ -35,7 +35,8 @@ export interface CompileCacheReport {
 
 const REPORT = Symbol.for("hermes.compileCache");
 
-type Compile = (this: Module, content: string, filename: string) => unknown;
+/** Node 22+ passes the module's format too ('module', 'commonjs-typescript', …), by which it strips a TypeScript plugin's types. */
+type Compile = (this: Module, content: string, filename: string, ...rest: unknown[]) => unknown;
 
 /** node:module, loaded by the commands that use the cache (it brings Node's ES module loader along). */
 const nodeModule = () => process.getBuiltinModule("node:module");
@@ -106,9 +107,9 @@ const MIN_CACHED_CHARS = 2 * 1024;
 
 /**
  * A dynamic `import()` in a chunk (of a plugin's or a skill's module), also one in a string the chunk turns
- * into code with `new Function`, as the plugin resolver does: V8 drops a script's dynamic-import hook when
- * the script is compiled from cached data, so the import would go to `require` and fail on every start
- * after the first. Such a chunk compiles as Node does.
+ * into code with `new Function`, as the plugin resolver does: on Node 20 a script compiled from cached
+ * data loses its dynamic-import hook, so the import would fail on every start after the first (Node 22+
+ * keeps it). Such a chunk compiles as Node does, on every Node.
  */
 const DYNAMIC_IMPORT = /(?<![\w$.])import\(/;
 const importsDynamically = (content: string) => content.includes("import(") && DYNAMIC_IMPORT.test(content);
@@ -122,9 +123,9 @@ function hookCompile(dir: string, root: string, node: boolean): void {
   /** Every chunk compiled here, with the size of the entry it was given (0: none, or rejected). */
   const compiled: { script: Script; file: string; had: number }[] = [];
   let tag: string | undefined;
-  proto._compile = function (this: Module, content: string, filename: string) {
+  proto._compile = function (this: Module, content: string, filename: string, ...rest: unknown[]) {
     if (content.length < MIN_CACHED_CHARS || dirname(filename) !== root || importsDynamically(content))
-      return original.call(this, content, filename);
+      return original.call(this, content, filename, ...rest);
     const vm = process.getBuiltinModule("node:vm");
     // V8's version, flags and CPU features: a daemon started with other flags than the CLI keeps its own entries.
     tag ??= `${process.version}-${process.arch}-${process.getBuiltinModule("node:v8").cachedDataVersionTag()}`;

@@ -122,6 +122,24 @@ describe("the compile cache of the hermes command", () => {
     expect(entries.some((name) => name.startsWith("daemon-"))).toBe(true);
   });
 
+  // Node 22.18+ strips a TypeScript module's types by the format its loader passes along with the source.
+  it.runIf((process.features as { typescript?: string | false }).typescript)(
+    "leaves a plugin's own module to Node: one written in TypeScript loads",
+    async () => {
+      const home = newHome();
+      const plugins = newHome();
+      const chat = pathToFileURL(join(PLUGIN_FIXTURES, "memory-chat/index.js")).href;
+      writeFileSync(
+        join(plugins, "typed.ts"),
+        `import chat from ${JSON.stringify(chat)};\nconst plugin: typeof chat = chat;\nexport default plugin;\n`,
+      );
+      t.model ??= await startFakeModel();
+      const settings = pluginSettings(t.model.url, [{ name: "mem", module: join(plugins, "typed.ts"), options: { room: "r6" } }]);
+      await start(home, {}, settings);
+      expect(await start(home, {}, settings)).toMatchObject({ mode: "vm", misses: 0 });
+    },
+  );
+
   it("is not used from a directory that others can write, nor when turned off", async () => {
     const home = newHome();
     const dir = join(home, "hermes", "compile-cache");
