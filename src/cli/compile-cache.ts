@@ -19,7 +19,8 @@ import type { Script } from "node:vm";
  * `config check`, `doctor`, `backup` and `export` when they exit.
  *
  * The cache holds code, so it lives only in a directory of this user that nobody else can write:
- * systemd's `CacheDirectory=` ($CACHE_DIRECTORY), else `$XDG_CACHE_HOME/hermes` or `~/.cache/hermes`.
+ * systemd's `CacheDirectory=` ($CACHE_DIRECTORY), else `$XDG_CACHE_HOME/hermes` or `~/.cache/hermes`;
+ * Node's own entries go in a folder of it that nobody else can enter (`node/`, else Node's cache stays off).
  * `HERMES_COMPILE_CACHE=off` turns it off. Without a usable directory the command runs uncached.
  */
 export interface CompileCacheReport {
@@ -50,7 +51,9 @@ export function useCompileCache(env: NodeJS.ProcessEnv = process.env): void {
     enableCompileCache?: (dir: string) => { status: number };
     constants?: { compileCacheStatus?: { ENABLED: number; ALREADY_ENABLED: number } };
   };
-  const builtIn = typeof node.enableCompileCache === "function" && nodeCacheOn(node.enableCompileCache(dir).status, node.constants);
+  // Node writes its entries' folders with the process's umask: they go in a folder only this user can enter.
+  const nodeDir = node.enableCompileCache && closedDir(join(dir, "node"));
+  const builtIn = Boolean(nodeDir && node.enableCompileCache && nodeCacheOn(node.enableCompileCache(nodeDir).status, node.constants));
   // This code runs from a chunk in the bundle's folder of chunks, or from the entry beside that folder.
   if (typeof __dirname !== "string") {
     if (builtIn) publish({ dir, mode: "node", node: true, hits: 0, misses: 0 }); // not the bundle
@@ -88,12 +91,26 @@ function cacheDir(env: NodeJS.ProcessEnv): string | undefined {
     const base = env.CACHE_DIRECTORY?.split(":")[0] || env.XDG_CACHE_HOME || (home && join(home, ".cache"));
     if (!base) return undefined;
     const dir = env.CACHE_DIRECTORY ? join(base, "compile-cache") : join(base, "hermes", "compile-cache");
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const st = statSync(dir);
-    const mine = typeof process.getuid !== "function" || st.uid === process.getuid();
-    return mine && (st.mode & 0o022) === 0 ? dir : undefined;
+    return ownDir(dir, 0o022);
   } catch {
     // No home directory, or one that cannot be written: the command runs uncached.
+    return undefined;
+  }
+}
+
+/** `dir`, made when missing, if this user owns it and none of the `others` mode bits are set on it. */
+function ownDir(dir: string, others: number): string | undefined {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = statSync(dir);
+  const mine = typeof process.getuid !== "function" || st.uid === process.getuid();
+  return mine && (st.mode & others) === 0 ? dir : undefined;
+}
+
+/** `dir` if only this user can enter it (made so when missing); undefined otherwise. */
+function closedDir(dir: string): string | undefined {
+  try {
+    return ownDir(dir, 0o077);
+  } catch {
     return undefined;
   }
 }

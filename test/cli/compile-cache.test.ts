@@ -72,8 +72,11 @@ describe("the compile cache of the hermes command", () => {
     expect(first.misses).toBeGreaterThan(3);
     expect(chunkEntries(dir)).toHaveLength(first.misses ?? 0);
     expect(second).toMatchObject({ mode: "vm", node: builtIn, misses: 0, hits: first.misses });
-    // Node's own entries, for the small chunks and what the bundle leaves outside, sit beside hermes' ones.
-    if (builtIn) expect(cacheFiles(dir).length).toBeGreaterThan(chunkEntries(dir).length);
+    // Node's own entries, for what the bundle leaves to Node, sit in a folder only this user can enter.
+    if (builtIn) {
+      expect(cacheFiles(join(dir, "node")).length).toBeGreaterThan(0);
+      expect(statSync(join(dir, "node")).mode & 0o777).toBe(0o700);
+    }
   });
 
   it("keeps apart the entries of processes started with other V8 flags", async () => {
@@ -139,6 +142,17 @@ describe("the compile cache of the hermes command", () => {
       expect(await start(home, {}, settings)).toMatchObject({ mode: "vm", misses: 0 });
     },
   );
+
+  it.runIf(builtIn)("leaves Node's own cache off when its folder is open to others", async () => {
+    const home = newHome();
+    const nodeDir = join(home, "hermes", "compile-cache", "node");
+    mkdirSync(nodeDir, { recursive: true });
+    chmodSync(nodeDir, 0o755); // others may enter: Node's folders in it follow the umask
+    const first = await start(home);
+    expect(first).toMatchObject({ mode: "vm", node: false });
+    expect(await start(home)).toMatchObject({ mode: "vm", node: false, misses: 0, hits: first.misses });
+    expect(cacheFiles(nodeDir)).toEqual([]);
+  });
 
   it("is not used from a directory that others can write, nor when turned off", async () => {
     const home = newHome();
