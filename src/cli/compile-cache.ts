@@ -39,6 +39,12 @@ const REPORT = Symbol.for("hermes.compileCache");
 /** Node 22+ passes the module's format too ('module', 'commonjs-typescript', …), by which it strips a TypeScript plugin's types. */
 type Compile = (this: Module, content: string, filename: string, ...rest: unknown[]) => unknown;
 
+/** What node:module has of Node's own cache (22+). */
+interface NodeCache {
+  enableCompileCache?: (dir: string) => { status: number };
+  constants?: { compileCacheStatus?: { ENABLED: number; ALREADY_ENABLED: number } };
+}
+
 /** node:module, loaded by the commands that use the cache (it brings Node's ES module loader along). */
 const nodeModule = () => process.getBuiltinModule("node:module");
 
@@ -47,13 +53,7 @@ export function useCompileCache(env: NodeJS.ProcessEnv = process.env): void {
   if (env.HERMES_COMPILE_CACHE === "off" || typeof process.getBuiltinModule !== "function") return; // Node 20.16+
   const dir = cacheDir(env);
   if (!dir) return;
-  const node = nodeModule() as {
-    enableCompileCache?: (dir: string) => { status: number };
-    constants?: { compileCacheStatus?: { ENABLED: number; ALREADY_ENABLED: number } };
-  };
-  // Node writes its entries' folders with the process's umask: they go in a folder only this user can enter.
-  const nodeDir = node.enableCompileCache && closedDir(join(dir, "node"));
-  const builtIn = Boolean(nodeDir && node.enableCompileCache && nodeCacheOn(node.enableCompileCache(nodeDir).status, node.constants));
+  const builtIn = enableNodeCache(nodeModule() as NodeCache, dir);
   // This code runs from a chunk in the bundle's folder of chunks, or from the entry beside that folder.
   if (typeof __dirname !== "string") {
     if (builtIn) publish({ dir, mode: "node", node: true, hits: 0, misses: 0 }); // not the bundle
@@ -62,8 +62,16 @@ export function useCompileCache(env: NodeJS.ProcessEnv = process.env): void {
   hookCompile(dir, basename(__dirname) === "chunks" ? __dirname : join(__dirname, "chunks"), builtIn);
 }
 
-function nodeCacheOn(status: number, constants?: { compileCacheStatus?: { ENABLED: number; ALREADY_ENABLED: number } }): boolean {
-  const known = constants?.compileCacheStatus;
+/**
+ * Node's own cache (22+), in `dir`'s folder `node/`: Node makes its entries' folders with the process's
+ * umask, so they go in a folder only this user can enter. False where Node has none or it is not on.
+ */
+function enableNodeCache(node: NodeCache, dir: string): boolean {
+  if (!node.enableCompileCache) return false;
+  const nodeDir = closedDir(join(dir, "node"));
+  if (!nodeDir) return false;
+  const { status } = node.enableCompileCache(nodeDir);
+  const known = node.constants?.compileCacheStatus;
   return !known || status === known.ENABLED || status === known.ALREADY_ENABLED;
 }
 

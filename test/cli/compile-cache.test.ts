@@ -20,9 +20,10 @@ interface Report {
 
 /** hermes' own entries, one per chunk it compiled (Node's are in a folder of their own). */
 function chunkEntries(dir: string): string[] {
-  return cacheFiles(dir).filter(
-    (file) => file.startsWith(`${dir}/`) && !file.slice(dir.length + 1).includes("/") && file.endsWith(".cache"),
-  );
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((name) => name.endsWith(".cache"))
+    .map((name) => join(dir, name));
 }
 
 function cacheFiles(dir: string): string[] {
