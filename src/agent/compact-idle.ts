@@ -1,4 +1,4 @@
-import { promptTokens } from "../model/tokens.js";
+import { messageTokens, promptTokens } from "../model/tokens.js";
 import type { ChatMessage, ModelCall, ToolSpec } from "../model/types.js";
 import { usageRow } from "../store/usage.js";
 import { truncateResult } from "../text.js";
@@ -75,7 +75,7 @@ function largestTurn(history: ChatMessage[], from: number): number {
   for (let i = from; i < history.length; i++) {
     const m = history[i] as ChatMessage;
     if (m.role === "user") size = 0;
-    size += promptTokens([m], []);
+    size += messageTokens(m);
     largest = Math.max(largest, size);
   }
   return largest;

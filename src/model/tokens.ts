@@ -24,9 +24,11 @@ export function promptTokens(messages: ChatMessage[], tools: ToolSpec[]): number
 
 /** Tool signatures as the API carries them (`{"type":"function","function":…}`). */
 export function toolTokens(tools: ToolSpec[]): number {
+  // No entry for a list without tools: callers pass a fresh `[]`, once per message of a history.
+  if (tools.length === 0) return 0;
   let tokens = tokenCache.get(tools);
   if (tokens === undefined) {
-    tokens = tools.length ? estimateTokens(JSON.stringify(tools.map((t) => ({ type: "function", function: t })))) : 0;
+    tokens = estimateTokens(JSON.stringify(tools.map((t) => ({ type: "function", function: t }))));
     tokenCache.set(tools, tokens);
   }
   return tokens;
