@@ -149,13 +149,14 @@ function hookCompile(dir: string, root: string, node: boolean): void {
   const compiled: { script: Script; file: string; had: number }[] = [];
   let tag: string | undefined;
   proto._compile = function (this: Module, content: string, filename: string, ...rest: unknown[]) {
-    if (content.length < MIN_CACHED_CHARS || dirname(filename) !== root || importsDynamically(content))
-      return original.call(this, content, filename, ...rest);
-    const vm = process.getBuiltinModule("node:vm");
+    if (content.length < MIN_CACHED_CHARS || dirname(filename) !== root) return original.call(this, content, filename, ...rest);
     // V8's version, flags and CPU features: a daemon started with other flags than the CLI keeps its own entries.
     tag ??= `${process.version}-${process.arch}-${process.getBuiltinModule("node:v8").cachedDataVersionTag()}`;
     const file = join(dir, `${basename(filename, ".js")}-${tag}.cache`);
     const cachedData = readCache(file);
+    // Only a chunk that passed this check ever gets an entry, named by its content's hash: with one, no scan.
+    if (!cachedData && importsDynamically(content)) return original.call(this, content, filename, ...rest);
+    const vm = process.getBuiltinModule("node:vm");
     const source = loader.wrap(content.startsWith("#!") ? `//${content}` : content);
     const script = new vm.Script(source, {
       filename,
