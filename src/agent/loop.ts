@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import { type ModelError, ShutdownAbort } from "../errors.js";
 import { RepeatGuard } from "../gate/repeat-guard.js";
 import { IMAGE_TOKENS } from "../media/types.js";
+import { newCallId } from "../model/call-id.js";
 import { estimateTokens, promptTokens } from "../model/tokens.js";
 import type { ChatMessage, ModelCall, ModelRequest, ModelResult, PromptWindow, ToolCall } from "../model/types.js";
 import type { RunStatus } from "../store/history.js";
@@ -74,7 +75,7 @@ export async function driveRun(run: ActiveRun, deps: LoopDeps): Promise<RunOutco
       return finish(run, deps, "model_error", modelErrorReply(reply.error));
     }
     step++;
-    const calls = capCalls(reply.toolCalls, notices);
+    const calls = withOwnIds(capCalls(reply.toolCalls, notices), store);
     const message: ChatMessage = calls.length
       ? { role: "assistant", content: reply.text, toolCalls: calls }
       : { role: "assistant", content: reply.text };
@@ -245,6 +246,22 @@ function capCalls(calls: ToolCall[], notices: string[]): ToolCall[] {
   if (calls.length <= MAX_CALLS_PER_STEP) return calls;
   notices.push(`the model asked for ${calls.length} tool calls in one step; only the first ${MAX_CALLS_PER_STEP} were run`);
   return calls.slice(0, MAX_CALLS_PER_STEP);
+}
+
+/**
+ * The calls with ids hermes made. The gate keys a call's audit row, its approval and its result by the
+ * id, and an endpoint's ids are whatever it sent: two calls of one step with the same id, or an id an
+ * earlier run used, would find another call's decision and run without being asked about.
+ */
+function withOwnIds(calls: ToolCall[], store: Store): ToolCall[] {
+  const taken = new Set<string>();
+  const fresh = (): string => {
+    const id = newCallId();
+    if (taken.has(id) || store.audit.get(id)) return fresh();
+    taken.add(id);
+    return id;
+  };
+  return calls.map((call) => ({ ...call, id: fresh() }));
 }
 
 function withNotices(notices: string[], reply: string): string {

@@ -58,6 +58,10 @@ export class Gate {
   private async decide(ctx: StepContext, call: ToolCall, seq: number): Promise<Verdict> {
     const audit = this.deps.store.audit;
     let row = audit.get(call.id);
+    // The loop gives each call a fresh id; a row of another call under this one's id is never taken as its decision.
+    if (row && (row.run_id !== ctx.runId || row.tool !== call.name || row.args !== argsText(call))) {
+      return this.answerWith(ctx, call, "error: this call's id is another call's; it was not run. Send the call again.");
+    }
     if (!row) {
       audit.propose({
         id: call.id,

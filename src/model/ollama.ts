@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { EndpointConfig } from "../config/schema.js";
 import { ModelError } from "../errors.js";
-import { randomBytes } from "../random.js";
+import { newCallId } from "./call-id.js";
 import { modelClient } from "./client.js";
 import { type RequestClock, requestClock } from "./first-byte.js";
 import { get, postJson, readText } from "./http.js";
@@ -31,10 +31,6 @@ interface OllamaChunk {
   prompt_eval_count?: number;
   eval_count?: number;
   error?: string;
-}
-
-export function newCallId(): string {
-  return `call_${randomBytes(6).toString("hex")}`;
 }
 
 /** Ollama's native /api/chat: the only Ollama API that honours num_ctx. Streams NDJSON. */

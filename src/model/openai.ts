@@ -5,7 +5,7 @@ import { ModelError } from "../errors.js";
 import { modelClient } from "./client.js";
 import { type RequestClock, requestClock } from "./first-byte.js";
 import { firstByteError, httpError, MAX_REPLY_CHARS, networkError, replyTooLong, stalledError } from "./http-errors.js";
-import { newCallId } from "./ollama.js";
+import { newCallId } from "./call-id.js";
 import { withRetry } from "./retry.js";
 import type {
   ChatMessage,

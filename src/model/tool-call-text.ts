@@ -1,4 +1,4 @@
-import { newCallId } from "./ollama.js";
+import { newCallId } from "./call-id.js";
 import type { ToolCall } from "./types.js";
 
 export interface ParsedReply {

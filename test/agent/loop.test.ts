@@ -162,6 +162,47 @@ describe("a run waiting for approval", () => {
     ).toEqual(["approved:cli", "auto:policy", "denied:cli"]);
   });
 
+  it("asks about each of two calls the endpoint sent under one id, and runs only the one approved", async () => {
+    const { a, risky } = await start();
+    a.model.script({
+      toolCalls: [
+        { id: "x", name: "risky", arguments: { word: "harmless" } },
+        { id: "x", name: "risky", arguments: { word: "evil" } },
+      ],
+    });
+    const run = a.submit("two things");
+    const ids = await approvalsAsked(run.events, 2);
+    expect(a.approvals.decide(String(ids[0]), true, "cli").ok).toBe(true);
+    expect(a.approvals.decide(String(ids[1]), false, "cli").ok).toBe(true);
+    await run.done;
+    expect(risky.runs).toEqual([{ word: "harmless" }]);
+    expect(a.audit().map((r) => `${r.args} ${r.decision}`)).toEqual(['{"word":"harmless"} approved', '{"word":"evil"} denied']);
+  });
+
+  it("asks about a gated call that shares its id with an ungated call of the same step", async () => {
+    const { a, risky } = await start();
+    a.model.script({ toolCalls: [{ id: "x", name: "clock" }, { id: "x", name: "risky", arguments: { word: "now" } }] });
+    const run = a.submit("do it");
+    await approvalsAsked(run.events, 1);
+    expect(risky.runs).toEqual([]);
+    expect(a.audit().map((r) => `${r.tool} ${r.decision}`)).toEqual(["clock auto", "risky pending"]);
+    expect(a.runner.stop("cli:test")).toBe(true);
+    await run.done;
+    expect(risky.runs).toEqual([]);
+  });
+
+  it("runs a call that reuses the id of an earlier run's call as a call of its own", async () => {
+    const { a } = await start();
+    a.model.script({ toolCalls: [{ id: "call_1", name: "clock" }] });
+    await a.ask("time");
+    a.model.script({ toolCalls: [{ id: "call_1", name: "risky", arguments: { word: "later" } }] });
+    const run = a.submit("later");
+    await approvalsAsked(run.events, 1);
+    expect(a.audit().map((r) => `${r.tool} ${r.decision}`)).toEqual(["clock auto", "risky pending"]);
+    expect(a.runner.stop("cli:test")).toBe(true);
+    await run.done;
+  });
+
   it("ends when nobody answers in time: not run, the model told", async () => {
     const { a, risky } = await start({ confirm_timeout_s: 0.05 });
     a.model.script({ toolCalls: [{ name: "risky", arguments: { word: "five" } }] });

@@ -45,6 +45,17 @@ describe("the gate", () => {
     expect(g.events.at(-1)).toMatchObject({ type: "tool_result", ok: false, summary: "error: broken broke" });
   });
 
+  it("does not take another call's audit row, under the same id, as this call's decision", async () => {
+    const echo = recordingTool("echo");
+    const risky = recordingTool("risky", { needsConfirmation: true });
+    const g = await makeGate({ extraTools: [echo.tool, risky.tool] });
+    // Decided and not yet run when the second call comes: its row must not pass for the second call's.
+    await g.step([call("a", "echo", { word: "first" }), call("a", "risky", { word: "evil" }), call("a", "echo", { word: "other" })]);
+    expect(risky.runs).toEqual([]);
+    expect(echo.runs).toEqual([{ word: "first" }]);
+    expect(g.audit()).toEqual([expect.objectContaining({ tool: "echo", args: '{"word":"first"}', decision: "auto", status: "ok" })]);
+  });
+
   it("blocks the third identical call of a run (repeat_limit 2) and says why", async () => {
     const echo = recordingTool("echo", { readOnly: true });
     const g = await makeGate({ extraTools: [echo.tool] });

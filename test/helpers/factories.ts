@@ -31,7 +31,8 @@ import { useTempDir } from "./fixture.js";
 /** One scripted model answer: text (a `<tool_call>` block in it is parsed as the Hermes format is), and native calls. */
 export interface Turn {
   text?: string;
-  toolCalls?: { name: string; arguments?: unknown }[];
+  /** `id`: the id the endpoint sends (default: one per call), e.g. the same for two calls as a broken server does. */
+  toolCalls?: { id?: string; name: string; arguments?: unknown }[];
 }
 
 export type Responder = (request: ModelRequest, index: number) => Turn;
@@ -45,7 +46,7 @@ export function scriptedModel() {
     const index = requests.push(request) - 1;
     const turn = queue.shift() ?? responder(request, index);
     const parsed = parseToolCallText(turn.text ?? "");
-    const native = (turn.toolCalls ?? []).map((c, i): ToolCall => ({ id: `c${index}_${i}`, name: c.name, args: c.arguments ?? {} }));
+    const native = (turn.toolCalls ?? []).map((c, i): ToolCall => ({ id: c.id ?? `c${index}_${i}`, name: c.name, args: c.arguments ?? {} }));
     return { ok: true, text: parsed.text, toolCalls: [...native, ...parsed.calls], usage: {}, finishReason: "stop" };
   };
   const client = modelClient({

@@ -241,7 +241,7 @@ describe("parsing tool calls written as text", () => {
       c.calls.forEach((want, i) => {
         const got = parsed.calls[i];
         expect(got?.name).toBe(want.name);
-        expect(got?.id).toMatch(/^call_/);
+        expect(got?.id).toMatch(/^[a-zA-Z0-9]{9}$/);
         if (want.error) expect(got?.parseError).toMatch(want.error);
         else expect(got?.parseError).toBeUndefined();
         if (want.args !== undefined) expect(got?.args).toEqual(want.args);
