@@ -2,10 +2,10 @@ import OpenAI from "openai";
 import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionMessageToolCall } from "openai/resources/chat/completions";
 import type { EndpointConfig } from "../config/schema.js";
 import { ModelError } from "../errors.js";
+import { newCallId } from "./call-id.js";
 import { modelClient } from "./client.js";
 import { type RequestClock, requestClock } from "./first-byte.js";
 import { firstByteError, httpError, MAX_REPLY_CHARS, networkError, replyTooLong, stalledError } from "./http-errors.js";
-import { newCallId } from "./call-id.js";
 import { withRetry } from "./retry.js";
 import type {
   ChatMessage,

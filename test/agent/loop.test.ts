@@ -181,7 +181,12 @@ describe("a run waiting for approval", () => {
 
   it("asks about a gated call that shares its id with an ungated call of the same step", async () => {
     const { a, risky } = await start();
-    a.model.script({ toolCalls: [{ id: "x", name: "clock" }, { id: "x", name: "risky", arguments: { word: "now" } }] });
+    a.model.script({
+      toolCalls: [
+        { id: "x", name: "clock" },
+        { id: "x", name: "risky", arguments: { word: "now" } },
+      ],
+    });
     const run = a.submit("do it");
     await approvalsAsked(run.events, 1);
     expect(risky.runs).toEqual([]);

@@ -46,7 +46,9 @@ export function scriptedModel() {
     const index = requests.push(request) - 1;
     const turn = queue.shift() ?? responder(request, index);
     const parsed = parseToolCallText(turn.text ?? "");
-    const native = (turn.toolCalls ?? []).map((c, i): ToolCall => ({ id: c.id ?? `c${index}_${i}`, name: c.name, args: c.arguments ?? {} }));
+    const native = (turn.toolCalls ?? []).map(
+      (c, i): ToolCall => ({ id: c.id ?? `c${index}_${i}`, name: c.name, args: c.arguments ?? {} }),
+    );
     return { ok: true, text: parsed.text, toolCalls: [...native, ...parsed.calls], usage: {}, finishReason: "stop" };
   };
   const client = modelClient({
