@@ -182,7 +182,7 @@ function resolvePaths(config: Config, base: string): Config {
 }
 
 function tokensOf(config: Config): string[] {
-  const { telegram, discord, http } = config.connectors;
+  const { telegram, discord, http, email, plugins } = config.connectors;
   const mcp = Object.values(config.mcp.servers).flatMap((s) => [...Object.values(s.headers), ...Object.values(s.env)]);
   return [
     telegram.token,
@@ -193,6 +193,9 @@ function tokensOf(config: Config): string[] {
     config.speech?.api_key ?? "",
     ...http.hooks.map((h) => h.secret),
     ...mcp.map(bearerToken),
+    email.imap.pass,
+    email.smtp.pass,
+    ...plugins.flatMap((p) => Object.entries(p.options).flatMap(([k, v]) => (SECRET_OPTION.test(k) && typeof v === "string" ? [v] : []))),
   ];
 }
 
@@ -208,7 +211,7 @@ export function maskSecrets(config: Config): Config {
 
 function maskTokens(config: Config): Config {
   const mask = (s: string) => (s ? "********" : "");
-  const { telegram, discord, http } = config.connectors;
+  const { telegram, discord, http, email } = config.connectors;
   const maskAll = (values: Record<string, string>) => Object.fromEntries(Object.keys(values).map((k) => [k, mask(values[k] ?? "")]));
   const servers = Object.entries(config.mcp.servers).map(([n, s]) => [n, { ...s, headers: maskAll(s.headers), env: maskAll(s.env) }]);
   return {
@@ -226,12 +229,17 @@ function maskTokens(config: Config): Config {
       plugins: config.connectors.plugins.map((p) => ({ ...p, options: maskSecretOptions(p.options) })),
       discord: { ...discord, token: mask(discord.token) },
       http: { ...http, token: mask(http.token), hooks: http.hooks.map((h) => ({ ...h, secret: mask(h.secret) })) },
+      email: { ...email, imap: { ...email.imap, pass: mask(email.imap.pass) }, smtp: { ...email.smtp, pass: mask(email.smtp.pass) } },
     },
   };
 }
 
 /** Plugin options whose names say they hold a secret (token, password, key…) are masked like the built-in tokens. */
 function maskSecretOptions(options: Record<string, unknown>): Record<string, unknown> {
-  const secret = /token|secret|pass|key|auth|credential/i;
-  return Object.fromEntries(Object.entries(options).map(([k, v]) => [k, secret.test(k) && typeof v === "string" && v ? "********" : v]));
+  return Object.fromEntries(
+    Object.entries(options).map(([k, v]) => [k, SECRET_OPTION.test(k) && typeof v === "string" && v ? "********" : v]),
+  );
 }
+
+/** The names of plugin options that hold a secret: masked in `config check`, scrubbed from the log. */
+const SECRET_OPTION = /token|secret|pass|key|auth|credential/i;

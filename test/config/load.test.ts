@@ -172,6 +172,35 @@ describe("hermes config check and hermes start on bad configs", () => {
     });
   }
 
+  it("masks the mailbox's passwords in config check and scrubs them from the log, written in the file or not", async () => {
+    const dir = createTempDir();
+    try {
+      const path = join(dir.path, "hermes.yaml");
+      const email = [
+        "connectors:",
+        "  email:",
+        "    enabled: true",
+        "    address: hermes@example.org",
+        "    imap: { host: imap.example.org, user: hermes@example.org, pass: hunter2-literal }",
+        "    smtp: { host: smtp.example.org, user: hermes@example.org, pass: '${EMAIL_PASS}' }",
+        "    allowed_senders: [owner@example.org]",
+        "",
+      ].join("\n");
+      (await import("node:fs")).writeFileSync(path, email);
+      const check = await runCli(["config", "check", "--config", path], { env: { EMAIL_PASS: "envsecret99" } });
+      expect(check.code).toBe(0);
+      expect(check.stdout).toMatch(/imap:[^]*pass: "\*{8}"[^]*smtp:[^]*pass: "\*{8}"/);
+      expect(check.stdout).not.toContain("hunter2-literal");
+      expect(check.stdout).not.toContain("envsecret99");
+      expect(check.stdout).toContain("user: hermes@example.org");
+      expect(parseConfig(email, path, { EMAIL_PASS: "envsecret99" }).secrets).toEqual(
+        expect.arrayContaining(["hunter2-literal", "envsecret99"]),
+      );
+    } finally {
+      dir.cleanup();
+    }
+  });
+
   it("prints the effective config with secrets masked", async () => {
     const dir = createTempDir();
     try {
