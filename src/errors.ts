@@ -1,3 +1,4 @@
+import { maskUrlsInText } from "./url-secrets.js";
 /**
  * The few typed errors of hermes. Each says whose fault a failure is:
  * - ConfigError: the owner's configuration (fix the file or the environment);
@@ -55,13 +56,14 @@ export class ModelError extends Error {
     message: string,
     opts: { status?: number; retryable?: boolean; retryAfterMs?: number; fix?: string } = {},
   ) {
-    super(message);
+    // The message names the endpoint, and it reaches chat replies and `hermes status`: no secret of its URL goes with it.
+    super(maskUrlsInText(message));
     this.name = "ModelError";
     this.kind = kind;
     this.status = opts.status;
     this.retryable = opts.retryable ?? false;
     this.retryAfterMs = opts.retryAfterMs;
-    this.fix = opts.fix;
+    this.fix = opts.fix === undefined ? undefined : maskUrlsInText(opts.fix);
   }
 }
 

@@ -24,6 +24,14 @@ export function maskUrl(value: string): string {
   return url.toString();
 }
 
+/**
+ * `text` with the secret parts of every http(s) URL in it masked: for messages that name an endpoint
+ * (a model's or speech server's error, a probe's detail), which reach replies, `hermes status` and doctor.
+ */
+export function maskUrlsInText(text: string): string {
+  return text.includes("://") ? text.replace(/https?:\/\/[^\s"'<>]+/gi, (url) => maskUrl(url)) : text;
+}
+
 /** Every string in `value` (objects and arrays walked) that is a URL, with its secret parts masked. */
 export function maskUrlsDeep<T>(value: T, depth = 0): T {
   if (typeof value === "string") return maskUrl(value) as T;

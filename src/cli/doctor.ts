@@ -6,6 +6,7 @@ import { loadConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import { ConfigError } from "../errors.js";
 import { createModelClient } from "../model/create.js";
+import { maskUrlsInText } from "../url-secrets.js";
 import { Client } from "./client.js";
 import type { Check, Outcome } from "./doctor-check.js";
 
@@ -16,7 +17,9 @@ export async function doctor(configPath: string, env: NodeJS.ProcessEnv = proces
   const checks: Check[] = [];
   const report = (c: Check) => {
     checks.push(c);
-    process.stdout.write(`${MARK[c.outcome]} ${c.name.padEnd(9)} ${c.detail}${c.fix ? `\n            fix: ${c.fix}` : ""}\n`);
+    // Details name endpoints by their URLs: a password or a key in one is not printed.
+    const [detail, fix] = [maskUrlsInText(c.detail), c.fix && maskUrlsInText(c.fix)];
+    process.stdout.write(`${MARK[c.outcome]} ${c.name.padEnd(9)} ${detail}${fix ? `\n            fix: ${fix}` : ""}\n`);
   };
   let config: Config;
   let loaded: ReturnType<typeof loadConfig>;

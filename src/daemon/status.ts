@@ -5,7 +5,7 @@ import type { Connector, DaemonStatus } from "../connector.js";
 import type { ProbeResult } from "../model/types.js";
 import type { Store } from "../store/store.js";
 import { startOfToday } from "../store/usage.js";
-import { maskUrl } from "../url-secrets.js";
+import { maskUrl, maskUrlsInText } from "../url-secrets.js";
 import { VERSION } from "../version.js";
 import type { State } from "./parts.js";
 
@@ -22,13 +22,16 @@ export function statusOf(
     version: VERSION,
     pid: process.pid,
     uptime_s: Math.round((Date.now() - startedAt) / 1000),
-    connectors: connectors.map((c) => ({ name: c.name, ...c.health(), ...c.plugin })),
+    connectors: connectors.map((c) => {
+      const health = c.health();
+      return { name: c.name, ...health, detail: maskUrlsInText(health.detail), ...c.plugin };
+    }),
     model: {
       provider: state.model.provider,
       base_url: maskUrl(state.model.baseUrl),
       name: state.model.modelName,
       reachable: probe.reachable,
-      detail: probe.detail,
+      detail: maskUrlsInText(probe.detail),
     },
     serving: ((s) => ({ ...s, endpoint: maskUrl(s.endpoint) }))(state.model.serving()),
     usage_today: usageToday(state.loaded.config, store),
@@ -76,7 +79,10 @@ export async function mediaStatus(state: State): Promise<Pick<DaemonStatus, "spe
     checkSpeech(config, AbortSignal.timeout(3000)),
     checkVision(config, state.model, state.visionModel, AbortSignal.timeout(3000)),
   ]);
-  return { speech: { ok: speech.ok, detail: speech.detail }, vision: { ok: vision.ok === true, detail: vision.detail } };
+  return {
+    speech: { ok: speech.ok, detail: maskUrlsInText(speech.detail) },
+    vision: { ok: vision.ok === true, detail: maskUrlsInText(vision.detail) },
+  };
 }
 
 /** What `hermes status --json` says of memory: the process, V8's heap (used and reserved), and buffers outside it. */

@@ -1,5 +1,6 @@
 import OpenAI, { toFile } from "openai";
 import type { SpeechConfig } from "../config/schema.js";
+import { maskUrl } from "../url-secrets.js";
 import type { Transcript } from "./types.js";
 
 /** Hallucinations whisper prints for silence or noise, and bracketed non-speech tags ("[BLANK_AUDIO]", "(music)"). */
@@ -35,7 +36,7 @@ export function createTranscriber(cfg: SpeechConfig) {
       return {
         reachable: true,
         modelPresent: present,
-        detail: present ? `model ${cfg.model} is available` : `model ${cfg.model} is not listed by ${base}`,
+        detail: present ? `model ${cfg.model} is available` : `model ${cfg.model} is not listed by ${maskUrl(base)}`,
       };
     } catch (err) {
       if (err instanceof OpenAI.APIError && typeof err.status === "number")
@@ -54,7 +55,8 @@ export function isEmptyTranscript(text: string): boolean {
   return text.replace(NON_SPEECH, "").length === 0;
 }
 
-function speechError(err: unknown, base: string): string {
+function speechError(err: unknown, url: string): string {
+  const base = maskUrl(url);
   if (err instanceof OpenAI.APIConnectionTimeoutError) return `the speech endpoint ${base} did not answer in time`;
   if (err instanceof OpenAI.APIUserAbortError) return "the transcription was cancelled";
   if (err instanceof OpenAI.APIError && typeof err.status === "number") {

@@ -2,8 +2,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/store.js";
-import { maskUrl, urlSecrets } from "../../src/url-secrets.js";
-import { createTempDir, runCli } from "../helpers/hermes.js";
+import { maskUrl, maskUrlsInText, urlSecrets } from "../../src/url-secrets.js";
+import { baseSettings, createTempDir, runCli, startHermes } from "../helpers/hermes.js";
 
 describe("secrets inside URLs", () => {
   it("finds a userinfo password and credential-named query values, and masks only those", () => {
@@ -40,6 +40,36 @@ describe("secrets inside URLs", () => {
       expect(check.stdout).toMatch(/apikey=\*{8}&units=metric/);
     } finally {
       dir.cleanup();
+    }
+  });
+
+  it("masks the URLs inside a message, and leaves the rest of it as it was", () => {
+    const text = "the model endpoint http://u:pw-in-text@10.0.0.2:8000/v1?api_key=sk-in-text (OpenAI-compatible) failed: x";
+    expect(maskUrlsInText(text)).toBe("the model endpoint http://u:********@10.0.0.2:8000/v1?api_key=******** (OpenAI-compatible) failed: x");
+    expect(maskUrlsInText("no URL here, token=abc")).toBe("no URL here, token=abc");
+  });
+
+  it("an endpoint's key or password in its URL is in no reply, status or doctor line when the endpoint fails", async () => {
+    // Port 9 (discard) is closed here: both endpoints fail at once, and their errors name them.
+    const settings = {
+      ...baseSettings("http://127.0.0.1:9/v1?api_key=sk-querysecret", "openai"),
+      speech: { base_url: "http://u:speechpw-secret@127.0.0.1:9/v1" },
+    };
+    const hermes = await startHermes(settings);
+    try {
+      const secrets = /sk-querysecret|speechpw-secret/;
+      const ask = await hermes.ask("hello");
+      expect(ask.stdout + ask.stderr).toMatch(/127\.0\.0\.1:9/);
+      expect(ask.stdout + ask.stderr).not.toMatch(secrets);
+      const status = await hermes.cli(["status", "--json"]);
+      expect(JSON.parse(status.stdout).model.detail).toMatch(/127\.0\.0\.1:9/);
+      expect(JSON.parse(status.stdout).speech.detail).toMatch(/127\.0\.0\.1:9/);
+      expect(status.stdout).not.toMatch(secrets);
+      const doctor = await hermes.cli(["doctor"]);
+      expect(doctor.stdout).toMatch(/model.*127\.0\.0\.1:9/);
+      expect(doctor.stdout).not.toMatch(secrets);
+    } finally {
+      await hermes.stop();
     }
   });
 
