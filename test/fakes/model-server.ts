@@ -14,7 +14,8 @@ export interface ScriptedCall {
   name: string;
   /** An object is sent as JSON; a string is sent verbatim (to script malformed arguments). */
   arguments?: unknown;
-  id?: string;
+  /** The call's id as the server sends it (Ollama sends none unless given); a number scripts a server that breaks the type. */
+  id?: string | number;
 }
 
 export interface Turn {
@@ -332,6 +333,7 @@ async function ollamaStream(res: ServerResponse, turn: Turn): Promise<void> {
   if (turn.hangAfterText) return;
   if (turn.toolCalls?.length) {
     const tool_calls = turn.toolCalls.map((c) => ({
+      ...(c.id !== undefined && { id: c.id }),
       function: { name: c.name, arguments: typeof c.arguments === "string" ? c.arguments : (c.arguments ?? {}) },
     }));
     line({ model: "m", created_at, message: { role: "assistant", content: "", tool_calls }, done: false });

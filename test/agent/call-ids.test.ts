@@ -1,0 +1,38 @@
+/** Tool call ids as endpoints send them, through the real daemon: hermes keys its calls by ids of its own. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
+import { baseSettings, readDb, startHermes } from "../helpers/hermes.js";
+
+describe("tool call ids from the endpoint", () => {
+  let model: FakeModel;
+  beforeAll(async () => {
+    model = await startFakeModel();
+  });
+  afterAll(() => model.close());
+
+  for (const provider of ["ollama", "openai"] as const) {
+    it(`${provider}: a call whose id is a number is run once and the run ends with the reply`, async () => {
+      const url = provider === "ollama" ? model.url : model.openaiUrl;
+      const hermes = await startHermes({ ...baseSettings(url, provider), tools: { enabled: ["clock"] } });
+      try {
+        const before = model.requests.length;
+        model.script({ toolCalls: [{ name: "clock", arguments: {}, id: 12 }] }, { text: "It is late." });
+        const ask = await hermes.ask("what time is it?");
+        expect(ask.stdout).toContain("It is late.");
+        expect(model.requests.length - before).toBe(2);
+        const sent = model.requests.at(-1)?.body.messages as { role: string; tool_call_id?: string; tool_calls?: { id?: string }[] }[];
+        expect(sent.filter((m) => m.role === "tool")).toHaveLength(1);
+        if (provider === "openai") {
+          // The result went back under the id the assistant message carries: hermes' own, not the number.
+          const callId = sent.find((m) => m.role === "assistant")?.tool_calls?.[0]?.id;
+          expect(callId).toMatch(/^[a-zA-Z0-9]{9}$/);
+          expect(sent.find((m) => m.role === "tool")?.tool_call_id).toBe(callId);
+        }
+        await hermes.stop();
+        expect(readDb(hermes.dbPath, (db) => db.prepare("SELECT count(*) FROM tool_calls").pluck().get())).toBe(1);
+      } finally {
+        await hermes.stop();
+      }
+    });
+  }
+});
