@@ -28,8 +28,18 @@ const pluginEntry = z.strictObject({
     .refine((n) => !RESERVED.has(n), "this name belongs to a built-in connector; choose another"),
   /** A path (relative to hermes.yaml) or the name of an installed package. */
   module: z.string().min(1, "expected a path such as ./plugins/echo.mjs or a package name"),
-  /** Who may reach the model through it; everyone else gets one notice naming their id. Numbers are read as text. */
-  allowed_users: z.array(z.union([z.string(), z.number()]).transform(String)).default([]),
+  /**
+   * Who may reach the model through it; everyone else gets one notice naming their id. Numbers are read as
+   * text; one too large to be exact (over 2^53, as many networks' ids are) is refused, since the YAML parser
+   * has already rounded it to another user's id.
+   */
+  allowed_users: z
+    .array(
+      z
+        .union([z.string(), z.int({ error: 'expected a user id; write a number this large in quotes, e.g. "123456789012345678"' })])
+        .transform(String),
+    )
+    .default([]),
   /** Handed to the plugin's `create` after ${VAR} substitution (and checked by its schema, when it has one). */
   options: z.record(z.string(), z.unknown()).default({}),
 });

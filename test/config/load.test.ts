@@ -68,6 +68,15 @@ describe("config loading", () => {
     expect(config.connectors.discord.allowed_users).toEqual(["123456789012345678", "42"]);
   });
 
+  it("asks for a plugin's user id in quotes when it is too big for a number, and reads smaller ones as text", () => {
+    const plugin = (users: string) => `connectors:\n  plugins:\n    - { name: phone, module: ./p.mjs, allowed_users: ${users} }\n`;
+    const [p] = problemsOf(plugin('["42", 123456789012345678]'));
+    expect(p).toMatchObject({ line: 3, path: "connectors.plugins.0.allowed_users.1" });
+    expect(p?.message).toContain("in quotes");
+    const { config } = parseConfig(plugin('["123456789012345678", 42, alice]'), "hermes.yaml", {});
+    expect(config.connectors.plugins[0]?.allowed_users).toEqual(["123456789012345678", "42", "alice"]);
+  });
+
   it("takes allowed_users as bare ids or {id, name}, for Telegram and Discord", () => {
     const text = [
       "connectors:",
