@@ -138,6 +138,19 @@ describe("config loading", () => {
     expect(p?.message).toContain("TELEGRAM_BOT_TOKEN");
   });
 
+  it("keeps the schema's own message for a check on a key the file leaves out, located at the nearest parent it has", () => {
+    const [telegram] = problemsOf("model:\n  name: x\nconnectors:\n  telegram: { enabled: true }\n");
+    expect(telegram).toMatchObject({ line: 4, col: 13, path: "connectors.telegram.token" });
+    expect(telegram?.message).toBe("telegram is enabled but has no token (set TELEGRAM_BOT_TOKEN in the environment)");
+    const [http] = problemsOf("connectors:\n  http:\n    enabled: true\n");
+    expect(http).toMatchObject({ line: 3, col: 5, path: "connectors.http.token" });
+    expect(http?.message).toBe("http is enabled but has no token (set HERMES_HTTP_TOKEN in the environment)");
+    // A key the schema requires is still reported as missing.
+    const [prompt] = problemsOf("connectors:\n  cron:\n    jobs:\n      - { name: brief, schedule: '0 7 * * *' }\n");
+    expect(prompt).toMatchObject({ line: 4, path: "connectors.cron.jobs.0.prompt" });
+    expect(prompt?.message).toMatch(/^missing required key 'prompt' \(expected string\)/);
+  });
+
   it("keeps config/hermes.schema.json in step with the schema (run `npm run schema` to refresh)", () => {
     const committed = readFileSync(new URL("../../config/hermes.schema.json", import.meta.url), "utf8");
     expect(committed).toBe(renderJsonSchema());
