@@ -151,6 +151,35 @@ describe("config loading", () => {
     expect(prompt?.message).toMatch(/^missing required key 'prompt' \(expected string\)/);
   });
 
+  it("takes only http(s) URLs for the model, its fallbacks, speech and MCP servers", () => {
+    const [bare] = problemsOf("model:\n  base_url: localhost:11434\n");
+    expect(bare).toMatchObject({ line: 2, col: 13, path: "model.base_url", message: "expected an http(s) URL" });
+    const others = problemsOf(
+      [
+        "model:",
+        "  fallbacks:",
+        "    - { provider: openai, base_url: 'ftp://example.com/v1', name: small }",
+        "speech:",
+        "  base_url: file:///tmp/speech",
+        "mcp:",
+        "  servers:",
+        "    home: { url: 'ws://127.0.0.1:8123/mcp' }",
+        "",
+      ].join("\n"),
+    );
+    expect(others.map((p) => [p.path, p.message])).toEqual([
+      ["model.fallbacks.0.base_url", "expected an http(s) URL"],
+      ["speech.base_url", "expected an http(s) URL"],
+      ["mcp.servers.home.url", "expected an http(s) URL"],
+    ]);
+    const { config } = parseConfig(
+      "model:\n  base_url: HTTPS://example.com/v1\nspeech:\n  base_url: http://127.0.0.1:8000/v1\n",
+      "hermes.yaml",
+      {},
+    );
+    expect([config.model.base_url, config.speech?.base_url]).toEqual(["HTTPS://example.com/v1", "http://127.0.0.1:8000/v1"]);
+  });
+
   it("keeps config/hermes.schema.json in step with the schema (run `npm run schema` to refresh)", () => {
     const committed = readFileSync(new URL("../../config/hermes.schema.json", import.meta.url), "utf8");
     expect(committed).toBe(renderJsonSchema());
@@ -162,6 +191,10 @@ describe("hermes config check and hermes start on bad configs", () => {
     "malformed YAML": { text: "model: [\n", where: /hermes\.yaml:\d+:\d+/ },
     "an unknown key": { text: "log:\n  level: info\n  colour: true\n", where: /hermes\.yaml:3:3: log\.colour: unknown key 'colour'/ },
     "a wrong type": { text: "model:\n  timeout_s: soon\n", where: /hermes\.yaml:2:14: model\.timeout_s: expected number/ },
+    "a model URL without http://": {
+      text: "model:\n  base_url: localhost:11434\n",
+      where: /hermes\.yaml:2:13: model\.base_url: expected an http\(s\) URL/,
+    },
     "a typo in a delivery target": {
       text: "connectors:\n  cron:\n    jobs:\n      - { name: brief, schedule: '0 7 * * *', prompt: hi, deliver: 'telegarm:42' }\n",
       where: /hermes\.yaml:4:\d+: connectors\.cron\.jobs\.0\.deliver: .*'telegarm'.*telegram, discord, cli/,
