@@ -67,7 +67,7 @@ export async function driveRun(run: ActiveRun, deps: LoopDeps): Promise<RunOutco
     const ledger: UsageRecord[] = [];
     const called = await callModel(run, deps, { step: step + 1, ledger, notices, images });
     if (called.kind === "over_budget") return finish(run, deps, "max_run_tokens", maxRunTokensReply(cfg.agent.max_run_tokens));
-    if (called.kind === "refused") return finish(run, deps, "done", called.reply);
+    if (called.kind === "refused") return finish(run, deps, "refused", called.reply);
     const reply = called.result;
     if (!reply.ok) {
       writeLedger(store, ledger);
@@ -285,6 +285,8 @@ const STATUS_OF: Record<StopReason, RunStatus> = {
   max_steps: "done",
   max_run_tokens: "done",
   repeat: "done",
+  // The run ended as it should, with a reply saying what to set up; nothing failed that a retry would fix.
+  refused: "done",
   aborted: "aborted",
   model_error: "error",
   suspended: "suspended",

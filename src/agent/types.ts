@@ -9,7 +9,17 @@ import type { ChatMessage } from "../model/types.js";
 import type { Person } from "../store/memory.js";
 import type { UsageRecord } from "../store/usage.js";
 
-export type StopReason = "done" | "max_steps" | "max_run_tokens" | "repeat" | "aborted" | "model_error" | "suspended" | "interrupted";
+/** `refused`: the turn brought something the model cannot take (an image for a model that cannot see); the reply says why. */
+export type StopReason =
+  | "done"
+  | "max_steps"
+  | "max_run_tokens"
+  | "repeat"
+  | "aborted"
+  | "model_error"
+  | "suspended"
+  | "interrupted"
+  | "refused";
 
 export type AgentEvent =
   | { type: "run_start"; runId: string; session: string; source: string }

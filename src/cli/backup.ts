@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { Client, DaemonUnreachable } from "./client.js";
+import { Client, DaemonForbidden, DaemonUnreachable } from "./client.js";
 import { socketPathOf } from "./socket-path.js";
 
 /**
@@ -45,12 +45,16 @@ export async function restoreCommand(configPath: string, path: string | undefine
     return 2;
   }
   const socket = await socketPathOf(configPath);
+  // A socket this user may not open does not say the daemon is stopped: that error ends the command.
   const running = await Client.connect(socket).then(
     (c) => {
       c.close();
       return true;
     },
-    () => false,
+    (err: unknown) => {
+      if (err instanceof DaemonForbidden) throw err;
+      return false;
+    },
   );
   if (running) {
     process.stderr.write("hermes is running: stop it first (`systemctl stop hermes`, or end `hermes start`), then restore.\n");

@@ -14,6 +14,21 @@ export class DaemonUnreachable extends Error {
   }
 }
 
+/**
+ * The socket is there but this user may not open it (EACCES/EPERM): the daemon runs as another user (the
+ * service's socket is 0600 in a 0700 directory). Not "not running": starting a second daemon would not help.
+ */
+export class DaemonForbidden extends Error {
+  constructor(
+    readonly socketPath: string,
+    readonly code: string,
+  ) {
+    super(
+      `the hermes socket ${socketPath} exists, but this user may not open it (${code}).\nRun the command as the service's user (\`sudo -u hermes hermes …\`) or with sudo.`,
+    );
+  }
+}
+
 /** A connection to the daemon's socket; replies are routed to the request that caused them by id. */
 export class Client {
   private buffer = "";
@@ -36,7 +51,10 @@ export class Client {
     return new Promise((resolve, reject) => {
       const socket = createConnection(path);
       socket.once("connect", () => resolve(new Client(socket)));
-      socket.once("error", (err: NodeJS.ErrnoException) => reject(new DaemonUnreachable(path, err.code ?? err.message)));
+      socket.once("error", (err: NodeJS.ErrnoException) => {
+        const code = err.code ?? err.message;
+        reject(code === "EACCES" || code === "EPERM" ? new DaemonForbidden(path, code) : new DaemonUnreachable(path, code));
+      });
     });
   }
 

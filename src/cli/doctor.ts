@@ -7,7 +7,7 @@ import type { Config } from "../config/schema.js";
 import { ConfigError } from "../errors.js";
 import { createModelClient } from "../model/create.js";
 import { maskUrlsInText } from "../url-secrets.js";
-import { Client } from "./client.js";
+import { Client, DaemonForbidden } from "./client.js";
 import type { Check, Outcome } from "./doctor-check.js";
 
 const MARK: Record<Outcome, string> = { ok: "✓", fail: "✗", warn: "!", skip: "-" };
@@ -94,7 +94,14 @@ async function checkSocket(path: string): Promise<Check> {
       client.close();
       const pid = status.type === "result" ? (status.data as { pid?: number }).pid : undefined;
       return { name: "socket", outcome: "ok", detail: `the daemon answers on ${path} (pid ${pid})` };
-    } catch {
+    } catch (err) {
+      if (err instanceof DaemonForbidden)
+        return {
+          name: "socket",
+          outcome: "warn",
+          detail: `${path} exists, but this user may not open it (${err.code})`,
+          fix: "run `hermes doctor` as the service's user (`sudo -u hermes hermes doctor`) or with sudo",
+        };
       return {
         name: "socket",
         outcome: "warn",

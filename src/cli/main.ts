@@ -3,7 +3,7 @@
 // socket client (and `ask`'s few kB of rendering) so they start fast; the commands that run the daemon's
 // code load it on demand, with V8's code cache on (`daemonCode`).
 import { parseArgs } from "node:util";
-import { Client, DaemonUnreachable } from "./client.js";
+import { Client, DaemonForbidden, DaemonUnreachable } from "./client.js";
 import { endQuietlyOnClosedPipe } from "./closed-pipe.js";
 import { useCompileCache } from "./compile-cache.js";
 import { confirmFor } from "./confirm.js";
@@ -195,6 +195,11 @@ function failure(err: unknown): number {
   if (err instanceof DaemonUnreachable) {
     process.stderr.write(`${err.message}\n`);
     return EXIT.unreachable;
+  }
+  // Exit 3 says "not running"; a daemon this user may not talk to is an ordinary failure.
+  if (err instanceof DaemonForbidden) {
+    process.stderr.write(`hermes: ${err.message}\n`);
+    return EXIT.failure;
   }
   process.stderr.write(`hermes: ${err instanceof Error ? err.message : String(err)}\n`);
   return EXIT.failure;

@@ -2,6 +2,17 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { dirname } from "node:path";
 import { parseEnv } from "node:util";
 import { type Document, parseDocument } from "yaml";
+import { DEFAULT_TOOLS, type ToolName } from "../config/tool-names.js";
+
+/**
+ * What setup enables besides the schema's default tools. `memory` (facts about the owner, shown at the
+ * start of every run) has always been on in a config setup writes, though a hand-written config without
+ * `tools.enabled` goes without it; setup keeps it on rather than change what it gives a new owner.
+ */
+const SETUP_EXTRA_TOOLS: ToolName[] = ["memory"];
+
+/** The defaults first, so a tool added to them reaches a config written by setup too. */
+const FRESH_TOOLS = [...new Set([...DEFAULT_TOOLS, ...SETUP_EXTRA_TOOLS])];
 
 /** The config `hermes setup` starts from when there is none: the defaults, with room for what it asks. */
 const FRESH = `# hermes configuration
@@ -10,7 +21,7 @@ const FRESH = `# hermes configuration
 model:
   provider: ollama
 tools:
-  enabled: [clock, notes, memory, remind, read_file, list_files, write_file, http_get, weather]
+  enabled: [${FRESH_TOOLS.join(", ")}]
 storage:
   path: ./data/hermes.db
 connectors:

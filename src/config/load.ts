@@ -124,14 +124,17 @@ function locateIssue(doc: Document, issue: z.core.$ZodIssue, at: At): ConfigProb
     const known = knownKeysHint(issue);
     return at(node?.range?.[0] ?? 0, full, `unknown key '${key}'${known}`);
   }
+  // A key the file does not have is located at its nearest parent that it does have.
   const { node, depth } = deepestNode(doc, path);
   const offset = node?.range?.[0] ?? 0;
-  if (depth < path.length) {
+  const absent = depth < path.length;
+  // Only a type check fails for want of the key; any other issue (a check the schema wrote, such as "telegram
+  // is enabled but has no token") says more than "missing" would, so its own message is kept.
+  if (absent && issue.code === "invalid_type") {
     const key = String(path[path.length - 1]);
-    const expected = issue.code === "invalid_type" ? ` (expected ${issue.expected})` : "";
-    return at(offset, path.join("."), `missing required key '${key}'${expected}`);
+    return at(offset, path.join("."), `missing required key '${key}' (expected ${issue.expected})`);
   }
-  return at(offset, path.join("."), describeIssue(issue, isScalar(node) ? node.value : undefined));
+  return at(offset, path.join("."), describeIssue(issue, !absent && isScalar(node) ? node.value : undefined));
 }
 
 function knownKeysHint(issue: z.core.$ZodIssue): string {

@@ -15,6 +15,9 @@ export { DEFAULT_TOOLS, MCP_SEPARATOR, TOOL_NAMES, type ToolName } from "./tool-
 
 const positiveInt = () => z.int().min(1);
 
+/** An http:// or https:// URL: an endpoint hermes speaks HTTP to (`localhost:11434` and `ftp://…` are refused here, not at run time). */
+const httpUrl = () => z.url({ protocol: /^https?$/, message: "expected an http(s) URL" });
+
 /** Settings every tool accepts under `tools.<name>`. */
 const toolBase = {
   max_result_chars: positiveInt().optional(),
@@ -25,7 +28,7 @@ const toolSettings = <T extends z.ZodRawShape>(shape: T) => z.strictObject({ ...
 /** One model endpoint: the primary under `model`, and each of `model.fallbacks`. */
 const endpointShape = {
   provider: z.enum(["ollama", "openai"]).default("ollama"),
-  base_url: z.url({ message: "expected an http(s) URL" }).default("http://127.0.0.1:11434"),
+  base_url: httpUrl().default("http://127.0.0.1:11434"),
   name: z.string().min(1).default("hermes3:8b"),
   api_key: z.string().default(""),
   context_tokens: z.int().min(512).default(16384),
@@ -60,7 +63,7 @@ const model = z
 /** Speech-to-text: any OpenAI-compatible POST /audio/transcriptions. Absent: voice notes are answered with how to set it up. */
 const speech = z
   .strictObject({
-    base_url: z.url({ message: "expected an http(s) URL" }),
+    base_url: httpUrl(),
     model: z.string().min(1).default("Systran/faster-whisper-small"),
     api_key: z.string().default(""),
     language: z.string().default(""),
@@ -217,7 +220,7 @@ const mcpServer = z
     args: z.array(z.string()).default([]),
     env: z.record(z.string(), z.string()).default({}),
     cwd: z.string().optional(),
-    url: z.url({ message: "expected an http(s) URL" }).optional(),
+    url: httpUrl().optional(),
     headers: z.record(z.string(), z.string()).default({}),
     timeout_s: z.number().positive().default(30),
     confirm: z.enum(["auto", "always", "never"]).default("auto"),

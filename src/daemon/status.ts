@@ -31,7 +31,8 @@ export function statusOf(
       base_url: maskUrl(state.model.baseUrl),
       name: state.model.modelName,
       reachable: probe.reachable,
-      detail: maskUrlsInText(probe.detail),
+      // A down endpoint's fix (a refused key, a base_url without /v1) is what the owner needs to read here.
+      detail: maskUrlsInText(!probe.reachable && probe.fix ? `${probe.detail}; ${probe.fix}` : probe.detail),
     },
     serving: ((s) => ({ ...s, endpoint: maskUrl(s.endpoint) }))(state.model.serving()),
     usage_today: usageToday(state.loaded.config, store),

@@ -222,6 +222,18 @@ async function probeOllama(base: string, name: string, signal?: AbortSignal): Pr
     const res = await get(`${base}/api/tags`, signal ?? AbortSignal.timeout(5000));
     const text = await readText(res);
     const status = res.statusCode ?? 0;
+    if (status === 401 || status === 403)
+      return {
+        reachable: false,
+        detail: `the model endpoint ${base} (Ollama) refused GET /api/tags (HTTP ${status})`,
+        fix: "something in front of Ollama wants credentials, which provider ollama does not send: point model.base_url at Ollama itself",
+      };
+    if (status === 404)
+      return {
+        reachable: false,
+        detail: `the model endpoint ${base} (Ollama) has no ${base}/api/tags (HTTP 404)`,
+        fix: "model.base_url for provider ollama is the server's root (e.g. http://127.0.0.1:11434), without /v1 or /api",
+      };
     if (status < 200 || status > 299) return { reachable: true, detail: `GET /api/tags answered HTTP ${status}` };
     const body = JSON.parse(text) as { models?: { name?: string; model?: string }[] };
     const names = (body.models ?? []).flatMap((m) => [m.name, m.model]).filter(Boolean) as string[];

@@ -85,7 +85,7 @@ export function createOpenAIClient(cfg: EndpointConfig, options: { stream?: bool
     modelName: cfg.name,
     window,
     prepare,
-    probe: (signal) => probeOpenAI(sdk, cfg.name, where, signal),
+    probe: (signal) => probeOpenAI(sdk, cfg.name, base, where, signal),
   });
 }
 
@@ -224,7 +224,7 @@ function parseCall(id: string, name: string, raw: string): ToolCall {
   }
 }
 
-async function probeOpenAI(sdk: OpenAI, name: string, where: string, signal?: AbortSignal): Promise<ProbeResult> {
+async function probeOpenAI(sdk: OpenAI, name: string, base: string, where: string, signal?: AbortSignal): Promise<ProbeResult> {
   try {
     const page = await sdk.models.list({ signal: signal ?? AbortSignal.timeout(5000) });
     const ids = page.data.map((m) => m.id);
@@ -235,8 +235,35 @@ async function probeOpenAI(sdk: OpenAI, name: string, where: string, signal?: Ab
       detail: present ? `model ${name} is available` : `model ${name} is not offered by ${where}`,
     };
   } catch (err) {
+    const refused = refusedListing(err, base, where);
+    if (refused) return refused;
     const error = sdkError(err, where, signal);
     if (error.kind === "http") return { reachable: true, detail: `cannot list models: ${error.message}` };
     return { reachable: false, detail: error.message, fix: error.fix };
   }
+}
+
+/**
+ * A model listing that says the endpoint will not serve us: a refused key (401/403), or a 404 from a
+ * base_url that lacks /v1 (so every call goes to a path the server does not have). Both are down, not
+ * "reachable": chats would fail the same way. A 404 under a base that ends in /v1 is a server that does
+ * not list its models, which says nothing about the model.
+ */
+function refusedListing(err: unknown, base: string, where: string): ProbeResult | undefined {
+  if (!(err instanceof OpenAI.APIError)) return undefined;
+  const answered = `HTTP ${err.message.slice(0, 200)}`;
+  if (err.status === 401 || err.status === 403) {
+    return {
+      reachable: false,
+      detail: `the model endpoint ${where} refused the API key (${answered})`,
+      fix: "check model.api_key (a fallback's own api_key) and the environment variable it names, e.g. OPENAI_API_KEY in hermes.env",
+    };
+  }
+  if (err.status === 404 && !/\/v1$/.test(new URL(base).pathname))
+    return {
+      reachable: false,
+      detail: `the model endpoint ${where} has no model list at ${base}/models (${answered})`,
+      fix: `the base_url of an OpenAI-compatible endpoint usually ends in /v1 (e.g. ${base}/v1)`,
+    };
+  return undefined;
 }

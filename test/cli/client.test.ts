@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { CLI, createTempDir, runCli } from "../helpers/hermes.js";
+import { baseSettings, CLI, createTempDir, runCli, writeConfig } from "../helpers/hermes.js";
 
 /** A daemon's socket that speaks protocol v1 and answers every `ask` with `done` carrying `reply`. */
 async function fakeDaemon(socketPath: string, reply: string): Promise<Server> {
@@ -47,6 +47,35 @@ describe("the hermes command as a client", () => {
     expect(existsSync(join(cache, "hermes"))).toBe(false);
     await runCli(["config", "check", "--config", join(dir, "none.yaml")], { env });
     expect(readdirSync(join(cache, "hermes", "compile-cache")).length).toBeGreaterThan(0);
+  });
+
+  it('a socket this user may not open is not "not running": it says so and exits 1; `restore` does not take it as stopped', async () => {
+    const dir = tempDir();
+    const socketPath = join(dir, "hermes.sock");
+    const daemon = await fakeDaemon(socketPath, "ok");
+    cleanups.push(() => new Promise<void>((resolve) => daemon.close(() => resolve())));
+    // As root, the command runs as nobody (root opens any socket) and sees the service's 0600 socket;
+    // otherwise the socket is made unopenable.
+    const other = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+    chmodSync(dir, 0o755);
+    chmodSync(socketPath, "uid" in other ? 0o600 : 0);
+    const env = { HOME: "/nonexistent", HERMES_SOCKET: socketPath, XDG_CACHE_HOME: "/nonexistent" };
+    const config = "/nonexistent/hermes.yaml";
+    const status = await runCli(["status", "--config", config], { env, ...other });
+    expect(status.code).toBe(1);
+    expect(status.stderr).toBe(
+      `hermes: the hermes socket ${socketPath} exists, but this user may not open it (EACCES).\n` +
+        "Run the command as the service's user (`sudo -u hermes hermes …`) or with sudo.\n",
+    );
+    const restore = await runCli(["restore", "/nonexistent/backup.db", "--config", config], { env, ...other });
+    expect(restore.code).toBe(1);
+    expect(restore.stderr).toMatch(/this user may not open it \(EACCES\)/);
+    // `hermes doctor` does not call it a stale socket either.
+    const readable = writeConfig(dir, { ...baseSettings("http://127.0.0.1:9"), connectors: { cli: { socket: socketPath } } });
+    const doctor = await runCli(["doctor", "--config", readable], { env: { HERMES_SYSTEMD_DIR: join(dir, "units") }, ...other });
+    expect(doctor.stdout).toMatch(
+      /^! socket\s+\S+ exists, but this user may not open it \(EACCES\)\n\s+fix: run `hermes doctor` as the service's user/m,
+    );
   });
 
   it("ends quietly, exit 0, when the reader of its output goes away (`hermes ask … | head -c 0`)", async () => {

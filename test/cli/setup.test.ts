@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, onTestFailed } from "vitest";
 import { parse } from "yaml";
+import { DEFAULT_TOOLS } from "../../src/config/schema.js";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
 import { type FakeTelegram, startFakeTelegram, TOKEN } from "../fakes/telegram-server.js";
 import { CLI, createTempDir, runCli } from "../helpers/hermes.js";
@@ -152,6 +153,15 @@ describe("hermes setup", () => {
     expect(after).toContain("# my own note, kept");
     expect(readFileSync(envFile, "utf8")).toContain(`TELEGRAM_BOT_TOKEN=${TOKEN}`);
   }, 60_000);
+
+  it("a fresh config enables the schema's default tools (recall and skill among them) and memory", async () => {
+    const fresh = join(home.path, "fresh/hermes.yaml");
+    const result = await runCli(["setup", "timezone", "--timezone", "Europe/Berlin", "--non-interactive", "--config", fresh], { env });
+    expect(result.code).toBe(0);
+    const enabled = parse(readFileSync(fresh, "utf8")).tools.enabled as string[];
+    expect(enabled).toEqual(expect.arrayContaining(["recall", "skill", "memory"]));
+    expect(enabled).toEqual([...DEFAULT_TOOLS, "memory"]);
+  });
 
   it("with no model pulled, says which `ollama pull` to run", async () => {
     model.models = [];

@@ -147,6 +147,48 @@ describe("config loading", () => {
     expect(p?.message).toContain("TELEGRAM_BOT_TOKEN");
   });
 
+  it("keeps the schema's own message for a check on a key the file leaves out, located at the nearest parent it has", () => {
+    const [telegram] = problemsOf("model:\n  name: x\nconnectors:\n  telegram: { enabled: true }\n");
+    expect(telegram).toMatchObject({ line: 4, col: 13, path: "connectors.telegram.token" });
+    expect(telegram?.message).toBe("telegram is enabled but has no token (set TELEGRAM_BOT_TOKEN in the environment)");
+    const [http] = problemsOf("connectors:\n  http:\n    enabled: true\n");
+    expect(http).toMatchObject({ line: 3, col: 5, path: "connectors.http.token" });
+    expect(http?.message).toBe("http is enabled but has no token (set HERMES_HTTP_TOKEN in the environment)");
+    // A key the schema requires is still reported as missing.
+    const [prompt] = problemsOf("connectors:\n  cron:\n    jobs:\n      - { name: brief, schedule: '0 7 * * *' }\n");
+    expect(prompt).toMatchObject({ line: 4, path: "connectors.cron.jobs.0.prompt" });
+    expect(prompt?.message).toMatch(/^missing required key 'prompt' \(expected string\)/);
+  });
+
+  it("takes only http(s) URLs for the model, its fallbacks, speech and MCP servers", () => {
+    const [bare] = problemsOf("model:\n  base_url: localhost:11434\n");
+    expect(bare).toMatchObject({ line: 2, col: 13, path: "model.base_url", message: "expected an http(s) URL" });
+    const others = problemsOf(
+      [
+        "model:",
+        "  fallbacks:",
+        "    - { provider: openai, base_url: 'ftp://example.com/v1', name: small }",
+        "speech:",
+        "  base_url: file:///tmp/speech",
+        "mcp:",
+        "  servers:",
+        "    home: { url: 'ws://127.0.0.1:8123/mcp' }",
+        "",
+      ].join("\n"),
+    );
+    expect(others.map((p) => [p.path, p.message])).toEqual([
+      ["model.fallbacks.0.base_url", "expected an http(s) URL"],
+      ["speech.base_url", "expected an http(s) URL"],
+      ["mcp.servers.home.url", "expected an http(s) URL"],
+    ]);
+    const { config } = parseConfig(
+      "model:\n  base_url: HTTPS://example.com/v1\nspeech:\n  base_url: http://127.0.0.1:8000/v1\n",
+      "hermes.yaml",
+      {},
+    );
+    expect([config.model.base_url, config.speech?.base_url]).toEqual(["HTTPS://example.com/v1", "http://127.0.0.1:8000/v1"]);
+  });
+
   it("keeps config/hermes.schema.json in step with the schema (run `npm run schema` to refresh)", () => {
     const committed = readFileSync(new URL("../../config/hermes.schema.json", import.meta.url), "utf8");
     expect(committed).toBe(renderJsonSchema());
@@ -158,6 +200,10 @@ describe("hermes config check and hermes start on bad configs", () => {
     "malformed YAML": { text: "model: [\n", where: /hermes\.yaml:\d+:\d+/ },
     "an unknown key": { text: "log:\n  level: info\n  colour: true\n", where: /hermes\.yaml:3:3: log\.colour: unknown key 'colour'/ },
     "a wrong type": { text: "model:\n  timeout_s: soon\n", where: /hermes\.yaml:2:14: model\.timeout_s: expected number/ },
+    "a model URL without http://": {
+      text: "model:\n  base_url: localhost:11434\n",
+      where: /hermes\.yaml:2:13: model\.base_url: expected an http\(s\) URL/,
+    },
     "a typo in a delivery target": {
       text: "connectors:\n  cron:\n    jobs:\n      - { name: brief, schedule: '0 7 * * *', prompt: hi, deliver: 'telegarm:42' }\n",
       where: /hermes\.yaml:4:\d+: connectors\.cron\.jobs\.0\.deliver: .*'telegarm'.*telegram, discord, cli/,
@@ -198,7 +244,7 @@ describe("hermes config check and hermes start on bad configs", () => {
       (await import("node:fs")).writeFileSync(path, email);
       const check = await runCli(["config", "check", "--config", path], { env: { EMAIL_PASS: "envsecret99" } });
       expect(check.code).toBe(0);
-      expect(check.stdout).toMatch(/imap:[^]*pass: "\*{8}"[^]*smtp:[^]*pass: "\*{8}"/);
+      expect(check.stdout).toMatch(/imap:[\s\S]*pass: "\*{8}"[\s\S]*smtp:[\s\S]*pass: "\*{8}"/);
       expect(check.stdout).not.toContain("hunter2-literal");
       expect(check.stdout).not.toContain("envsecret99");
       expect(check.stdout).toContain("user: hermes@example.org");

@@ -98,6 +98,8 @@ export interface FakeModel {
   loadedContextLength?: number;
   /** OpenAI API: a chat for a model not in `models` gets 404 model_not_found (off by default). */
   strictModels?: boolean;
+  /** When set, any request without `Authorization: Bearer <apiKey>` gets 401 (a key-checking endpoint or proxy). */
+  apiKey?: string;
   /** Stops listening (connections are refused) until `resume`, on the same port. */
   pause(): Promise<void>;
   resume(): Promise<void>;
@@ -156,6 +158,8 @@ export async function startFakeModel(options: { port?: number; tls?: { key: stri
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? "").split("?")[0] ?? "";
+    if (fake.apiKey !== undefined && req.headers.authorization !== `Bearer ${fake.apiKey}`)
+      return json(res, 401, { error: { message: "Incorrect API key provided", type: "invalid_request_error", code: "invalid_api_key" } });
     if (req.method === "GET" && path === "/api/tags") return json(res, 200, { models: fake.models.map((name) => ({ name, model: name })) });
     if (req.method === "GET" && path === "/v1/models") {
       const data = fake.models.map((id) => ({ id, object: "model", ...(fake.maxModelLen && { max_model_len: fake.maxModelLen }) }));

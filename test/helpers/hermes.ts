@@ -54,16 +54,27 @@ export interface CliResult {
   stderr: string;
 }
 
+/** How a test runs a command: `uid`/`gid` run it as another user (the test runs as root). */
+export interface RunOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  input?: string;
+  uid?: number;
+  gid?: number;
+}
+
 /** Runs `hermes ARGS` and collects its output. */
-export function runCli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string } = {}): Promise<CliResult> {
+export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
   return runNode([CLI, ...args], { ...options, env: { HERMES_CONFIG: "", ...options.env } });
 }
 
 /** Runs `node ARGS` as `runCli` runs hermes (stdin, stdout and stderr piped) and collects its output. */
-export function runNode(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; input?: string } = {}): Promise<CliResult> {
+export function runNode(args: string[], options: RunOptions = {}): Promise<CliResult> {
   return new Promise((resolvePromise) => {
     const child = spawn(process.execPath, args, {
       cwd: options.cwd,
+      uid: options.uid,
+      gid: options.gid,
       env: { ...process.env, ...options.env },
       stdio: ["pipe", "pipe", "pipe"],
     });

@@ -60,13 +60,21 @@ describe("images on an OpenAI-compatible endpoint, and the limits of what is sen
     expect(users(3)).toBe(4);
   });
 
-  it("model.vision: false means no image is sent, whatever the server says", async () => {
+  it("model.vision: false means no image is sent, whatever the server says; the refusal exits 1 with stop_reason refused", async () => {
     model.capabilities["hermes3:8b"] = ["completion", "vision"];
     const base = baseSettings(model.url);
     const hermes = await useHermes({ ...base, model: { ...(base.model as object), vision: false } });
     writeFileSync(join(hermes.dir, "p.jpg"), jpeg(100, 100));
     const result = await hermes.cli(["ask", "--image", "p.jpg"]);
+    expect(result.code).toBe(1);
     expect(result.stdout).toContain("cannot see images");
+    const json = await hermes.cli(["ask", "--image", "p.jpg", "--json"]);
+    const lines = json.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.at(-1)).toMatchObject({ type: "done", stop_reason: "refused", reply: expect.stringContaining("cannot see images") });
+    expect(lines.find((e) => e.type === "run_end")).toMatchObject({ stopReason: "refused" });
     expect(model.requests).toHaveLength(0);
   });
 

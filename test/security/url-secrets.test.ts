@@ -45,7 +45,9 @@ describe("secrets inside URLs", () => {
 
   it("masks the URLs inside a message, and leaves the rest of it as it was", () => {
     const text = "the model endpoint http://u:pw-in-text@10.0.0.2:8000/v1?api_key=sk-in-text (OpenAI-compatible) failed: x";
-    expect(maskUrlsInText(text)).toBe("the model endpoint http://u:********@10.0.0.2:8000/v1?api_key=******** (OpenAI-compatible) failed: x");
+    expect(maskUrlsInText(text)).toBe(
+      "the model endpoint http://u:********@10.0.0.2:8000/v1?api_key=******** (OpenAI-compatible) failed: x",
+    );
     expect(maskUrlsInText("no URL here, token=abc")).toBe("no URL here, token=abc");
   });
 
