@@ -1,6 +1,6 @@
 import { copyFileSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import { Client } from "../../src/cli/client.js";
 import { openStore } from "../../src/store/store.js";
 import type { FakeModel } from "../fakes/model-server.js";
@@ -142,6 +142,18 @@ describe("backups, restore and export", () => {
     expect(onto.stderr).toContain("is a file of the database it would replace");
     expect(readdirSync(data).some((f) => f.includes("replaced"))).toBe(false);
     expect(readDb(hermes.dbPath, (db) => db.prepare("SELECT COUNT(*) FROM runs").pluck().get())).toBe(3);
+  }, 60_000);
+
+  it("answers a backup into a folder that cannot be made under /proc with an error, and goes on", async () => {
+    const hermes = await useHermes(baseSettings(model.url));
+    // A daemon that hangs in the copy is killed, so that the command ends and the test fails instead of hanging.
+    const deadline = setTimeout(() => void hermes.kill(), 15_000);
+    onTestFinished(() => clearTimeout(deadline));
+    const made = await hermes.cli(["backup", "/proc/hermes-nowhere/backups/copy.db"]);
+    clearTimeout(deadline);
+    expect(made.stderr).toBe("backup failed: ENOENT: no such file or directory, mkdir '/proc/hermes-nowhere'\n");
+    expect(made.code).toBe(1);
+    expect((await hermes.ask("still there?")).code).toBe(0);
   }, 60_000);
 
   it("makes backups on storage.backup's schedule and keeps the newest N; backs up a stopped daemon's database too", async () => {
