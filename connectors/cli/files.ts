@@ -15,29 +15,38 @@ const AUDIO_TYPES: Record<string, string> = {
   ".flac": "audio/flac",
 };
 
-/** One connection's uploads; gone with the connection. */
+/** One connection's uploads; gone with the connection. At most MAX_UPLOAD_BYTES are kept at a time. */
 export function createUploads() {
   const uploads = new Map<string, Buffer[]>();
+  /** The bytes kept now: an upload an `ask` took no longer counts. */
   let total = 0;
+  /** Ids are never given twice on a connection, so a new upload cannot continue one still kept. */
+  let made = 0;
   return {
     /** Adds a base64 piece; the upload's id, or why not. */
     add(data: string, upload?: string): { ok: true; upload: string; bytes: number } | { ok: false; message: string } {
       const bytes = Buffer.from(data, "base64");
       if (total + bytes.length > MAX_UPLOAD_BYTES)
         return { ok: false, message: `uploads on one connection may hold at most ${MAX_UPLOAD_BYTES} bytes` };
-      const id = upload ?? `u${uploads.size + 1}`;
+      const id = upload ?? `u${made + 1}`;
       const pieces = uploads.get(id);
       if (upload && !pieces) return { ok: false, message: `there is no upload ${upload} on this connection` };
       total += bytes.length;
       if (pieces) pieces.push(bytes);
-      else uploads.set(id, [bytes]);
+      else {
+        made++;
+        uploads.set(id, [bytes]);
+      }
       return { ok: true, upload: id, bytes: (uploads.get(id) ?? []).reduce((n, b) => n + b.length, 0) };
     },
     /** The upload's bytes, handed over once. */
     take(upload: string): Buffer | undefined {
       const pieces = uploads.get(upload);
+      if (!pieces) return undefined;
       uploads.delete(upload);
-      return pieces && Buffer.concat(pieces);
+      const bytes = Buffer.concat(pieces);
+      total -= bytes.length;
+      return bytes;
     },
   };
 }

@@ -33,6 +33,9 @@ export async function backupCommand(configPath: string, path: string | undefined
     const done = target ? await backupDatabase(db, target) : await backupInto(db, backupSettings(storage));
     process.stdout.write(`${describeBackup(done)}\n`);
     return 0;
+  } catch (err) {
+    process.stderr.write(`backup failed: ${(err as Error).message}\n`);
+    return 1;
   } finally {
     db.close();
   }

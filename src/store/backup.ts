@@ -1,5 +1,17 @@
-import { copyFileSync, existsSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import Database from "better-sqlite3";
 import type { Logger } from "pino";
 import { zonedCron } from "../time.js";
@@ -37,8 +49,13 @@ const NAME = /^hermes-\d{8}-\d{6}(-\d+)?\.db$/;
  */
 export async function backupDatabase(db: Db, dest: string): Promise<BackupResult> {
   const started = performance.now();
-  privateDir(dirname(dest));
   const partial = `${dest}.partial`;
+  if (isDatabaseFile([dest, partial], db.name))
+    throw new Error(`${dest} is a file of the database hermes uses (${db.name}); a backup goes elsewhere`);
+  const there = lstatSync(dest, { throwIfNoEntry: false });
+  if (there?.isDirectory()) throw new Error(`${dest} is a folder; give the path of the backup file`);
+  if (there && !isHermesBackup(dest)) throw new Error(`${dest} exists and is not a hermes backup; it is left as it is`);
+  privateDir(dirname(dest));
   rmSync(partial, { force: true });
   try {
     // Made 0600 before SQLite writes into it: a backup holds everything the database does.
@@ -75,10 +92,7 @@ export function checkDatabase(path: string): void {
   try {
     const result = db.pragma("integrity_check", { simple: true }) as string;
     if (result !== "ok") throw new Error(`${path} failed integrity_check: ${result}`);
-    const tables = db
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('sessions', 'messages', 'schema_migrations')")
-      .all();
-    if (tables.length < 3) throw new Error(`${path} is a SQLite database, but not one of hermes`);
+    if (!hasHermesTables(db)) throw new Error(`${path} is a SQLite database, but not one of hermes`);
   } catch (err) {
     if ((err as Error).message.startsWith(path)) throw err;
     throw new Error(`${path} is not a readable SQLite database: ${(err as Error).message}`);
@@ -87,11 +101,72 @@ export function checkDatabase(path: string): void {
   }
 }
 
+function hasHermesTables(db: Database.Database): boolean {
+  const tables = db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('sessions', 'messages', 'schema_migrations')")
+    .all();
+  return tables.length === 3;
+}
+
+/**
+ * Whether `path` is a backup hermes made, and so one a new backup may replace: a SQLite database with
+ * hermes' tables, in rollback-journal mode (header bytes 18 and 19 are 1). Backups are made so (see
+ * `selfContained`); a database hermes runs on is in WAL mode (2), whichever hermes it belongs to.
+ */
+export function isHermesBackup(path: string): boolean {
+  const header = Buffer.alloc(100);
+  try {
+    const fd = openSync(path, "r");
+    try {
+      if (readSync(fd, header, 0, header.length, 0) < header.length) return false;
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
+  if (header.toString("latin1", 0, 16) !== "SQLite format 3\0" || header[18] !== 1 || header[19] !== 1) return false;
+  try {
+    const db = new Database(path, { readonly: true, fileMustExist: true });
+    try {
+      return hasHermesTables(db);
+    } finally {
+      db.close();
+    }
+  } catch {
+    return false;
+  }
+}
+
+/** The database's own file and those SQLite keeps beside it. */
+const DATABASE_FILES = ["", "-wal", "-shm", "-journal"];
+
+/**
+ * Whether writing `paths` (or SQLite's files beside them) would write one of the files of the database at
+ * `database`. Compared as real paths: symlinks are resolved as far as each path exists.
+ */
+export function isDatabaseFile(paths: string[], database: string): boolean {
+  const live = new Set(DATABASE_FILES.map((suffix) => realPath(database + suffix)));
+  return paths.some((path) => DATABASE_FILES.some((suffix) => live.has(realPath(path + suffix))));
+}
+
+/** `path` with every symlink resolved: the file's when it exists, else its nearest existing folder's plus the rest. */
+function realPath(path: string): string {
+  const absolute = resolve(path);
+  try {
+    return realpathSync(absolute);
+  } catch {
+    const parent = dirname(absolute);
+    return parent === absolute ? absolute : join(realPath(parent), basename(absolute));
+  }
+}
+
 /**
  * Puts a checked backup in place of the database at `target` (the daemon must be stopped). The replaced
  * database, with its WAL, is kept aside under `<target>.replaced-<time>`; returns that path.
  */
 export function restoreDatabase(backup: string, target: string, now = new Date()): { aside?: string } {
+  if (isDatabaseFile([backup], target)) throw new Error(`${backup} is a file of the database it would replace (${target})`);
   checkDatabase(backup);
   privateDir(dirname(target));
   const incoming = `${target}.restoring`;

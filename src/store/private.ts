@@ -1,4 +1,5 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 
 /**
  * hermes keeps conversations, facts and tokens' traces in its data folder: only its own user may read
@@ -6,11 +7,23 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
  * a mode given to mkdir or open is only ever narrowed by the umask, never kept as asked.
  */
 
-/** Creates `dir` (and missing parents) 0700; a folder that exists already is left as its owner set it. */
+/**
+ * Creates `dir` (and missing parents) 0700; a folder that exists already is left as its owner set it.
+ * One level at a time: Node's recursive mkdir never returns where mkdir fails with ENOENT under a folder
+ * that exists (as in /proc), and this way that failure is an error.
+ */
 export function privateDir(dir: string): void {
-  if (existsSync(dir)) return;
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  chmodSync(dir, 0o700);
+  const missing: string[] = [];
+  for (let d = resolve(dir); !existsSync(d); d = dirname(d)) missing.unshift(d);
+  for (const d of missing) {
+    try {
+      mkdirSync(d, { mode: 0o700 });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EEXIST") continue;
+      throw err;
+    }
+    chmodSync(d, 0o700);
+  }
 }
 
 /** Makes sure `path` exists (empty when new) and is 0600, so SQLite (which creates 0644) opens it as it is. */

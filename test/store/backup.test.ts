@@ -1,6 +1,6 @@
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import { Client } from "../../src/cli/client.js";
 import { openStore } from "../../src/store/store.js";
 import type { FakeModel } from "../fakes/model-server.js";
@@ -96,6 +96,64 @@ describe("backups, restore and export", () => {
     expect(missing.stderr).toContain("does not exist");
     expect(readDb(hermes.dbPath, (db) => db.prepare("SELECT COUNT(*) FROM runs").pluck().get())).toBe(1);
     expect(readdirSync(join(hermes.dir, "data")).some((f) => f.includes("replaced"))).toBe(false);
+  }, 60_000);
+
+  it("refuses a backup onto the live database, its WAL or a file that is not a hermes backup; replaces an earlier backup", async () => {
+    const hermes = await useHermes(baseSettings(model.url));
+    expect((await hermes.ask("before")).code).toBe(0);
+    const data = join(hermes.dir, "data");
+    symlinkSync(data, join(hermes.dir, "link"));
+    for (const target of [hermes.dbPath, `${hermes.dbPath}-wal`, `${hermes.dbPath}-shm`, join(hermes.dir, "link", "hermes.db")]) {
+      const refused = await hermes.cli(["backup", target]);
+      expect(refused).toMatchObject({ code: 1, stdout: "" });
+      expect(refused.stderr).toBe(
+        `backup failed: ${target} is a file of the database hermes uses (${hermes.dbPath}); a backup goes elsewhere\n`,
+      );
+    }
+    const config = readFileSync(hermes.configPath, "utf8");
+    const notOurs = await hermes.cli(["backup", hermes.configPath]);
+    expect(notOurs.code).toBe(1);
+    expect(notOurs.stderr).toBe(`backup failed: ${hermes.configPath} exists and is not a hermes backup; it is left as it is\n`);
+    expect(readFileSync(hermes.configPath, "utf8")).toBe(config);
+    const copy = join(hermes.dir, "copy.db");
+    expect((await hermes.cli(["backup", copy])).code).toBe(0);
+    expect((await hermes.ask("between")).code).toBe(0);
+    expect((await hermes.cli(["backup", copy])).code).toBe(0); // an earlier backup may be replaced
+    expect((await hermes.cli(["backup"])).code).toBe(0);
+    expect((await hermes.ask("after")).code).toBe(0);
+    await hermes.stop();
+    expect(readDb(hermes.dbPath, (db) => db.prepare("SELECT COUNT(*) FROM runs").pluck().get())).toBe(3);
+    expect(readDb(copy, (db) => db.prepare("SELECT COUNT(*) FROM runs").pluck().get())).toBe(2);
+    expect(readdirSync(join(data, "backups"))).toHaveLength(1);
+
+    // With the daemon stopped the command makes the copy itself, and refuses the same.
+    const offline = await hermes.cli(["backup", join(hermes.dir, "link", "hermes.db")]);
+    expect(offline.code).toBe(1);
+    expect(offline.stderr).toContain("is a file of the database hermes uses");
+    // Another hermes' database (in WAL mode, as hermes runs it) is not a backup either.
+    const other = join(hermes.dir, "other.db");
+    copyFileSync(hermes.dbPath, other);
+    const overOther = await hermes.cli(["backup", other]);
+    expect(overOther.code).toBe(1);
+    expect(overOther.stderr).toContain("exists and is not a hermes backup");
+    // Restoring the database onto itself is refused, and nothing is put aside.
+    const onto = await hermes.cli(["restore", join(hermes.dir, "link", "hermes.db")]);
+    expect(onto.code).toBe(1);
+    expect(onto.stderr).toContain("is a file of the database it would replace");
+    expect(readdirSync(data).some((f) => f.includes("replaced"))).toBe(false);
+    expect(readDb(hermes.dbPath, (db) => db.prepare("SELECT COUNT(*) FROM runs").pluck().get())).toBe(3);
+  }, 60_000);
+
+  it("answers a backup into a folder that cannot be made under /proc with an error, and goes on", async () => {
+    const hermes = await useHermes(baseSettings(model.url));
+    // A daemon that hangs in the copy is killed, so that the command ends and the test fails instead of hanging.
+    const deadline = setTimeout(() => void hermes.kill(), 15_000);
+    onTestFinished(() => clearTimeout(deadline));
+    const made = await hermes.cli(["backup", "/proc/hermes-nowhere/backups/copy.db"]);
+    clearTimeout(deadline);
+    expect(made.stderr).toBe("backup failed: ENOENT: no such file or directory, mkdir '/proc/hermes-nowhere'\n");
+    expect(made.code).toBe(1);
+    expect((await hermes.ask("still there?")).code).toBe(0);
   }, 60_000);
 
   it("makes backups on storage.backup's schedule and keeps the newest N; backs up a stopped daemon's database too", async () => {

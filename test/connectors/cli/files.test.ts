@@ -1,6 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createUploads } from "../../../connectors/cli/files.js";
+import { MAX_UPLOAD_BYTES } from "../../../connectors/cli/protocol.js";
 import { type FakeModel, startFakeModel } from "../../fakes/model-server.js";
 import { type FakeSpeech, startFakeSpeech } from "../../fakes/speech-server.js";
 import { baseSettings, type Hermes, startHermes } from "../../helpers/hermes.js";
@@ -61,5 +63,32 @@ describe("hermes ask --audio / --image", () => {
     expect(last).toMatchObject({ type: "done", stop_reason: "refused" });
     expect(last.reply).toContain("speech-to-text is not set up");
     expect(model.requests).toHaveLength(0);
+  });
+});
+
+describe("a connection's uploads", () => {
+  const b64 = (text: string) => Buffer.from(text).toString("base64");
+
+  it("never gives a new upload the id of one still kept", () => {
+    const uploads = createUploads();
+    const a = uploads.add(b64("A"));
+    const b = uploads.add(b64("B"));
+    expect([a, b]).toMatchObject([{ upload: "u1" }, { upload: "u2" }]);
+    expect(uploads.take("u1")?.toString()).toBe("A");
+    const c = uploads.add(b64("C"));
+    expect(c).toMatchObject({ ok: true, upload: "u3", bytes: 1 });
+    expect(uploads.take("u2")?.toString()).toBe("B");
+    expect(uploads.take("u3")?.toString()).toBe("C");
+  });
+
+  it("counts toward the limit only what it keeps: a taken upload makes room again", () => {
+    const uploads = createUploads();
+    const big = Buffer.alloc(MAX_UPLOAD_BYTES - 1).toString("base64");
+    const first = uploads.add(big);
+    expect(first).toMatchObject({ ok: true, bytes: MAX_UPLOAD_BYTES - 1 });
+    expect(uploads.add(b64("xy"))).toMatchObject({ ok: false });
+    expect(uploads.take(first.ok ? first.upload : "")?.length).toBe(MAX_UPLOAD_BYTES - 1);
+    expect(uploads.take("u1")).toBeUndefined();
+    expect(uploads.add(big)).toMatchObject({ ok: true, bytes: MAX_UPLOAD_BYTES - 1 });
   });
 });
