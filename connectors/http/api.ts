@@ -72,8 +72,9 @@ async function hook(c: Context<{ Bindings: HttpBindings }>, d: ApiDeps): Promise
   if (c.req.header("x-github-event") === "ping") return c.json({ ok: true, pong: true });
   const delivery = c.req.header("x-github-delivery")?.trim();
   if (delivery && /^[\w-]{1,100}$/.test(delivery)) {
-    // A replayed delivery (the same X-GitHub-Delivery, from GitHub's redeliver or from someone who
-    // captured it) answers with the run the first one started, and starts nothing.
+    // A replayed delivery (the same X-GitHub-Delivery, from GitHub's redeliver or a retry) answers with
+    // the run the first one started, and starts nothing. The id is not signed: a captured request sent
+    // under a new id runs again (docs/security.md says so).
     let coalesced = false;
     const once = d.core.store.inbound.recordDelivery(`hook:${hook.name}`, delivery, () => {
       const accepted = d.hooks.accept(hook, body.value);
