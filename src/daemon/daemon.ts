@@ -131,7 +131,12 @@ function buildCore(base: Base, built: { state: State; mcpTools: Promise<void> })
   const missing = (name: string) => state.mcp?.whyMissing(name, config().tools.enabled);
   const approvals = new Approvals({ store, config, log });
   const gate = new Gate({ store, approvals, tools: () => state.tools, config, missing });
-  const modelMonitor = createModelMonitor(() => state.model, log);
+  // A model that was down at start told no context window then: it is read when the model is back.
+  const modelMonitor = createModelMonitor(
+    () => state.model,
+    log,
+    () => void state.readWindows(),
+  );
   const runner = new Runner({
     store,
     gate,
@@ -305,8 +310,9 @@ async function loadParts(w: Wired) {
   // The new plugin modules load before anything changes: a broken entry refuses the whole reload.
   const plugins = await preparePluginReload(w.core, w.state.loaded.config, next);
   const parts = await buildParts(next.config, w.partsDeps);
-  w.state.model.stop();
   const mcp = await loadMcpHub(next.config, { store: w.store, log: w.log, locate: next.locate });
+  // Stopped only once nothing can refuse the reload any more: a refused one keeps the running model whole.
+  w.state.model.stop();
   return { next, parts, mcp, plugins };
 }
 

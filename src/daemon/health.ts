@@ -7,7 +7,12 @@ import type { Notifier } from "./systemd.js";
  * Tracks whether the model endpoint is ready. While it is not (Ollama may still be starting), it keeps
  * probing with capped backoff and logs the moment that changes.
  */
-export function createModelMonitor(model: () => ModelClient, log: Logger) {
+/**
+ * Probes the model endpoint until it is ready, and again when a chat call finds it unreachable.
+ * `onRecovered` runs when an endpoint seen down is ready again: what could not be read from it at
+ * start (its real context window) is read then.
+ */
+export function createModelMonitor(model: () => ModelClient, log: Logger, onRecovered: () => void = () => {}) {
   let last: { at: number; result: ProbeResult } | undefined;
   let inflight: Promise<ProbeResult> | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -21,6 +26,7 @@ export function createModelMonitor(model: () => ModelClient, log: Logger) {
         const was = last && ready(last.result);
         last = { at: Date.now(), result };
         if (ready(result) && was !== true) log.info({ detail: result.detail }, "model endpoint ready");
+        if (ready(result) && was === false) onRecovered();
         if (!ready(result) && was !== false)
           log.warn({ detail: result.detail }, "model endpoint not ready; replies will say so until it is");
         return result;
@@ -49,6 +55,7 @@ export function createModelMonitor(model: () => ModelClient, log: Logger) {
     if (result.ok && last && !ready(last.result)) {
       last = { at: Date.now(), result: { reachable: true, detail: "answered a chat request" } };
       log.info("model endpoint ready");
+      onRecovered();
     }
     if (!result.ok && result.error.kind === "unreachable" && !timer && !inflight) {
       delay = 1000;

@@ -47,6 +47,17 @@ describe("a model endpoint that is down", () => {
     expect(model.requests).toHaveLength(1);
   });
 
+  it("budgets to the model's real context window once a model that was down at start is up", async () => {
+    const port = await closedPort();
+    hermes = await useHermes(settings(`http://127.0.0.1:${port}`, { context_tokens: 16384 }));
+    await hermes.waitForLog(notReady);
+    model = await useModel({ port });
+    model.contextLength = 8192;
+    await hermes.waitForLog((l) => l.server === 8192 && String(l.msg).startsWith("context_tokens is 16384"));
+    const status = JSON.parse((await hermes.cli(["status", "--json"])).stdout);
+    expect(status.serving.context_tokens).toBe(8192);
+  });
+
   it("is retried in full when it was healthy (a restart may be under way), then reported at once while it stays down", async () => {
     model = await useModel();
     hermes = await useHermes(settings(model.url, { retry_base_ms: 300 }));
