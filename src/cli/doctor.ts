@@ -44,7 +44,7 @@ export async function doctor(configPath: string, env: NodeJS.ProcessEnv = proces
   for (const c of await checkFallbacks(config)) report(c);
   for (const c of await checkWindows(config)) report(c);
   for (const c of await checkMedia(config)) report(c);
-  for (const c of checkTokens(config)) report(c);
+  for (const c of await checkTokens(config)) report(c);
   if (config.connectors.email.enabled) for (const c of (await import("./doctor-email.js")).checkEmail(config)) report(c);
   if (config.connectors.plugins.length) for (const c of await (await import("./doctor-plugins.js")).checkPlugins(loaded)) report(c);
   for (const c of await (await import("./doctor-mcp.js")).checkMcpServers(config)) report(c);
@@ -153,14 +153,14 @@ async function checkMedia(config: Config): Promise<Check[]> {
   ];
 }
 
-function checkTokens(config: Config): Check[] {
+async function checkTokens(config: Config): Promise<Check[]> {
   const out: Check[] = [];
   const { telegram, discord } = config.connectors;
   if (telegram.enabled) {
     const plausible = /^\d+:[\w-]{30,}$/.test(telegram.token);
     out.push(
       plausible
-        ? { name: "telegram", outcome: "ok", detail: `token set; ${telegram.allowed_users.length} allowed user(s)` }
+        ? await checkTelegramToken(telegram)
         : {
             name: "telegram",
             outcome: "fail",
@@ -186,6 +186,17 @@ function checkTokens(config: Config): Check[] {
   }
   if (config.connectors.http.enabled) out.push(checkHttpToken(config.connectors.http));
   return out;
+}
+
+/** Telegram's own word on the token (getMe); a Telegram that cannot be reached is a warning, not a verdict. */
+async function checkTelegramToken(telegram: Config["connectors"]["telegram"]): Promise<Check> {
+  const { telegramBot } = await import("./setup-checks.js");
+  const users = `${telegram.allowed_users.length} allowed user(s)`;
+  const bot = await telegramBot(telegram.api_root, telegram.token);
+  if (bot.ok) return { name: "telegram", outcome: "ok", detail: `token accepted by Telegram: @${bot.value.username}; ${users}` };
+  if (bot.problem.startsWith("Telegram rejected"))
+    return { name: "telegram", outcome: "fail", detail: bot.problem, fix: "set TELEGRAM_BOT_TOKEN to the token @BotFather gave you" };
+  return { name: "telegram", outcome: "warn", detail: `token set (${users}), but Telegram could not be asked about it: ${bot.problem}` };
 }
 
 function checkHttpToken(http: Config["connectors"]["http"]): Check {
