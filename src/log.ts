@@ -23,7 +23,8 @@ const REDACT_PATHS = [
  * (tokens, keys from the environment) is scrubbed from messages and errors too.
  */
 export function createLogger(level: string, secrets: string[] = [], format: LogFormat = "auto"): Logger {
-  const scrub = makeScrubber(secrets);
+  const list: string[] = [];
+  const scrub = makeScrubber(list);
   const options: pino.LoggerOptions = {
     level,
     redact: { paths: REDACT_PATHS, censor: "[redacted]" },
@@ -36,7 +37,23 @@ export function createLogger(level: string, secrets: string[] = [], format: LogF
   };
   const output = resolveLogFormat(format);
   const stream = output === "pretty" ? prettyStdout() : output === "journal" ? journalStdout() : undefined;
-  return stream ? pino(options, stream) : pino(options);
+  const logger = stream ? pino(options, stream) : pino(options);
+  secretLists.set(logger, list);
+  addLogSecrets(logger, secrets);
+  return logger;
+}
+
+/** Each logger's secret values, which its scrubber reads at every line. */
+const secretLists = new WeakMap<Logger, string[]>();
+
+/**
+ * Secret values the log scrubs from now on, beside the ones it was made with: a reload's new token is
+ * as secret as the first. Values shorter than 4 characters are left out (they would mangle every line).
+ */
+export function addLogSecrets(log: Logger, secrets: string[]): void {
+  const list = secretLists.get(log);
+  if (!list) return;
+  for (const s of secrets) if (s.length >= 4 && !list.includes(s)) list.push(s);
 }
 
 function journalStdout(): DestinationStream {
@@ -58,17 +75,25 @@ function prettyStdout(): DestinationStream | undefined {
   return { write: (line: string) => void process.stdout.write(format(line)) };
 }
 
-function makeScrubber(secrets: string[]): <T>(value: T) => T {
-  const list = secrets.filter((s) => s.length >= 4);
-  if (list.length === 0) return (v) => v;
+function makeScrubber(list: readonly string[]): <T>(value: T) => T {
   const replace = (s: string) => list.reduce((acc, secret) => acc.split(secret).join("[redacted]"), s);
   const walk = (value: unknown, depth: number): unknown => {
     if (typeof value === "string") return replace(value);
-    if (depth > 4 || value === null || typeof value !== "object" || value instanceof Error) return value;
+    if (value === null || typeof value !== "object" || value instanceof Error) return value;
+    // Deeper than the walk goes, an object that holds a secret anywhere is not written at all.
+    if (depth > 4) return list.some((secret) => safeJson(value).includes(secret)) ? "[redacted]" : value;
     if (Array.isArray(value)) return value.map((v) => walk(v, depth + 1));
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) out[k] = walk(v, depth + 1);
     return out;
   };
-  return <T>(value: T) => walk(value, 0) as T;
+  return <T>(value: T) => (list.length === 0 ? value : (walk(value, 0) as T));
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? "";
+  } catch {
+    return "";
+  }
 }

@@ -1,6 +1,6 @@
 import { stripVTControlCharacters } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
-import { createLogger } from "../src/log.js";
+import { addLogSecrets, createLogger } from "../src/log.js";
 
 describe("the log on a terminal", () => {
   const write = process.stdout.write;
@@ -22,5 +22,17 @@ describe("the log on a terminal", () => {
     expect(text).toContain('token: "[redacted]"');
     expect(text).toContain("chat: 7");
     expect(text).not.toContain("tg-secret-token");
+  });
+
+  it("scrubs a secret added later (a reload's new token), and one nested deeper than it walks", () => {
+    const lines: string[] = [];
+    process.stdout.write = ((chunk: string) => lines.push(String(chunk)) > 0) as typeof process.stdout.write;
+    const log = createLogger("info", ["first-secret"], "json");
+    addLogSecrets(log, ["second-secret", "ab"]);
+    log.info({ deep: { a: { b: { c: { d: { e: "x second-secret y" } } } } } }, "with first-secret and second-secret and ab");
+    process.stdout.write = write;
+    const line = JSON.parse(lines[0] ?? "{}");
+    expect(line.msg).toBe("with [redacted] and [redacted] and ab");
+    expect(JSON.stringify(line)).not.toMatch(/first-secret|second-secret/);
   });
 });

@@ -8,7 +8,7 @@ import type { Connector, Core } from "../connector.js";
 import { errorMessage, TransportError } from "../errors.js";
 import { Approvals } from "../gate/approvals.js";
 import { Gate } from "../gate/gate.js";
-import { createLogger, type Logger } from "../log.js";
+import { addLogSecrets, createLogger, type Logger } from "../log.js";
 import type { ModelClient } from "../model/types.js";
 import { Pairings } from "../pairing.js";
 import { skillIndexText } from "../skills/startup.js";
@@ -329,6 +329,7 @@ function applyConfig(w: Wired, running: Running, { next, parts, mcp }: Awaited<R
   running.backups = startBackups(w.store, next.config, w.log);
   w.modelMonitor.start();
   w.log.level = next.config.log.level;
+  addLogSecrets(w.log, next.secrets);
   for (const c of w.connectors) c.reload?.(next.config);
   w.waitingForRestart = restartKeys(w.initial.config, next.config);
 }
