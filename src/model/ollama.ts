@@ -7,6 +7,7 @@ import { type RequestClock, requestClock } from "./first-byte.js";
 import { get, postJson, readText } from "./http.js";
 import { firstByteError, httpError, MAX_REPLY_CHARS, networkError, parseRetryAfter, replyTooLong, stalledError } from "./http-errors.js";
 import { withRetry } from "./retry.js";
+import { reportedTokens } from "./tokens.js";
 import type {
   ChatMessage,
   ChatOptions,
@@ -28,8 +29,8 @@ interface OllamaChunk {
   message?: { content?: string; tool_calls?: OllamaToolCall[] };
   done?: boolean;
   done_reason?: string;
-  prompt_eval_count?: number;
-  eval_count?: number;
+  prompt_eval_count?: unknown;
+  eval_count?: unknown;
   error?: string;
 }
 
@@ -192,7 +193,11 @@ function readStream(res: IncomingMessage, { onText, onAnswered }: ChatOptions, c
         ok: true,
         text,
         toolCalls,
-        usage: { promptTokens: last.prompt_eval_count, outputTokens: last.eval_count, firstByteMs: clock.firstByteMs() },
+        usage: {
+          promptTokens: reportedTokens(last.prompt_eval_count),
+          outputTokens: reportedTokens(last.eval_count),
+          firstByteMs: clock.firstByteMs(),
+        },
         finishReason: last.done_reason ?? "stop",
       });
     });

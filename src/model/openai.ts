@@ -7,6 +7,7 @@ import { modelClient } from "./client.js";
 import { type RequestClock, requestClock } from "./first-byte.js";
 import { firstByteError, httpError, MAX_REPLY_CHARS, networkError, replyTooLong, stalledError } from "./http-errors.js";
 import { withRetry } from "./retry.js";
+import { reportedTokens } from "./tokens.js";
 import type {
   ChatMessage,
   ChatOptions,
@@ -187,9 +188,9 @@ async function readChunks(
 
 function usageOf(usage: OpenAI.CompletionUsage | null | undefined, clock: RequestClock): ModelUsage {
   return {
-    promptTokens: usage?.prompt_tokens,
-    outputTokens: usage?.completion_tokens,
-    cachedTokens: usage?.prompt_tokens_details?.cached_tokens,
+    promptTokens: reportedTokens(usage?.prompt_tokens),
+    outputTokens: reportedTokens(usage?.completion_tokens),
+    cachedTokens: reportedTokens(usage?.prompt_tokens_details?.cached_tokens),
     firstByteMs: clock.firstByteMs(),
   };
 }

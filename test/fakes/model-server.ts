@@ -50,6 +50,11 @@ export interface Turn {
   cachedTokens?: number;
   /** Report no token counts at all (as some servers do). */
   noUsage?: boolean;
+  /**
+   * Token fields sent verbatim instead of the usual ones, to script a broken server (e.g. a count that is
+   * not a number): Ollama merges them into the final line, OpenAI sends them as `usage`.
+   */
+  rawUsage?: Record<string, unknown>;
   /** Send the text, then end the response cleanly without the final message (no done / finish_reason). */
   endEarly?: boolean;
 }
@@ -343,6 +348,7 @@ async function ollamaStream(res: ServerResponse, turn: Turn): Promise<void> {
     done: true,
     done_reason: "stop",
     ...(!turn.noUsage && { prompt_eval_count: turn.promptTokens ?? 100, eval_count: turn.outputTokens ?? 10 }),
+    ...turn.rawUsage,
   });
   res.end();
 }
@@ -394,6 +400,7 @@ function openaiJson(res: ServerResponse, turn: Turn): void {
 }
 
 function openaiUsage(turn: Turn): Record<string, unknown> {
+  if (turn.rawUsage) return turn.rawUsage;
   const prompt = turn.promptTokens ?? 100;
   const output = turn.outputTokens ?? 10;
   return {
