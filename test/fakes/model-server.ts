@@ -33,6 +33,8 @@ export interface Turn {
   hangAfterText?: boolean;
   /** Answer 200 with a body that is not the protocol at all. */
   garbage?: boolean;
+  /** Answer 200 with exactly this body, under the protocol's content type (to script a broken answer). */
+  raw?: string;
   /** Answer this many milliseconds after the request arrived. */
   delayMs?: number;
   /** Ollama: stream the text in these pieces (default: thirds of `text`), waiting `pieceGapMs` between them. */
@@ -223,6 +225,11 @@ export async function startFakeModel(options: { port?: number; tls?: { key: stri
     if (turn.garbage) {
       res.writeHead(200, { "content-type": isOllama ? "application/x-ndjson" : "text/event-stream" });
       return void res.end(isOllama ? "<html>502 Bad Gateway</html>\n" : "data: {not json at all\n\n");
+    }
+    if (turn.raw !== undefined) {
+      const type = isOllama ? "application/x-ndjson" : body.stream ? "text/event-stream" : "application/json";
+      res.writeHead(200, { "content-type": type });
+      return void res.end(turn.raw);
     }
     if (isOllama) return ollamaStream(res, turn);
     return body.stream ? openaiStream(res, turn) : openaiJson(res, turn);
