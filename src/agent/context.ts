@@ -241,22 +241,31 @@ export class TokenCalibration {
   ratio(model: string): number {
     let r = this.ratios.get(model);
     if (r === undefined) {
-      r = this.persist?.load(model) ?? 1;
+      const stored = this.persist?.load(model);
+      r = usableRatio(stored) ? stored : 1;
       this.ratios.set(model, r);
     }
     return r;
   }
 
-  /** Feeds one observation: the estimate we made and the prompt tokens the model reported. */
+  /**
+   * Feeds one observation: the estimate we made and the prompt tokens the model reported. Only a finite,
+   * positive ratio is kept, so one odd report cannot spoil the prompts of every later run.
+   */
   observe(model: string, estimated: number, reported: number | undefined): void {
-    if (!reported || estimated <= 0) return;
+    if (reported === undefined || !(reported > 0 && estimated > 0)) return;
     // A prompt served partly from the model's cache may report only the uncached part: ignore those.
     if (reported < estimated * 0.5) return;
     const sample = Math.min(3, reported / estimated);
     const next = this.ratio(model) * 0.7 + sample * 0.3;
+    if (!usableRatio(next)) return;
     this.ratios.set(model, next);
     this.persist?.save(model, next);
   }
+}
+
+function usableRatio(r: unknown): r is number {
+  return typeof r === "number" && Number.isFinite(r) && r > 0;
 }
 
 export const DEFAULT_SYSTEM_PROMPT = `You are hermes, a personal assistant running on the owner's home server.

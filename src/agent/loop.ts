@@ -158,7 +158,7 @@ async function callModel(run: ActiveRun, deps: LoopDeps, call: CallContext): Pro
     const record = usageRow(done, { runId: run.runId, sessionId: run.sessionId, step });
     ledger.push(record);
     // An image's tokens are not in the estimate: such a turn would skew the model's text calibration.
-    if (done.outcome === "ok" && !images) deps.calibration.observe(done.model, done.estimatedPromptTokens ?? 0, done.usage.promptTokens);
+    if (done.outcome === "ok" && !images) observeTokens(deps, done);
     run.emit({ type: "usage", runId: run.runId, ...usageEvent(step, record) });
   };
   const onNotice = (text: string) => {
@@ -176,6 +176,15 @@ async function callModel(run: ActiveRun, deps: LoopDeps, call: CallContext): Pro
     }),
   );
   return { kind: "called", result };
+}
+
+/** Calibration is bookkeeping: when saving it fails, the run that got its answer goes on. */
+function observeTokens(deps: LoopDeps, done: ModelCall): void {
+  try {
+    deps.calibration.observe(done.model, done.estimatedPromptTokens ?? 0, done.usage.promptTokens);
+  } catch (err) {
+    deps.log?.warn({ err, model: done.model }, "the token calibration could not be updated; ignored");
+  }
 }
 
 /** After the run's reply has gone out: a compaction for the primary model's window, when the budget needs one. */

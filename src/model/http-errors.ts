@@ -25,12 +25,22 @@ function extractErrorText(body: string): string {
   return body.trim().slice(0, 300);
 }
 
-/** Turns a network-level failure into a ModelError; connection refused/reset is retryable. */
+/**
+ * Turns a failure of a request into a ModelError; connection refused/reset is retryable. A failure without
+ * a system error code (ECONNREFUSED, ETIMEDOUT …) was not the network's: what the endpoint sent could not
+ * be read as an answer (a JSON syntax error, a value of the wrong shape), and the error says so.
+ */
 export function networkError(err: unknown, where: string, signal: AbortSignal | undefined, timedOut: () => boolean): ModelError {
   if (err instanceof ModelError) return err;
   if (timedOut()) return new ModelError("timeout", `the model endpoint ${where} did not answer in time`);
   if (signal?.aborted) return new ModelError("aborted", "the request was cancelled");
+  // A signal of the request's own (a probe's AbortSignal.timeout) gave up on it.
+  const name = (err as { name?: unknown } | null | undefined)?.name;
+  if (name === "AbortError" || name === "TimeoutError")
+    return new ModelError("timeout", `the model endpoint ${where} did not answer in time`);
   const code = causeCode(err);
+  if (code === undefined)
+    return badAnswer(where, err instanceof SyntaxError ? `text that is not JSON (${err.message})` : errorMessage(err));
   if (
     code === "ECONNREFUSED" ||
     code === "ECONNRESET" ||
@@ -45,6 +55,18 @@ export function networkError(err: unknown, where: string, signal: AbortSignal | 
   const tls = code ? TLS_CERTIFICATE[code] : undefined;
   if (tls) return new ModelError("unreachable", `the model endpoint ${where} ${tls.what} (${errorMessage(err)})`, { fix: tls.fix });
   return new ModelError("unreachable", `the model endpoint ${where} failed: ${errorMessage(err)}`, { retryable: false });
+}
+
+/** The endpoint answered, but with something that is not a valid answer: `what` says what, briefly. */
+export function badAnswer(where: string, what: string): ModelError {
+  return new ModelError("bad_response", `the model endpoint ${where} sent something that is not a valid answer: ${what}`);
+}
+
+/** A value the endpoint sent, as a short piece of text for an error message. */
+export function sample(value: unknown): string {
+  const text = (typeof value === "string" ? value : JSON.stringify(value)) ?? String(value);
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > 120 ? `${flat.slice(0, 120)}…` : flat;
 }
 
 const UNTRUSTED = {

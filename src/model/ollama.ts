@@ -5,8 +5,19 @@ import { newCallId } from "./call-id.js";
 import { modelClient } from "./client.js";
 import { type RequestClock, requestClock } from "./first-byte.js";
 import { get, postJson, readText } from "./http.js";
-import { firstByteError, httpError, MAX_REPLY_CHARS, networkError, parseRetryAfter, replyTooLong, stalledError } from "./http-errors.js";
+import {
+  badAnswer,
+  firstByteError,
+  httpError,
+  MAX_REPLY_CHARS,
+  networkError,
+  parseRetryAfter,
+  replyTooLong,
+  sample,
+  stalledError,
+} from "./http-errors.js";
 import { withRetry } from "./retry.js";
+import { reportedTokens } from "./tokens.js";
 import type {
   ChatMessage,
   ChatOptions,
@@ -25,12 +36,12 @@ interface OllamaToolCall {
 }
 
 interface OllamaChunk {
-  message?: { content?: string; tool_calls?: OllamaToolCall[] };
+  message?: { content?: string; tool_calls?: OllamaToolCall[] } | null;
   done?: boolean;
-  done_reason?: string;
-  prompt_eval_count?: number;
-  eval_count?: number;
-  error?: string;
+  done_reason?: unknown;
+  prompt_eval_count?: unknown;
+  eval_count?: unknown;
+  error?: unknown;
 }
 
 /** Ollama's native /api/chat: the only Ollama API that honours num_ctx. Streams NDJSON. */
@@ -46,7 +57,7 @@ export function createOllamaClient(cfg: EndpointConfig): ModelClient {
       const res = await postJson(chatUrl, body, clock.signal);
       const status = res.statusCode ?? 0;
       if (status < 200 || status > 299) throw ollamaHttpError(status, await readText(res), header(res, "retry-after"));
-      return await readStream(res, options, clock);
+      return await readStream(res, options, clock, where);
     } catch (err) {
       if (clock.expired() === "first_byte") throw firstByteError(where, cfg.first_byte_timeout_s);
       if (clock.expired() === "idle") throw stalledError(where, cfg.first_byte_timeout_s);
@@ -127,7 +138,7 @@ function header(res: IncomingMessage, name: string): string | null {
  * the response with a line generator on top cost ~0.3 ms an answer, while the model's slot sat idle.)
  * Reads on after "done" so the keep-alive socket can be reused.
  */
-function readStream(res: IncomingMessage, { onText, onAnswered }: ChatOptions, clock: RequestClock): Promise<ModelResult> {
+function readStream(res: IncomingMessage, { onText, onAnswered }: ChatOptions, clock: RequestClock, where: string): Promise<ModelResult> {
   return new Promise((resolve, reject) => {
     let buffer = "";
     let text = "";
@@ -142,13 +153,14 @@ function readStream(res: IncomingMessage, { onText, onAnswered }: ChatOptions, c
     };
     const take = (line: string) => {
       if (last.done) return;
-      let chunk: OllamaChunk;
+      let parsed: unknown;
       try {
-        chunk = JSON.parse(line) as OllamaChunk;
+        parsed = JSON.parse(line);
       } catch {
         throw new ModelError("bad_response", `the model endpoint sent a line that is not JSON: ${line.slice(0, 120)}`);
       }
-      if (chunk.error) throw new ModelError("bad_response", `the model reported an error: ${chunk.error}`);
+      const chunk = ollamaChunk(parsed, line, where);
+      if (chunk.error) throw new ModelError("bad_response", `the model reported an error: ${sample(chunk.error)}`);
       const delta = chunk.message?.content ?? "";
       if (delta) {
         text += delta;
@@ -192,8 +204,12 @@ function readStream(res: IncomingMessage, { onText, onAnswered }: ChatOptions, c
         ok: true,
         text,
         toolCalls,
-        usage: { promptTokens: last.prompt_eval_count, outputTokens: last.eval_count, firstByteMs: clock.firstByteMs() },
-        finishReason: last.done_reason ?? "stop",
+        usage: {
+          promptTokens: reportedTokens(last.prompt_eval_count),
+          outputTokens: reportedTokens(last.eval_count),
+          firstByteMs: clock.firstByteMs(),
+        },
+        finishReason: typeof last.done_reason === "string" ? last.done_reason : "stop",
       });
     });
     res.on("error", fail);
@@ -201,6 +217,21 @@ function readStream(res: IncomingMessage, { onText, onAnswered }: ChatOptions, c
       if (!res.complete) fail(Object.assign(new Error("the connection closed in the middle of the answer"), { code: "ECONNRESET" }));
     });
   });
+}
+
+/** A parsed NDJSON line, checked to have the shape the stream reader relies on. */
+function ollamaChunk(value: unknown, line: string, where: string): OllamaChunk {
+  const bad = (what: string) => badAnswer(where, `${what}: ${sample(line)}`);
+  if (!isObject(value)) throw bad("a line that is not a JSON object");
+  const message = value.message;
+  if (message === undefined || message === null) return value as OllamaChunk;
+  if (!isObject(message)) throw bad("a message that is not an object");
+  if (message.content !== undefined && message.content !== null && typeof message.content !== "string")
+    throw bad("message content that is not text");
+  const calls = message.tool_calls;
+  if (calls !== undefined && calls !== null && !(Array.isArray(calls) && calls.every(isObject)))
+    throw bad("tool_calls that are not a list of calls");
+  return value as OllamaChunk;
 }
 
 function fromOllamaCall(call: OllamaToolCall): ToolCall {

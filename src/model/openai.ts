@@ -5,8 +5,9 @@ import { ModelError } from "../errors.js";
 import { newCallId } from "./call-id.js";
 import { modelClient } from "./client.js";
 import { type RequestClock, requestClock } from "./first-byte.js";
-import { firstByteError, httpError, MAX_REPLY_CHARS, networkError, replyTooLong, stalledError } from "./http-errors.js";
+import { badAnswer, firstByteError, httpError, MAX_REPLY_CHARS, networkError, replyTooLong, sample, stalledError } from "./http-errors.js";
 import { withRetry } from "./retry.js";
+import { reportedTokens } from "./tokens.js";
 import type {
   ChatMessage,
   ChatOptions,
@@ -47,13 +48,13 @@ export function createOpenAIClient(cfg: EndpointConfig, options: { stream?: bool
       if (!stream) {
         const completion = await sdk.chat.completions.create({ ...body, stream: false }, { signal: clock.signal });
         clock.firstByte();
-        return fromCompletion(completion, opts.onText, clock);
+        return fromCompletion(completion, opts.onText, clock, where);
       }
       const chunks = await sdk.chat.completions.create(
         { ...body, stream: true, stream_options: { include_usage: true } },
         { signal: clock.signal },
       );
-      return await readChunks(chunks, opts.onText, clock);
+      return await readChunks(chunks, opts.onText, clock, where);
     } catch (err) {
       if (clock.expired() === "first_byte") throw firstByteError(where, cfg.first_byte_timeout_s);
       if (clock.expired() === "idle") throw stalledError(where, cfg.first_byte_timeout_s);
@@ -101,7 +102,14 @@ function sdkError(err: unknown, where: string, signal: AbortSignal | undefined):
       return new ModelError("model_missing", httpError(404, body, where).message, { status: 404 });
     return httpError(err.status, body, where, Number.isFinite(retryAfter) ? retryAfter * 1000 : undefined);
   }
-  if (err instanceof OpenAI.APIConnectionError) return networkError(err.cause ?? err, where, signal, () => false);
+  if (err instanceof OpenAI.APIConnectionError) {
+    const error = networkError(err.cause ?? err, where, signal, () => false);
+    // The connection failed, whatever its cause says.
+    if (error.kind !== "bad_response") return error;
+    return new ModelError("unreachable", `the model endpoint ${where} failed: ${err.message}`);
+  }
+  // An error event in the stream (`event: error`, or a chunk with an `error`): the endpoint's own words.
+  if (err instanceof OpenAI.APIError) return new ModelError("bad_response", `the model reported an error: ${err.message}`);
   return networkError(err, where, signal, () => false);
 }
 
@@ -154,6 +162,7 @@ async function readChunks(
   chunks: AsyncIterable<ChatCompletionChunk>,
   onText: ((delta: string) => void) | undefined,
   clock: RequestClock,
+  where: string,
 ): Promise<ModelResult> {
   let text = "";
   let finishReason = "";
@@ -162,18 +171,21 @@ async function readChunks(
   let received = 0;
   for await (const chunk of chunks) {
     clock.firstByte();
+    if (!isObject(chunk)) throw badAnswer(where, `a chunk that is not a JSON object: ${sample(chunk)}`);
     if (chunk.usage) usage = chunk.usage;
     const choice = chunk.choices?.[0];
     if (!choice) continue;
-    const delta = choice.delta?.content ?? "";
-    received += delta.length + (choice.delta?.tool_calls ?? []).reduce((n, c) => n + (c.function?.arguments?.length ?? 0), 0);
+    const delta = checkedContent(choice.delta?.content, where);
+    const deltaCalls = checkedCalls(choice.delta?.tool_calls, where);
+    received +=
+      delta.length + deltaCalls.reduce((n, c) => n + (typeof c.function?.arguments === "string" ? c.function.arguments.length : 0), 0);
     if (received > MAX_REPLY_CHARS) throw replyTooLong();
     if (delta) {
       text += delta;
       onText?.(delta);
     }
-    for (const call of choice.delta?.tool_calls ?? []) accumulateToolCall(partial, call);
-    if (choice.finish_reason) finishReason = choice.finish_reason;
+    for (const call of deltaCalls) accumulateToolCall(partial, call);
+    if (choice.finish_reason) finishReason = String(choice.finish_reason);
   }
   if (!finishReason) throw new ModelError("bad_response", "the model stream ended before it was done");
   return {
@@ -187,23 +199,43 @@ async function readChunks(
 
 function usageOf(usage: OpenAI.CompletionUsage | null | undefined, clock: RequestClock): ModelUsage {
   return {
-    promptTokens: usage?.prompt_tokens,
-    outputTokens: usage?.completion_tokens,
-    cachedTokens: usage?.prompt_tokens_details?.cached_tokens,
+    promptTokens: reportedTokens(usage?.prompt_tokens),
+    outputTokens: reportedTokens(usage?.completion_tokens),
+    cachedTokens: reportedTokens(usage?.prompt_tokens_details?.cached_tokens),
     firstByteMs: clock.firstByteMs(),
   };
+}
+
+/** Message text as sent: text, or nothing (null or absent); anything else is not a valid answer. */
+function checkedContent(content: unknown, where: string): string {
+  if (content === undefined || content === null) return "";
+  if (typeof content !== "string") throw badAnswer(where, `message content that is not text: ${sample(content)}`);
+  return content;
+}
+
+/** Tool calls as sent: a list of objects, or nothing; anything else is not a valid answer. */
+function checkedCalls<T>(calls: T[] | null | undefined, where: string): T[] {
+  if (calls === undefined || calls === null) return [];
+  if (!Array.isArray(calls) || !calls.every(isObject)) throw badAnswer(where, `tool_calls that are not a list of calls: ${sample(calls)}`);
+  return calls;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 function fromCompletion(
   completion: OpenAI.Chat.Completions.ChatCompletion,
   onText: ((delta: string) => void) | undefined,
   clock: RequestClock,
+  where: string,
 ): ModelResult {
+  if (!isObject(completion)) throw badAnswer(where, `an answer that is not a JSON object: ${sample(completion)}`);
   const choice = completion.choices?.[0];
   if (!choice) throw new ModelError("bad_response", "the model endpoint answered without any choice");
-  const text = choice.message?.content ?? "";
+  const text = checkedContent(choice.message?.content, where);
   if (text) onText?.(text);
-  const calls = (choice.message?.tool_calls ?? []).filter(
+  const calls = checkedCalls(choice.message?.tool_calls, where).filter(
     (c): c is ChatCompletionMessageToolCall & { type: "function" } => c.type === "function",
   );
   return {

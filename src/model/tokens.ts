@@ -1,5 +1,14 @@
 import type { ChatMessage, ToolSpec } from "./types.js";
 
+/**
+ * A token count as an endpoint reported it, if it is one: a whole number, zero or more. Anything else
+ * (a string, NaN, a negative or fractional number) is taken as not reported, so it never reaches the
+ * usage ledger, the daily budgets or the calibration.
+ */
+export function reportedTokens(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
+
 /** A deliberately pessimistic token estimate (~3.6 characters a token); calibrated per model by `ratio`. */
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 3.6);

@@ -21,17 +21,22 @@ export function parseToolCallText(text: string, options: { fenced?: boolean } = 
   return { text, calls: [] };
 }
 
-/** Blocks shown inside code (fenced or inline) are examples, not calls: they stay reply text. */
+/**
+ * Blocks shown inside code (fenced or inline) are examples, not calls: they stay reply text. Linear in the
+ * text, however many blocks it holds: the searches only move forward, and a block's object is scanned at
+ * most to the next `<` outside its strings.
+ */
 function parseBlocks(text: string): ParsedReply {
   const calls: ToolCall[] = [];
   const kept: string[] = [];
+  const find = { object: forwardSearch(text, "{"), close: forwardSearch(text, CLOSE), open: forwardSearch(text, OPEN) };
   let pos = 0;
   let code = CODE_START;
   for (;;) {
     const found = findOpen(text, pos, text.length, code);
     if (found.index < 0) break;
     kept.push(text.slice(pos, found.index));
-    const { call, end } = readBlock(text, found.index + OPEN.length);
+    const { call, end } = readBlock(text, found.index + OPEN.length, find);
     calls.push(call);
     pos = end;
     code = found.code;
@@ -40,11 +45,26 @@ function parseBlocks(text: string): ParsedReply {
   return { text: tidy(kept.join("")), calls };
 }
 
+type Search = (from: number) => number;
+
+/**
+ * `text.indexOf(needle, from)` for a `from` that never moves back: a search is answered from the last
+ * match while that still lies ahead, so all the searches of one text together read it about once.
+ */
+function forwardSearch(text: string, needle: string): Search {
+  let found = -2;
+  return (from) => {
+    if (found === -1 || found >= from) return found;
+    found = text.indexOf(needle, from);
+    return found;
+  };
+}
+
 /** Reads one block body starting after `<tool_call>`; returns the call and where the block ends. */
-function readBlock(text: string, start: number): { call: ToolCall; end: number } {
-  const objectStart = text.indexOf("{", start);
-  const close = text.indexOf(CLOSE, start);
-  const nextOpen = text.indexOf(OPEN, start);
+function readBlock(text: string, start: number, find: { object: Search; close: Search; open: Search }): { call: ToolCall; end: number } {
+  const objectStart = find.object(start);
+  const close = find.close(start);
+  const nextOpen = find.open(start);
   const limit = firstOf(close, nextOpen, text.length);
   if (objectStart < 0 || objectStart > limit) {
     const end = close >= 0 && close === limit ? close + CLOSE.length : limit;
@@ -81,7 +101,10 @@ function parseFenced(text: string): ParsedReply {
   return { text, calls: [] };
 }
 
-/** Index just past the JSON object starting at `start`, honouring strings and escapes; -1 if it never closes. */
+/**
+ * Index just past the JSON object starting at `start`, honouring strings and escapes; -1 if it never closes.
+ * JSON has no `<` outside a string, so the scan gives up at the first one (the next block's tag, say).
+ */
 export function scanObject(text: string, start: number): number {
   let depth = 0;
   let inString = false;
@@ -91,6 +114,7 @@ export function scanObject(text: string, start: number): number {
       if (c === "\\") i++;
       else if (c === '"') inString = false;
     } else if (c === '"') inString = true;
+    else if (c === "<") return -1;
     else if (c === "{" || c === "[") depth++;
     else if (c === "}" || c === "]") {
       depth--;

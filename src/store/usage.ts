@@ -1,3 +1,4 @@
+import { reportedTokens } from "../model/tokens.js";
 import type { ModelCall } from "../model/types.js";
 import { maskUrl } from "../url-secrets.js";
 import type { Db } from "./db.js";
@@ -19,19 +20,22 @@ export interface UsageRecord {
   outcome: string;
 }
 
-/** The ledger row of one endpoint attempt: tokens as the endpoint reported them, else estimated and marked so. */
+/**
+ * The ledger row of one endpoint attempt: tokens as the endpoint reported them, else estimated and marked so.
+ * A count that is not a whole number counts as not reported: the row is always one the ledger can store.
+ */
 export function usageRow(call: ModelCall, at: { runId: string | null; sessionId: number | null; step: number | null }): UsageRecord {
   const ok = call.outcome === "ok";
-  const promptReported = call.usage.promptTokens !== undefined;
-  const outputReported = call.usage.outputTokens !== undefined;
+  const prompt = reportedTokens(call.usage.promptTokens);
+  const output = reportedTokens(call.usage.outputTokens);
   return {
     ...at,
     endpoint: call.endpoint,
     model: call.model,
-    promptTokens: ok ? (call.usage.promptTokens ?? call.estimatedPromptTokens ?? 0) : 0,
-    outputTokens: ok ? (call.usage.outputTokens ?? Math.ceil(call.outputChars / 3.6)) : 0,
-    cachedTokens: call.usage.cachedTokens ?? null,
-    estimated: ok && (!promptReported || !outputReported),
+    promptTokens: ok ? (prompt ?? Math.ceil(call.estimatedPromptTokens ?? 0)) : 0,
+    outputTokens: ok ? (output ?? Math.ceil(call.outputChars / 3.6)) : 0,
+    cachedTokens: reportedTokens(call.usage.cachedTokens) ?? null,
+    estimated: ok && (prompt === undefined || output === undefined),
     firstByteMs: call.usage.firstByteMs ?? null,
     totalMs: call.totalMs,
     outcome: call.outcome,

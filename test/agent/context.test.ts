@@ -93,6 +93,22 @@ describe("the prompt budget", () => {
     expect(calibration.ratio("other")).toBe(1);
   });
 
+  it("keeps its ratio, and saves nothing, when a reported or estimated size is not a usable number", () => {
+    const saved: number[] = [];
+    const calibration = new TokenCalibration({ load: () => undefined, save: (_m, r) => void saved.push(r) });
+    calibration.observe("m", 1000, 1500);
+    const before = calibration.ratio("m");
+    for (const [estimated, reported] of [
+      [1000, Number.NaN],
+      [1000, "n/a" as unknown as number],
+      [Number.NaN, 1500],
+      [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY],
+    ] as const)
+      calibration.observe("m", estimated, reported);
+    expect(calibration.ratio("m")).toBe(before);
+    expect(saved).toEqual([before]);
+  });
+
   it("keeps the default system prompt and the default tools' signatures under 1,500 tokens", async () => {
     const dir = createTempDir();
     const config = configSchema.parse({ tools: { files: { root: dir.path } } });

@@ -34,6 +34,8 @@ export interface Turn {
   hangAfterText?: boolean;
   /** Answer 200 with a body that is not the protocol at all. */
   garbage?: boolean;
+  /** Answer 200 with exactly this body, under the protocol's content type (to script a broken answer). */
+  raw?: string;
   /** Answer this many milliseconds after the request arrived. */
   delayMs?: number;
   /** Ollama: stream the text in these pieces (default: thirds of `text`), waiting `pieceGapMs` between them. */
@@ -51,6 +53,11 @@ export interface Turn {
   cachedTokens?: number;
   /** Report no token counts at all (as some servers do). */
   noUsage?: boolean;
+  /**
+   * Token fields sent verbatim instead of the usual ones, to script a broken server (e.g. a count that is
+   * not a number): Ollama merges them into the final line, OpenAI sends them as `usage`.
+   */
+  rawUsage?: Record<string, unknown>;
   /** Send the text, then end the response cleanly without the final message (no done / finish_reason). */
   endEarly?: boolean;
 }
@@ -224,6 +231,11 @@ export async function startFakeModel(options: { port?: number; tls?: { key: stri
       res.writeHead(200, { "content-type": isOllama ? "application/x-ndjson" : "text/event-stream" });
       return void res.end(isOllama ? "<html>502 Bad Gateway</html>\n" : "data: {not json at all\n\n");
     }
+    if (turn.raw !== undefined) {
+      const type = isOllama ? "application/x-ndjson" : body.stream ? "text/event-stream" : "application/json";
+      res.writeHead(200, { "content-type": type });
+      return void res.end(turn.raw);
+    }
     if (isOllama) return ollamaStream(res, turn);
     return body.stream ? openaiStream(res, turn) : openaiJson(res, turn);
   }
@@ -349,6 +361,7 @@ async function ollamaStream(res: ServerResponse, turn: Turn): Promise<void> {
     done: true,
     done_reason: "stop",
     ...(!turn.noUsage && { prompt_eval_count: turn.promptTokens ?? 100, eval_count: turn.outputTokens ?? 10 }),
+    ...turn.rawUsage,
   });
   res.end();
 }
@@ -400,6 +413,7 @@ function openaiJson(res: ServerResponse, turn: Turn): void {
 }
 
 function openaiUsage(turn: Turn): Record<string, unknown> {
+  if (turn.rawUsage) return turn.rawUsage;
   const prompt = turn.promptTokens ?? 100;
   const output = turn.outputTokens ?? 10;
   return {

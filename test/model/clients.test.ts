@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { modelErrorReply } from "../../src/agent/loop.js";
 import { configSchema } from "../../src/config/schema.js";
+import { networkError } from "../../src/model/http-errors.js";
 import { createOllamaClient } from "../../src/model/ollama.js";
 import { createOpenAIClient } from "../../src/model/openai.js";
 import type { ModelRequest } from "../../src/model/types.js";
@@ -122,4 +124,86 @@ describe("model clients against the fake server", () => {
       expect(fake.requests).toHaveLength(1);
     });
   }
+});
+
+describe("an answer that is not a valid one is reported as such, never as an unreachable model", () => {
+  let fake: FakeModel;
+  beforeEach(async () => {
+    fake = await startFakeModel();
+  });
+  afterEach(() => fake.close());
+
+  const ndjson = (...lines: unknown[]) => lines.map((l) => `${JSON.stringify(l)}\n`).join("");
+  const ollamaMessage = (message: unknown) => ndjson({ message, done: false }, { message: { content: "" }, done: true });
+  const sse = (...chunks: string[]) => chunks.map((c) => `data: ${c}\n\n`).join("");
+  const sseDelta = (delta: unknown) =>
+    sse(
+      JSON.stringify({ choices: [{ index: 0, delta, finish_reason: null }] }),
+      JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] }),
+      "[DONE]",
+    );
+  const json = (message: unknown) => JSON.stringify({ choices: [{ index: 0, message, finish_reason: "stop" }] });
+
+  const cases: { name: string; client: "ollama" | "openai" | "openai-json"; raw: string; says: RegExp }[] = [
+    { name: "a line that is null", client: "ollama", raw: "null\n", says: /not a JSON object: null/ },
+    {
+      name: "tool_calls as an object",
+      client: "ollama",
+      raw: ollamaMessage({ content: "", tool_calls: { function: { name: "clock" } } }),
+      says: /tool_calls/,
+    },
+    { name: "tool_calls of null", client: "ollama", raw: ollamaMessage({ content: "", tool_calls: [null] }), says: /tool_calls/ },
+    { name: "content that is a number", client: "ollama", raw: ollamaMessage({ content: 123 }), says: /content that is not text/ },
+    { name: "content that is an object", client: "ollama", raw: ollamaMessage({ content: {} }), says: /content that is not text/ },
+    { name: "content that is a list", client: "ollama", raw: ollamaMessage({ content: ["a", "b"] }), says: /content that is not text/ },
+    { name: "a chunk that is not JSON", client: "openai", raw: "data: {nope\n\n", says: /text that is not JSON/ },
+    {
+      name: "an error event",
+      client: "openai",
+      raw: 'event: error\ndata: {"error": {"message": "the GPU fell over"}}\n\n',
+      says: /the GPU fell over/,
+    },
+    { name: "a chunk that is null", client: "openai", raw: sse("null", "[DONE]"), says: /not a JSON object: null/ },
+    { name: "streamed content that is a number", client: "openai", raw: sseDelta({ content: 123 }), says: /content that is not text: 123/ },
+    { name: "streamed content that is a list", client: "openai", raw: sseDelta({ content: ["a", "b"] }), says: /content that is not text/ },
+    { name: "streamed tool_calls as an object", client: "openai", raw: sseDelta({ tool_calls: { index: 0 } }), says: /tool_calls/ },
+    { name: "an answer that is not JSON", client: "openai-json", raw: "{nope", says: /text that is not JSON/ },
+    {
+      name: "content that is an object",
+      client: "openai-json",
+      raw: json({ role: "assistant", content: {} }),
+      says: /content that is not text/,
+    },
+  ];
+
+  for (const c of cases) {
+    it(`${c.client}: ${c.name}`, async () => {
+      fake.script({ raw: c.raw });
+      const client =
+        c.client === "ollama"
+          ? createOllamaClient(modelConfig(fake.url))
+          : createOpenAIClient(modelConfig(fake.openaiUrl), { stream: c.client === "openai" });
+      const result = await client.chat(request);
+      expect(result.ok).toBe(false);
+      if (result.ok) return;
+      expect(result.error.kind).toBe("bad_response");
+      expect(result.error.message).toMatch(c.says);
+      expect(modelErrorReply(result.error)).not.toMatch(/unreachable|systemctl/);
+      // Not a network failure: one request, no retries.
+      expect(fake.requests).toHaveLength(1);
+    });
+  }
+});
+
+describe("a failed request, by what failed", () => {
+  const kind = (err: unknown) => networkError(err, "http://model", undefined, () => false).kind;
+
+  it("is the network's with a system error code, a timeout when a signal of its own gave up, else a bad answer", () => {
+    expect(kind(Object.assign(new Error("connect refused"), { code: "ECONNREFUSED" }))).toBe("unreachable");
+    expect(kind(new TypeError("fetch failed", { cause: Object.assign(new Error("reset"), { code: "ECONNRESET" }) }))).toBe("http");
+    expect(kind(new DOMException("The operation was aborted due to timeout", "TimeoutError"))).toBe("timeout");
+    expect(kind(new DOMException("This operation was aborted", "AbortError"))).toBe("timeout");
+    expect(kind(new TypeError("Cannot read properties of null (reading 'error')"))).toBe("bad_response");
+    expect(kind(new SyntaxError("Unexpected token"))).toBe("bad_response");
+  });
 });

@@ -250,6 +250,25 @@ describe("parsing tool calls written as text", () => {
   }
 });
 
+// Each reply is about 1 MB, just under what a client reads of one reply (MAX_REPLY_CHARS). A parse that
+// searched to the end of the text for every block took 20 s and more on each; a linear one takes well under
+// a second. So these tests have vitest's default timeout of 5 s rather than the suite's 30 s.
+describe("parsing a reply of very many blocks", { timeout: 5_000 }, () => {
+  it("reads 90,000 empty blocks, one broken call each", () => {
+    const parsed = parseToolCallText(T.repeat(90_000));
+    expect(parsed.text).toBe("");
+    expect(parsed.calls).toHaveLength(90_000);
+    expect(parsed.calls.at(-1)?.parseError).toMatch(/holds no JSON object/);
+  });
+
+  it("reads 20,000 blocks whose object never closes, one broken call each", () => {
+    const parsed = parseToolCallText(`${T}{"name": "clock", "a": ${E}`.repeat(20_000));
+    expect(parsed.text).toBe("");
+    expect(parsed.calls).toHaveLength(20_000);
+    expect(parsed.calls.every((c) => c.name === "clock" && /not valid JSON/.test(c.parseError ?? ""))).toBe(true);
+  });
+});
+
 describe("the streamed-text filter", () => {
   const run = (pieces: string[]) => {
     let out = "";

@@ -78,6 +78,25 @@ describe("the usage ledger and budgets", () => {
     expect(row?.output_tokens).toBe(Math.ceil(text.length / 3.6));
   });
 
+  for (const provider of ["ollama", "openai"] as const) {
+    it(`${provider}: a token count that is not a number is taken as not reported, and later runs are not harmed`, async () => {
+      const garbage =
+        provider === "ollama"
+          ? { prompt_eval_count: "n/a", eval_count: -3 }
+          : { prompt_tokens: "lots", completion_tokens: Number.NaN, total_tokens: null };
+      model.script({ text: "first", rawUsage: garbage }, { text: "second" }, { text: "third", promptTokens: 1e6 });
+      const base_url = provider === "ollama" ? model.url : model.openaiUrl;
+      hermes = await useInProcess(settings({ provider, base_url }), []);
+      for (const text of ["first", "second", "third"]) expect((await ask(hermes.daemon, "hello")).reply).toBe(text);
+      expect(rows(hermes)).toMatchObject([
+        { prompt_tokens: expect.any(Number), output_tokens: expect.any(Number), estimated: 1, outcome: "ok" },
+        { prompt_tokens: 100, output_tokens: 10, estimated: 0, outcome: "ok" },
+        { prompt_tokens: 1e6, estimated: 0, outcome: "ok" },
+      ]);
+      expect(rows(hermes)[0]?.prompt_tokens as number).toBeGreaterThan(0);
+    });
+  }
+
   it("a failed call is a row too, with its outcome", async () => {
     model.script({ status: 503 });
     hermes = await useInProcess(settings(), []);
