@@ -14,6 +14,8 @@ export interface LoadedConfig {
   secrets: string[];
   /** `file:line:col` of a key path in the file (its nearest existing ancestor), for problems found after loading. */
   locate?: (path: (string | number)[]) => string;
+  /** The file holds no settings at all (nothing, or only comments): every value is a default. */
+  empty?: true;
 }
 
 /** Reads and validates a config file. Throws ConfigError naming file:line:col and the key path. */
@@ -58,7 +60,8 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
     const { line, col } = lineCounter.linePos(deepestNode(doc, path).node?.range?.[0] ?? 0);
     return `${file}:${line}:${col}`;
   };
-  return { file, config, secrets: [...secrets, ...tokensOf(config), ...urlSecretsDeep(config)].filter((s) => s.length >= 4), locate };
+  const secretValues = [...secrets, ...tokensOf(config), ...urlSecretsDeep(config)].filter((s) => s.length >= 4);
+  return { file, config, secrets: secretValues, locate, ...(doc.contents === null && { empty: true as const }) };
 }
 
 /** The document as plain data; a YAML-level error (say, an alias without its anchor) becomes a ConfigError. */

@@ -5,7 +5,7 @@ import type { EventListener } from "../agent/types.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import type { Connector, Core } from "../connector.js";
-import { errorMessage, TransportError } from "../errors.js";
+import { ConfigError, errorMessage, TransportError } from "../errors.js";
 import { Approvals } from "../gate/approvals.js";
 import { Gate } from "../gate/gate.js";
 import { addLogSecrets, createLogger, type Logger } from "../log.js";
@@ -307,6 +307,17 @@ async function reload(w: Wired, running: Running): Promise<boolean> {
 /** The parts of the config file as it is now; the running model stops once they are made. */
 async function loadParts(w: Wired) {
   const next = loadConfig(w.configPath);
+  // A file emptied by a save cut short would put every setting back to its default: the model, the chats, the tools.
+  if (next.empty)
+    throw new ConfigError([
+      {
+        file: next.file,
+        line: 1,
+        col: 1,
+        path: "",
+        message: "the file is empty; a reload keeps the running config (a restart would run on the defaults)",
+      },
+    ]);
   // The new plugin modules load before anything changes: a broken entry refuses the whole reload.
   const plugins = await preparePluginReload(w.core, w.state.loaded.config, next);
   const parts = await buildParts(next.config, w.partsDeps);

@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { FakeModel } from "../fakes/model-server.js";
 import { useHermes, useModel } from "../helpers/fixture.js";
@@ -44,5 +45,17 @@ describe("a config reload (SIGHUP)", () => {
     const status = JSON.parse((await hermes.cli(["status", "--json"])).stdout);
     expect(status.restart_needed_for).toEqual(["storage.path", "log.format"]);
     expect((await hermes.cli(["status"])).stdout).toMatch(/^restart {4}needed for storage\.path, log\.format$/m);
+  });
+
+  it("refuses a file emptied by a save cut short, and keeps running with the config it had", async () => {
+    const hermes = await useHermes(settings([job("morning", "0 7 * * *")]));
+    const before = hermes.logs.length;
+    writeFileSync(hermes.configPath, "# hermes.yaml\n\n");
+    hermes.process.kill("SIGHUP");
+    const refused = await hermes.waitForLog(
+      (l) => l.msg === "config reload rejected; keeping the running config" && hermes.logs.indexOf(l) >= before,
+    );
+    expect(String(refused.detail)).toMatch(/hermes\.yaml:1:1: .*the file is empty/);
+    expect((await hermes.cli(["schedules", "list"])).stdout).toMatch(/morning .*0 7 \* \* \*/);
   });
 });
