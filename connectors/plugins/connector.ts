@@ -4,7 +4,7 @@ import { PluginStore } from "../../src/store/plugins.js";
 import { createChatFlow } from "../chat/flow.js";
 import type { ChatFlow, ChatSurface } from "../chat/types.js";
 import type { ConnectorHost, OutboundMessage, Connector as PluginInstance } from "../sdk/types.js";
-import { type Escape, watchPlugin } from "./faults.js";
+import { asHermes, asPlugin, type Escape, watchPlugin } from "./faults.js";
 import type { LoadedPlugin } from "./load.js";
 
 /** What a plugin's message may hold when it declares no `limits.text`. */
@@ -48,14 +48,22 @@ export function createPluginConnector(
   const working = () => (crashed ? undefined : flow);
   const notReady = () => crashed ?? "its create() failed";
   const host = createHost(entry.name, log, new PluginStore(core.store.db), working, notReady);
+  // Watched before its first call: whatever create() sets going is the plugin's too.
+  const key = watchPlugin(entry.name, loaded, (how: Escape, err: unknown) => {
+    const where = { err, plugin: entry.name, module: entry.module };
+    if (crashed || phase === "stopped") return log.warn(where, `plugin ${entry.name} (stopped) raised another ${how}; ignored`);
+    crashed = `stopped after an ${how} in its own code: ${errorMessage(err)}`;
+    log.error(where, `plugin ${entry.name} failed outside any call from hermes (${how}); it is stopped, hermes keeps running`);
+    void stop();
+  });
   try {
-    instance = loaded.plugin.create(host, loaded.options);
+    instance = asPlugin(key, () => loaded.plugin.create(host, loaded.options));
     if (!instance || typeof instance.send !== "function" || typeof instance.start !== "function")
       throw new Error("create() returned no connector with start and send");
     flow = createChatFlow({
       core,
       name: entry.name,
-      surface: surfaceOf(instance),
+      surface: surfaceOf(instance, key),
       allowed: access?.allowed ?? ((user) => allowedUsers(core, entry.name).includes(user)),
       allowlistHome: access?.home ?? `the connectors.plugins entry '${entry.name}'`,
       log,
@@ -69,20 +77,13 @@ export function createPluginConnector(
     if (!instance || phase === "stopped") return;
     phase = "stopped";
     await Promise.resolve()
-      .then(() => instance?.stop())
+      .then(() => asPlugin(key, () => instance?.stop()))
       .catch((err: unknown) => log.warn({ err }, "the plugin failed to stop cleanly"));
   };
-  watchPlugin(entry.name, loaded, (how: Escape, err: unknown) => {
-    const where = { err, plugin: entry.name, module: entry.module };
-    if (crashed || phase === "stopped") return log.warn(where, `plugin ${entry.name} (stopped) raised another ${how}; ignored`);
-    crashed = `stopped after an ${how} in its own code: ${errorMessage(err)}`;
-    log.error(where, `plugin ${entry.name} failed outside any call from hermes (${how}); it is stopped, hermes keeps running`);
-    void stop();
-  });
   const startIt = async (it: PluginInstance) => {
     phase = "starting";
     try {
-      await it.start();
+      await asPlugin(key, () => it.start());
       phase = "started";
     } catch (err) {
       onFault("start", err);
@@ -123,8 +124,9 @@ function createHost(
   return {
     name,
     log: { info: logAt("info"), warn: logAt("warn"), error: logAt("error"), debug: logAt("debug") },
-    receive: (message) => flow()?.receive(message) ?? notReady(),
-    press: (press) => flow()?.press(press) ?? notReady(),
+    // What hermes does with a message is hermes' own work, not the plugin's (see faults.ts).
+    receive: (message) => asHermes(() => flow()?.receive(message) ?? notReady()),
+    press: (press) => asHermes(() => flow()?.press(press) ?? notReady()),
     state: {
       get: (key) => store.value(name, String(key)),
       set: (key, value) => store.setValue(name, String(key), String(value)),
@@ -133,16 +135,16 @@ function createHost(
 }
 
 /** The plugin's network side as the chat flow sees it: its limits resolved, its calls made safe to await. */
-function surfaceOf(it: PluginInstance): ChatSurface {
+function surfaceOf(it: PluginInstance, key: string | undefined): ChatSurface {
   const text = Number(it.limits?.text);
   const edit = it.edit;
   return {
     send: async (chat, message) => {
-      const sent = await it.send(chat, message);
+      const sent = await asPlugin(key, () => it.send(chat, message));
       return { id: String(sent?.id ?? "") };
     },
     ...(typeof edit === "function" && {
-      edit: async (chat: string, id: string, message: OutboundMessage) => edit.call(it, chat, id, message),
+      edit: async (chat: string, id: string, message: OutboundMessage) => asPlugin(key, () => edit.call(it, chat, id, message)),
     }),
     limits: { text: Number.isFinite(text) && text > 0 ? text : DEFAULT_TEXT_LIMIT, buttons: it.limits?.buttons !== false },
   };

@@ -2,8 +2,13 @@
  * Which plugin an error nobody caught came from: a throw in a plugin's own timer or event handler, or a
  * rejection of a promise it never awaited, reaches the process's handlers, not the connector around it.
  * Each loaded plugin is watched by where its code lives; an error with a frame in those files is the
- * plugin's. Small and free of imports beyond Node's, because the process handlers ask it before anything loads.
+ * plugin's. An error whose stack names no file of a plugin (a socket it made without an 'error' listener:
+ * only Node's frames; a thrown string: no stack) is the plugin's when it escaped from work the plugin
+ * started: hermes calls each plugin inside an async context of its own (`asPlugin`), which its timers,
+ * sockets and promises carry. Small and free of imports beyond Node's, because the process handlers ask it
+ * before anything loads.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { realpathSync } from "node:fs";
 import { sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,12 +30,32 @@ const watched = new Map<string, Watched>();
  * Watches a plugin's code: the folder of its package (`root`), or only `file` when it is no package's or
  * when the package also holds the running hermes (a plugin file kept inside hermes's own tree).
  */
-export function watchPlugin(name: string, code: { file: string; root?: string }, fail: Watched["fail"]): void {
-  if (!code.file) return;
+export function watchPlugin(name: string, code: { file: string; root?: string }, fail: Watched["fail"]): string | undefined {
+  if (!code.file) return undefined;
   const file = real(code.file);
   const root = code.root ? real(code.root) + sep : undefined;
   const scope = root && !HERMES_FILES.some((f) => f.startsWith(root)) ? root : file;
-  watched.set(`${name}\0${scope}`, { name, scope, fail });
+  const key = `${name}\0${scope}`;
+  watched.set(key, { name, scope, fail });
+  return key;
+}
+
+/** Whose work runs now: the key of a watched plugin, inside `asPlugin`. Made by the first plugin call. */
+let running: AsyncLocalStorage<string> | undefined;
+
+/**
+ * Runs `call` (a plugin's create, start, send, edit or stop) as the plugin's own work: what it starts
+ * carries the plugin's key, so an error escaping from there is blamed on it. `key` from `watchPlugin`.
+ */
+export function asPlugin<T>(key: string | undefined, call: () => T): T {
+  if (!key) return call();
+  running ??= new AsyncLocalStorage();
+  return running.run(key, call);
+}
+
+/** Runs `call` (hermes' side of a plugin's call into the host) as hermes' own work again. */
+export function asHermes<T>(call: () => T): T {
+  return running ? running.exit(call) : call();
 }
 
 /**
@@ -47,7 +72,11 @@ export function blamePlugin(how: Escape, err: unknown): boolean {
     for (const w of owners) if (w.scope.length === closest) w.fail(how, err);
     return true;
   }
-  return false;
+  // No frame of a plugin: the work it escaped from says whose it was (the process handler runs in its context).
+  const owner = watched.get(running?.getStore() ?? "");
+  if (!owner) return false;
+  owner.fail(how, err);
+  return true;
 }
 
 /** The files of an error's stack frames, nearest first: paths and file:// URLs, without line, column or query. */

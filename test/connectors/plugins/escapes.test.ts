@@ -54,6 +54,17 @@ describe("an error that escapes a plugin (its own timer, a promise it never awai
     expect((await hermes.ask("are you there?")).stdout).toBe("answering\n");
   });
 
+  it("a socket the plugin made without an 'error' listener, or a string its timer throws, stops only that plugin", async () => {
+    const socket = { name: "socket", module: RESTLESS, options: { tag: "s1", fail: "socket" } };
+    const thrower = { name: "thrower", module: RESTLESS, options: { tag: "s2", fail: "string" } };
+    const hermes = await useHermes(withPlugins([socket, thrower]), { dir });
+    expect((await redOne(hermes, "socket")).detail).toMatch(/^stopped after an uncaught error in its own code: .*ECONNREFUSED/);
+    expect((await redOne(hermes, "thrower")).detail).toBe("stopped after an uncaught error in its own code: the string of s2");
+    model.script({ text: "still answering" });
+    expect((await hermes.ask("hi")).stdout).toBe("still answering\n");
+    expect(hermes.process.exitCode).toBeNull();
+  });
+
   it("an uncaught exception thrown outside any plugin still exits 1, so systemd restarts a clean process", async () => {
     const config = writeConfig(dir, withPlugins([{ name: "bystander", module: RESTLESS, options: { tag: "b1", fail: "elsewhere" } }]));
     const run = await runCli(["start", "--config", config], { cwd: dir });
