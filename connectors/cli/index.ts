@@ -190,7 +190,7 @@ async function dispatch(core: Core, id: string, req: Json, send: (reply: Reply) 
     case "approvals":
       return result(true, undefined, core.store.approvals.pending());
     case "audit": {
-      const limit = typeof req.limit === "number" && req.limit > 0 ? Math.min(req.limit, 10_000) : 50;
+      const limit = Number.isInteger(req.limit) && (req.limit as number) > 0 ? Math.min(req.limit as number, 10_000) : 50;
       const key = typeof req.session === "string" ? req.session : undefined;
       return result(true, undefined, core.store.audit.list(key, limit));
     }

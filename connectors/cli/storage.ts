@@ -10,7 +10,7 @@ export async function dispatchStorage(core: Core, req: Json, result: Result, bad
   const { history, summaries, memory } = core.store;
   switch (req.op) {
     case "sessions": {
-      const limit = typeof req.limit === "number" && req.limit > 0 ? Math.min(req.limit, 1000) : 50;
+      const limit = Number.isInteger(req.limit) && (req.limit as number) > 0 ? Math.min(req.limit as number, 1000) : 50;
       const rows = history.listSessions(limit).map((s) => ({ ...s, summary_turns: summaries.latest(s.id)?.turns ?? 0 }));
       return result(true, undefined, rows);
     }

@@ -82,13 +82,20 @@ function imageUrls(m: RequestMessage): string[] {
   });
 }
 
-/** A `data:` URL's bytes and type; undefined for anything else (hermes fetches no image from the web). */
+/**
+ * A `data:` URL's bytes and type; undefined for anything else (hermes fetches no image from the web) and
+ * for a body whose percent-encoding is broken.
+ */
 export function decodeDataUrl(url: string): { bytes: Buffer; mime: string } | undefined {
   const match = /^data:([\w.+-]+\/[\w.+-]+)?(?:;[\w=.-]+)*?(;base64)?,/i.exec(url);
   if (!match) return undefined;
   const body = url.slice(match[0].length);
-  const bytes = match[2] ? Buffer.from(body, "base64") : Buffer.from(decodeURIComponent(body), "latin1");
-  return { bytes, mime: match[1] ?? "" };
+  if (match[2]) return { bytes: Buffer.from(body, "base64"), mime: match[1] ?? "" };
+  try {
+    return { bytes: Buffer.from(decodeURIComponent(body), "latin1"), mime: match[1] ?? "" };
+  } catch {
+    return undefined;
+  }
 }
 
 export interface Usage {

@@ -61,6 +61,17 @@ describe("the CLI socket", () => {
     c.socket.end();
   });
 
+  it("reads a limit that is no whole number as the default, for audit and sessions", async () => {
+    const c = await connect(hermes.socketPath);
+    for (const op of ["audit", "sessions"]) {
+      for (const limit of [0.5, -3, "7"]) {
+        c.send(`${JSON.stringify({ v: 1, id: `${op}-${limit}`, op, limit })}\n`);
+        expect(await c.next()).toMatchObject({ id: `${op}-${limit}`, type: "result", ok: true });
+      }
+    }
+    c.socket.end();
+  });
+
   it("answers a 2 MiB line with an error and stays usable", async () => {
     const c = await connect(hermes.socketPath);
     c.send(`{"v":1,"id":"big","op":"ask","session":"s","text":"${"a".repeat(2 * 1024 * 1024)}"}\n`);

@@ -315,6 +315,13 @@ describe("the OpenAI-compatible API", () => {
       })
       .catch((e: unknown) => e);
     expect(web).toMatchObject({ status: 400, code: "invalid_image" });
+    const broken = await client()
+      .chat.completions.create({
+        model: "hermes",
+        messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "data:image/png,%E0%A4%A" } }] }],
+      })
+      .catch((e: unknown) => e);
+    expect(broken).toMatchObject({ status: 400, code: "invalid_image", message: expect.stringMatching(/%-encoding is broken/) });
     expect(model.requests).toHaveLength(1);
   });
 
