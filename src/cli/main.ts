@@ -7,7 +7,7 @@ import { Client, DaemonForbidden, DaemonUnreachable } from "./client.js";
 import { endQuietlyOnClosedPipe } from "./closed-pipe.js";
 import { useCompileCache } from "./compile-cache.js";
 import { confirmFor } from "./confirm.js";
-import { type CliValues, OPTIONS } from "./options.js";
+import { type CliValues, checkPositionals, OPTIONS, UsageError } from "./options.js";
 import { runMessage } from "./run-view.js";
 import { findConfigPath, loadEnvFile, socketPathOf } from "./socket-path.js";
 
@@ -59,8 +59,6 @@ Options:
 Exit codes: 0 ok, 1 failure, 2 usage error, 3 daemon not reachable.
 `;
 
-class UsageError extends Error {}
-
 /** `start`: that process ends on its own once the daemon has stopped, and its output is the daemon's log. */
 let runsDaemon = false;
 
@@ -86,6 +84,7 @@ async function main(argv: string[]): Promise<number> {
   if (!runsDaemon) endQuietlyOnClosedPipe();
   if (values.version) return print("0.1.0");
   if (values.help || !command || command === "help") return print(HELP);
+  checkPositionals(command, rest);
   if (command === "setup") return (await import("./setup-command.js")).setupCommand(values, rest);
   if (command === "connector-test") return (await daemonCode(() => import("./connector-test.js"))).connectorTest(rest, values.options);
   const configPath = findConfigPath(values.config);
@@ -104,8 +103,11 @@ async function main(argv: string[]): Promise<number> {
       return ask(configPath, rest, values);
     case "usage":
       return usageCommand(configPath, values);
-    case "status":
     case "audit":
+      if (values.limit !== undefined && !(Number.isInteger(Number(values.limit)) && Number(values.limit) > 0))
+        throw new UsageError("--limit must be a positive integer");
+      return withClient(configPath, async (c) => (await import("./admin.js")).admin(c, command, rest, values));
+    case "status":
     case "approvals":
     case "schedules":
     case "tools":

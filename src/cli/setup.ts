@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { createInterface, type Interface } from "node:readline/promises";
 import type { Document } from "yaml";
 import { addAllowedUser } from "./allowed-users.js";
+import { UsageError } from "./options.js";
 import { isTimeZone, listModels, telegramBot } from "./setup-checks.js";
 import { readConfigDoc, readEnvFile, writeConfigDoc, writeEnvFile } from "./setup-files.js";
 import { pairByPolling } from "./setup-pair.js";
@@ -33,7 +34,7 @@ const TELEGRAM_ROOT = "https://api.telegram.org";
  */
 export async function setup(configPath: string, sections: string[], flags: SetupFlags): Promise<number> {
   const unknown = sections.filter((s) => !(SECTIONS as readonly string[]).includes(s));
-  if (unknown.length) throw new Error(`unknown section ${unknown.join(", ")}; sections: ${SECTIONS.join(", ")}`);
+  if (unknown.length) throw new UsageError(`unknown section ${unknown.join(", ")}; sections: ${SECTIONS.join(", ")}`);
   const fresh = !existsSync(configPath);
   const doc = readConfigDoc(configPath);
   const envPath = envFileOf(configPath);
