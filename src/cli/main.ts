@@ -2,6 +2,7 @@
 // The `hermes` command, the bundle's entry (dist/app/hermes.js, CommonJS). Client commands import only the
 // socket client (and `ask`'s few kB of rendering) so they start fast; the commands that run the daemon's
 // code load it on demand, with V8's code cache on (`daemonCode`).
+import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { Client, DaemonForbidden, DaemonUnreachable } from "./client.js";
 import { endQuietlyOnClosedPipe } from "./closed-pipe.js";
@@ -174,7 +175,15 @@ async function usageCommand(configPath: string, values: CliValues): Promise<numb
 }
 
 async function withClient(configPath: string, body: (client: Client) => Promise<number>): Promise<number> {
-  const client = await Client.connect(await socketPathOf(configPath));
+  const client = await Client.connect(await socketPathOf(configPath)).catch((err: unknown) => {
+    // Without a config the socket is the default one, relative to the current folder: say so.
+    if (!(err instanceof DaemonUnreachable) || process.env.HERMES_SOCKET || existsSync(configPath)) throw err;
+    throw new DaemonUnreachable(
+      err.socketPath,
+      err.code,
+      `No config file was found (none at ${configPath}), so that is the default socket, in the current folder: pass --config PATH, or write a config with \`hermes setup\`.`,
+    );
+  });
   try {
     return await body(client);
   } finally {
