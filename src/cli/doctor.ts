@@ -151,7 +151,7 @@ async function checkMedia(config: Config): Promise<Check[]> {
   ]);
   return [
     { name: "speech", outcome: speech.ok === null ? "skip" : speech.ok ? "ok" : "fail", detail: speech.detail, fix: speech.fix },
-    { name: "vision", outcome: vision.ok ? "ok" : "warn", detail: vision.detail, fix: vision.fix },
+    { name: "vision", outcome: vision.ok === null ? "skip" : vision.ok ? "ok" : "warn", detail: vision.detail, fix: vision.fix },
   ];
 }
 
