@@ -246,6 +246,8 @@ async function briefingSection(doc: Document, io: Interface | undefined, f: Setu
 
 function nextSteps(configPath: string, doc: Document): string {
   const telegram = doc.getIn(["connectors", "telegram", "enabled"]) === true;
+  // The secrets file, when this run or an earlier one wrote it: none without a token.
+  const envFile = envFileOf(configPath);
   return [
     "",
     "Next:",
@@ -253,6 +255,6 @@ function nextSteps(configPath: string, doc: Document): string {
     "  hermes start                  run it in the foreground (Ctrl-C stops it), then write to your bot",
     ...(telegram ? ["  hermes pair telegram          add someone else (--name), while hermes runs"] : []),
     "  sudo deploy/install.sh        run it as a service (systemd), from the checkout: then move",
-    `                                ${configPath} and ${envFileOf(configPath)} over as docs/deployment.md says`,
+    `                                ${configPath}${existsSync(envFile) ? ` and ${envFile}` : ""} over as docs/deployment.md says`,
   ].join("\n");
 }
