@@ -71,7 +71,10 @@ function report(results: CheckResult[]): ConformanceReport {
 
 async function loadForKit(module: string): Promise<{ plugin: ConnectorPlugin<unknown>; driver: TestDriver } | { problem: string }> {
   const asPath = resolve(module);
-  const found = findModule(existsSync(asPath) ? asPath : module, process.cwd());
+  const found = findModule(existsSync(asPath) ? asPath : module, process.cwd(), {
+    folder: "the current folder",
+    install: "in the current folder",
+  });
   if ("problem" in found) return { problem: `${found.problem}; ${found.fix}` };
   let mod: Record<string, unknown>;
   try {

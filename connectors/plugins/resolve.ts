@@ -9,15 +9,26 @@ export interface FoundModule {
   root?: string;
 }
 
+/** What `fromDir` is, in a fix's words: hermes.yaml's folder for the daemon, the current folder for the kit. */
+export interface ModuleBase {
+  /** "a relative one counts from …" */
+  folder: string;
+  /** "install it … (npm install x)" */
+  install: string;
+}
+
+const CONFIG_FOLDER: ModuleBase = { folder: "hermes.yaml's folder", install: "next to hermes.yaml" };
+
 /**
- * Finds `module`: a path (relative to `fromDir`, hermes.yaml's folder) or a package name looked up in node_modules
- * from `fromDir` upwards. A path to a folder is read as a package: its package.json's entry, else its index.js.
+ * Finds `module`: a path (relative to `fromDir`, hermes.yaml's folder unless `base` says otherwise) or a package
+ * name looked up in node_modules from `fromDir` upwards. A path to a folder is read as a package: its
+ * package.json's entry, else its index.js.
  */
-export function findModule(module: string, fromDir: string): FoundModule | { problem: string; fix: string } {
+export function findModule(module: string, fromDir: string, base = CONFIG_FOLDER): FoundModule | { problem: string; fix: string } {
   if (isAbsolute(module) || /^\.\.?(\/|$)/.test(module)) {
     const file = resolve(fromDir, module);
     const info = statOf(file);
-    if (!info) return { problem: `no file ${file}`, fix: "correct the path; a relative one counts from hermes.yaml's folder" };
+    if (!info) return { problem: `no file ${file}`, fix: `correct the path; a relative one counts from ${base.folder}` };
     if (info.isDirectory()) return inPackage(file, `the folder ${file}`, "build the plugin, or give the path of its entry file");
     const near = packageNear(dirname(file));
     return { file, version: near?.version ?? "-", ...(near && { root: near.dir }) };
@@ -26,7 +37,7 @@ export function findModule(module: string, fromDir: string): FoundModule | { pro
   if (!dir) {
     return {
       problem: `no package '${module}' in node_modules`,
-      fix: `install it next to hermes.yaml (npm install ${module}), or give a path such as ./plugins/x.mjs`,
+      fix: `install it ${base.install} (npm install ${module}), or give a path such as ./plugins/x.mjs`,
     };
   }
   return inPackage(dir, `package '${module}'`, "build or reinstall the package");

@@ -46,8 +46,7 @@ async function status(client: Client, json: boolean): Promise<number> {
 }
 
 async function audit(client: Client, values: Values): Promise<number> {
-  const limit = values.limit === undefined ? 50 : Number(values.limit);
-  if (!Number.isInteger(limit) || limit <= 0) throw Object.assign(new Error("--limit must be a positive integer"), { usage: true });
+  const limit = values.limit === undefined ? 50 : Number(values.limit); // checked by main.ts before connecting
   const rows = resultData(await client.call({ op: "audit", session: values.session, limit })) as AuditData[];
   if (values.json) return out(rows.map((r) => JSON.stringify(r)).join("\n"));
   if (rows.length === 0) return out("no tool calls recorded");

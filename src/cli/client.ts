@@ -7,9 +7,11 @@ export class DaemonUnreachable extends Error {
   constructor(
     readonly socketPath: string,
     readonly code: string,
+    /** A line more, after how to start it. */
+    note?: string,
   ) {
     super(
-      `hermes is not running (cannot connect to ${socketPath}: ${code}).\nStart it with \`hermes start\` (foreground) or \`systemctl start hermes\`.`,
+      `hermes is not running (cannot connect to ${socketPath}: ${code}).\nStart it with \`hermes start\` (foreground) or \`systemctl start hermes\`.${note ? `\n${note}` : ""}`,
     );
   }
 }

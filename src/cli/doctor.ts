@@ -33,7 +33,9 @@ export async function doctor(configPath: string, env: NodeJS.ProcessEnv = proces
       name: "config",
       outcome: "fail",
       detail,
-      fix: "correct the lines named above; `hermes config check` shows the effective config",
+      fix: existsSync(configPath)
+        ? "correct the lines named above; `hermes config check` shows the effective config"
+        : "write a config with `hermes setup`, or pass --config PATH to the one you have",
     });
     return 1;
   }
@@ -149,7 +151,7 @@ async function checkMedia(config: Config): Promise<Check[]> {
   ]);
   return [
     { name: "speech", outcome: speech.ok === null ? "skip" : speech.ok ? "ok" : "fail", detail: speech.detail, fix: speech.fix },
-    { name: "vision", outcome: vision.ok ? "ok" : "warn", detail: vision.detail, fix: vision.fix },
+    { name: "vision", outcome: vision.ok === null ? "skip" : vision.ok ? "ok" : "warn", detail: vision.detail, fix: vision.fix },
   ];
 }
 

@@ -1,5 +1,6 @@
 import Database from "better-sqlite3";
 import { loadConfig } from "../config/load.js";
+import { withoutTimeNote } from "../time-note.js";
 
 interface SessionRow {
   id: number;
@@ -76,7 +77,7 @@ function messageMarkdown(m: MessageRow): string {
   const at = iso(m.created_at);
   switch (m.role) {
     case "user":
-      return `**You** (${at}):\n\n${m.content}`;
+      return `**You** (${at}):\n\n${withoutTimeNote(m.content)}`;
     case "tool":
       return `*Result of ${m.tool_name ?? "a tool"}:*\n\n\`\`\`\n${m.content.replaceAll("```", "'''")}\n\`\`\``;
     default: {

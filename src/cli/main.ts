@@ -2,12 +2,13 @@
 // The `hermes` command, the bundle's entry (dist/app/hermes.js, CommonJS). Client commands import only the
 // socket client (and `ask`'s few kB of rendering) so they start fast; the commands that run the daemon's
 // code load it on demand, with V8's code cache on (`daemonCode`).
+import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { Client, DaemonForbidden, DaemonUnreachable } from "./client.js";
 import { endQuietlyOnClosedPipe } from "./closed-pipe.js";
 import { useCompileCache } from "./compile-cache.js";
 import { confirmFor } from "./confirm.js";
-import { type CliValues, OPTIONS } from "./options.js";
+import { type CliValues, checkPositionals, OPTIONS, UsageError } from "./options.js";
 import { runMessage } from "./run-view.js";
 import { findConfigPath, loadEnvFile, socketPathOf } from "./socket-path.js";
 
@@ -59,8 +60,6 @@ Options:
 Exit codes: 0 ok, 1 failure, 2 usage error, 3 daemon not reachable.
 `;
 
-class UsageError extends Error {}
-
 /** `start`: that process ends on its own once the daemon has stopped, and its output is the daemon's log. */
 let runsDaemon = false;
 
@@ -86,6 +85,7 @@ async function main(argv: string[]): Promise<number> {
   if (!runsDaemon) endQuietlyOnClosedPipe();
   if (values.version) return print("0.1.0");
   if (values.help || !command || command === "help") return print(HELP);
+  checkPositionals(command, rest);
   if (command === "setup") return (await import("./setup-command.js")).setupCommand(values, rest);
   if (command === "connector-test") return (await daemonCode(() => import("./connector-test.js"))).connectorTest(rest, values.options);
   const configPath = findConfigPath(values.config);
@@ -104,8 +104,11 @@ async function main(argv: string[]): Promise<number> {
       return ask(configPath, rest, values);
     case "usage":
       return usageCommand(configPath, values);
-    case "status":
     case "audit":
+      if (values.limit !== undefined && !(Number.isInteger(Number(values.limit)) && Number(values.limit) > 0))
+        throw new UsageError("--limit must be a positive integer");
+      return withClient(configPath, async (c) => (await import("./admin.js")).admin(c, command, rest, values));
+    case "status":
     case "approvals":
     case "schedules":
     case "tools":
@@ -172,7 +175,15 @@ async function usageCommand(configPath: string, values: CliValues): Promise<numb
 }
 
 async function withClient(configPath: string, body: (client: Client) => Promise<number>): Promise<number> {
-  const client = await Client.connect(await socketPathOf(configPath));
+  const client = await Client.connect(await socketPathOf(configPath)).catch((err: unknown) => {
+    // Without a config the socket is the default one, relative to the current folder: say so.
+    if (!(err instanceof DaemonUnreachable) || process.env.HERMES_SOCKET || existsSync(configPath)) throw err;
+    throw new DaemonUnreachable(
+      err.socketPath,
+      err.code,
+      `No config file was found (none at ${configPath}), so that is the default socket, in the current folder: pass --config PATH, or write a config with \`hermes setup\`.`,
+    );
+  });
   try {
     return await body(client);
   } finally {

@@ -28,9 +28,8 @@ export async function pair(configPath: string, platform: PairPlatform, options: 
     let outcome: { ok: boolean; message?: string; data?: unknown } | undefined;
     await client.stream({ op: "pair", connector: platform, timeout_s: options.timeoutS, name: options.name }, (reply) => {
       if (reply.type === "event" && reply.event.type === "pair_code") {
-        const minutes = Math.round(Number(reply.event.timeout_s) / 60);
         process.stdout.write(
-          `Send this code to the bot in a private chat, from the account to pair (within ${minutes} min):\n\n    ${reply.event.code}\n\n`,
+          `Send this code to the bot in a private chat, from the account to pair (within ${spanOf(Number(reply.event.timeout_s))}):\n\n    ${reply.event.code}\n\n`,
         );
         return false;
       }
@@ -52,4 +51,11 @@ export async function pair(configPath: string, platform: PairPlatform, options: 
   } finally {
     client.close();
   }
+}
+
+/** A pairing's time to send the code, in words: `30 s`, `10 min`, `1 min 30 s` (never rounded to a span it does not have). */
+export function spanOf(seconds: number): string {
+  const whole = Math.max(1, Math.round(seconds));
+  const [min, s] = [Math.floor(whole / 60), whole % 60];
+  return [min ? `${min} min` : "", s ? `${s} s` : ""].filter(Boolean).join(" ");
 }

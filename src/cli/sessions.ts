@@ -1,3 +1,4 @@
+import { withoutTimeNote } from "../time-note.js";
 import { type Client, resultData } from "./client.js";
 
 type Values = { json?: boolean };
@@ -31,7 +32,10 @@ export async function sessionsCommand(client: Client, rest: string[], values: Va
       ? `summary (compaction ${data.summaries.length}, ${latest.turns} turn(s), messages #${latest.from_message_id}–#${latest.to_message_id}, made ${time(latest.created_at)}):\n${indent(latest.summary)}`
       : "no summary yet (nothing had to be left out of a prompt)",
     "recent messages:",
-    ...data.recent.map((m) => `  #${m.id} ${m.role}: ${m.content.replace(/\s+/g, " ").slice(0, 160)}`),
+    ...data.recent.map((m) => {
+      const words = m.role === "user" ? withoutTimeNote(m.content) : m.content;
+      return `  #${m.id} ${m.role}: ${words.replace(/\s+/g, " ").slice(0, 160)}`;
+    }),
   ];
   return out(lines.join("\n"));
 }

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { createInterface, type Interface } from "node:readline/promises";
 import type { Document } from "yaml";
 import { addAllowedUser } from "./allowed-users.js";
+import { UsageError } from "./options.js";
 import { isTimeZone, listModels, telegramBot } from "./setup-checks.js";
 import { readConfigDoc, readEnvFile, writeConfigDoc, writeEnvFile } from "./setup-files.js";
 import { pairByPolling } from "./setup-pair.js";
@@ -33,7 +34,7 @@ const TELEGRAM_ROOT = "https://api.telegram.org";
  */
 export async function setup(configPath: string, sections: string[], flags: SetupFlags): Promise<number> {
   const unknown = sections.filter((s) => !(SECTIONS as readonly string[]).includes(s));
-  if (unknown.length) throw new Error(`unknown section ${unknown.join(", ")}; sections: ${SECTIONS.join(", ")}`);
+  if (unknown.length) throw new UsageError(`unknown section ${unknown.join(", ")}; sections: ${SECTIONS.join(", ")}`);
   const fresh = !existsSync(configPath);
   const doc = readConfigDoc(configPath);
   const envPath = envFileOf(configPath);
@@ -245,6 +246,8 @@ async function briefingSection(doc: Document, io: Interface | undefined, f: Setu
 
 function nextSteps(configPath: string, doc: Document): string {
   const telegram = doc.getIn(["connectors", "telegram", "enabled"]) === true;
+  // The secrets file, when this run or an earlier one wrote it: none without a token.
+  const envFile = envFileOf(configPath);
   return [
     "",
     "Next:",
@@ -252,6 +255,6 @@ function nextSteps(configPath: string, doc: Document): string {
     "  hermes start                  run it in the foreground (Ctrl-C stops it), then write to your bot",
     ...(telegram ? ["  hermes pair telegram          add someone else (--name), while hermes runs"] : []),
     "  sudo deploy/install.sh        run it as a service (systemd), from the checkout: then move",
-    `                                ${configPath} and ${envFileOf(configPath)} over as docs/deployment.md says`,
+    `                                ${configPath}${existsSync(envFile) ? ` and ${envFile}` : ""} over as docs/deployment.md says`,
   ].join("\n");
 }

@@ -4,7 +4,7 @@ import { maskUrl } from "../url-secrets.js";
 import { visionSummary } from "./vision.js";
 
 export interface MediaCheck {
-  /** null: not configured (nothing to check). */
+  /** null: not configured (nothing to check), or for vision: the model's server could not be asked. */
   ok: boolean | null;
   detail: string;
   fix?: string;
@@ -28,7 +28,7 @@ export async function checkSpeech(config: Config, signal?: AbortSignal): Promise
   return { ok: true, detail: `${where}: ${probe.detail}` };
 }
 
-/** Whether photos can be seen: the chat model's vision, or `model.vision_model`'s. Never throws. */
+/** Whether photos can be seen: the chat model's vision, or `model.vision_model`'s (null: cannot tell). Never throws. */
 export async function checkVision(
   config: Config,
   model: ModelClient,
@@ -36,7 +36,8 @@ export async function checkVision(
   signal?: AbortSignal,
 ): Promise<MediaCheck> {
   const summary = await visionSummary(config, model, visionModel, signal ?? AbortSignal.timeout(5000));
-  if (summary.ok) return { ok: true, detail: summary.detail };
+  // A server that cannot be asked says nothing of the model's vision: no advice to set vision_model.
+  if (summary.ok !== false) return { ok: summary.ok, detail: summary.detail };
   return {
     ok: false,
     detail: summary.detail,

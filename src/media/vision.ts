@@ -63,18 +63,18 @@ export async function prepareImageTurn(
   return { ok: true, model, messages };
 }
 
-/** `hermes doctor` / `status`: the vision of the model that would see a photo, in words. */
+/** `hermes doctor` / `status`: the vision of the model that would see a photo, in words; `ok` null when the server could not be asked. */
 export async function visionSummary(
   config: Config,
   model: ModelClient,
   visionModel?: ModelClient,
   signal?: AbortSignal,
-): Promise<{ ok: boolean; detail: string }> {
+): Promise<{ ok: boolean | null; detail: string }> {
   const target = visionModel ?? model;
   const sees = await hasVision(target, visionModel ? "auto" : config.model.vision, signal);
   const which = visionModel ? `vision_model ${target.modelName}` : `model ${target.modelName}`;
   if (sees === true) return { ok: true, detail: `${which} can see images` };
   if (sees === false)
     return { ok: false, detail: `${which} cannot see images: photos are answered with a note; set model.vision_model to a vision model` };
-  return { ok: false, detail: `could not ask ${target.baseUrl} whether ${which} can see images` };
+  return { ok: null, detail: `could not ask ${target.baseUrl} whether ${which} can see images` };
 }

@@ -10,6 +10,8 @@
  * Chinese word included (a trigram table needs three), at the write cost of one index.
  */
 
+import { withoutTimeNote } from "../time-note.js";
+
 /** Characters of scripts written without spaces between words. */
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 const UNSPACED_ALL = new RegExp(UNSPACED.source, "gu");
@@ -18,9 +20,6 @@ const MIN_PREFIX_CHARS = 3;
 
 /** Tool results longer than this are left out: long ones are pages and listings, not what was said. */
 export const MAX_TOOL_RESULT_CHARS = 1000;
-
-/** The time the runner appends to each user message (runner.ts): every message would match "december". */
-const TIME_NOTE = /\n\n\(Current time: [^\n]*\)$/;
 
 /** Marks around a match in a snippet; made into brackets, `<mark>` or nothing where it is shown. */
 export const MATCH_START = "\u0002";
@@ -34,7 +33,8 @@ export const MATCH_END = "\u0003";
 export function indexedText(role: string, content: string, toolName: string | null): string | undefined {
   if (role === "system" || !content.trim()) return undefined;
   if (role === "tool" && (content.length > MAX_TOOL_RESULT_CHARS || toolName === "recall")) return undefined;
-  return spaceUnspaced(role === "user" ? content.replace(TIME_NOTE, "") : content);
+  // Without the time note the runner appends to each user message: every message would match "december".
+  return spaceUnspaced(role === "user" ? withoutTimeNote(content) : content);
 }
 
 /** Sets every character of an unspaced script apart, so the tokenizer sees each as a word. */

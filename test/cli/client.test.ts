@@ -49,6 +49,23 @@ describe("the hermes command as a client", () => {
     expect(readdirSync(join(cache, "hermes", "compile-cache")).length).toBeGreaterThan(0);
   });
 
+  it("without a config, not running says that no config was found and that the socket is the default one", async () => {
+    const dir = tempDir();
+    const config = join(dir, "none.yaml");
+    const status = await runCli(["status", "--config", config], { env: { HOME: dir }, cwd: dir });
+    expect(status.code).toBe(3);
+    expect(status.stderr).toBe(
+      `hermes is not running (cannot connect to ${join(dir, "data/hermes.sock")}: ENOENT).\n` +
+        "Start it with `hermes start` (foreground) or `systemctl start hermes`.\n" +
+        `No config file was found (none at ${config}), so that is the default socket, in the current folder: pass --config PATH, or write a config with \`hermes setup\`.\n`,
+    );
+    // With a config, the socket is the config's and nothing more is said.
+    const written = writeConfig(dir, baseSettings("http://127.0.0.1:9"));
+    const configured = await runCli(["status", "--config", written], { env: { HOME: dir }, cwd: dir });
+    expect(configured.code).toBe(3);
+    expect(configured.stderr).not.toMatch(/No config file/);
+  });
+
   it('a socket this user may not open is not "not running": it says so and exits 1; `restore` does not take it as stopped', async () => {
     const dir = tempDir();
     const socketPath = join(dir, "hermes.sock");

@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { addAllowedUser } from "../../src/cli/allowed-users.js";
+import { spanOf } from "../../src/cli/pair.js";
 import { DISCORD_TOKEN, type FakeDiscord, startFakeDiscord } from "../fakes/discord-server.js";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
 import { type FakeTelegram, startFakeTelegram, TOKEN } from "../fakes/telegram-server.js";
@@ -131,6 +132,7 @@ describe("hermes pair telegram", () => {
     await run.code;
     const end = await run.exit;
     expect(end.code).toBe(1);
+    expect(end.stdout).toContain("(within 1 s):");
     expect(end.stderr).toContain("no code arrived within 1 s");
     expect(readFileSync(configPath, "utf8")).toBe(original);
   });
@@ -196,6 +198,12 @@ log: { level: info }
     model.script({ text: "hi Bob" });
     discord.dm(NEW_ID, "hello");
     await discord.waitFor((c) => c.method === `POST /channels/${discord.dmChannelOf(NEW_ID)}/messages` && c.body.content === "hi Bob");
+  });
+});
+
+describe("the time pair gives to send the code", () => {
+  it("is in seconds under a minute, and never rounded to a span it does not have", () => {
+    expect([30, 59, 60, 90, 600, 0.4].map(spanOf)).toEqual(["30 s", "59 s", "1 min", "1 min 30 s", "10 min", "1 s"]);
   });
 });
 

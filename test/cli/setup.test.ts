@@ -2,7 +2,7 @@
 // answers are checked live, the config and the 0600 environment file are written, the owner is paired,
 // and a second run changes only what it is asked about.
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, onTestFailed } from "vitest";
 import { parse } from "yaml";
@@ -10,6 +10,9 @@ import { DEFAULT_TOOLS } from "../../src/config/schema.js";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
 import { type FakeTelegram, startFakeTelegram, TOKEN } from "../fakes/telegram-server.js";
 import { CLI, createTempDir, runCli } from "../helpers/hermes.js";
+
+/** Output lines without their indentation. */
+const lines = (text: string) => text.split("\n").map((l) => l.trim());
 
 const RELAY = resolve(import.meta.dirname, "../helpers/pty-relay.py");
 const OWNER = 42;
@@ -152,7 +155,18 @@ describe("hermes setup", () => {
     expect(parse(after)).toEqual({ ...before, timezone: "America/New_York" });
     expect(after).toContain("# my own note, kept");
     expect(readFileSync(envFile, "utf8")).toContain(`TELEGRAM_BOT_TOKEN=${TOKEN}`);
+    // hermes.env, from the first run, is named among the files to move for the service.
+    expect(lines(second.stdout)).toContain(`${configPath} and ${envFile} over as docs/deployment.md says`);
   }, 60_000);
+
+  it("names no hermes.env among the files to move when none was written", async () => {
+    const fresh = join(home.path, "fresh/hermes.yaml");
+    const result = await runCli(["setup", "timezone", "--timezone", "Europe/Berlin", "--non-interactive", "--config", fresh], { env });
+    expect(result.code).toBe(0);
+    expect(existsSync(join(home.path, "fresh/hermes.env"))).toBe(false);
+    expect(lines(result.stdout)).toContain(`${fresh} over as docs/deployment.md says`);
+    expect(result.stdout).not.toContain("hermes.env");
+  });
 
   it("a fresh config enables the schema's default tools (recall and skill among them) and memory", async () => {
     const fresh = join(home.path, "fresh/hermes.yaml");

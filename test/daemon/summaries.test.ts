@@ -25,7 +25,9 @@ describe("summaries in the running daemon", () => {
     expect(show.stdout).toMatch(
       /summary \(compaction 1, 1 turn\(s\), messages #1–#2, made [\d-]+ [\d:]+\):\n {2}\[summary by the fake model\] my name is Ada/,
     );
-    expect(show.stdout).toContain("#3 user: I like tea");
+    // The user's own words, without the time note the runner appends for the model.
+    expect(show.stdout).toMatch(/^ {2}#3 user: I like tea$/m);
+    expect(show.stdout).not.toContain("Current time");
     const list = await hermes.cli(["sessions"]);
     expect(list.stdout).toMatch(/^cli:c\s+#1 {2}open, 4 message\(s\), 1 turn\(s\) summarised, last /);
     const exported = await hermes.cli(["export", "--session", "cli:c"]);

@@ -55,6 +55,17 @@ describe("hermes doctor and status on speech and vision", () => {
     expect(result.code).toBe(1);
   });
 
+  it("doctor cannot tell whether a model that is down can see, and does not advise vision_model for it", async () => {
+    const result = await doctor(
+      writeConfig(dir.path, settings({ model: { ...(baseSettings(model.url).model as object), base_url: "http://127.0.0.1:9" } })),
+    );
+    expect(result.stdout).toMatch(/✗ model .*unreachable/);
+    expect(result.stdout).toMatch(
+      /^- vision {4}could not ask http:\/\/127\.0\.0\.1:9 whether model hermes3:8b can see images\n(?! {12}fix:)/m,
+    );
+    expect(result.stdout).not.toMatch(/vision_model/);
+  });
+
   it("status shows speech and vision", async () => {
     hermes = await startHermes(settings());
     const json = JSON.parse((await hermes.cli(["status", "--json"])).stdout) as Record<string, { ok: boolean | null; detail: string }>;

@@ -192,7 +192,10 @@ describe("backups, restore and export", () => {
     expect(md.code).toBe(0);
     expect(md.stdout).toContain("# cli:a (session 1)");
     expect(md.stdout).toContain("# cli:b (session 2)");
-    expect(md.stdout).toMatch(/\*\*You\*\* \([\d-]+ [\d:]+\):\n\nfirst question/);
+    // The user's own words: the time note the runner appends for the model is left out (JSON keeps the stored text).
+    expect(md.stdout).toMatch(/\*\*You\*\* \([\d-]+ [\d:]+\):\n\nfirst question\n\n\*\*hermes\*\*/);
+    expect(md.stdout).not.toContain("Current time");
+    expect(data.sessions[0]?.messages[0]?.content).toMatch(/^first question\n\n\(Current time: .*\)$/);
     expect(md.stdout).toContain("**hermes**");
     expect((await hermes.cli(["export", "--session", "cli:none"])).code).toBe(1);
     expect((await hermes.cli(["export", "--format", "pdf"])).code).toBe(2);

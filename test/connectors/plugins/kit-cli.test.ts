@@ -1,6 +1,7 @@
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
-import { runCli } from "../../helpers/hermes.js";
+import { createTempDir, runCli } from "../../helpers/hermes.js";
 import { MEMORY_CHAT } from "../../helpers/plugins.js";
 
 // The example's folder, read as a package (its package.json's exports), as an author runs the kit in it.
@@ -26,4 +27,17 @@ it("is a usage error without a module", async () => {
   const result = await runCli(["connector-test"]);
   expect(result.code).toBe(2);
   expect(result.stderr).toMatch(/usage: hermes connector-test MODULE/);
+});
+
+it("a path that is not there: the hint says it counts from the current folder, from which it was looked up", async () => {
+  const dir = createTempDir();
+  try {
+    const result = await runCli(["connector-test", "./plugins/missing.mjs"], { cwd: dir.path });
+    expect(result.stdout).toContain(
+      `no file ${join(dir.path, "plugins/missing.mjs")}; correct the path; a relative one counts from the current folder`,
+    );
+    expect(result.code).toBe(1);
+  } finally {
+    dir.cleanup();
+  }
 });

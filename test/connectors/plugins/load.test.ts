@@ -68,7 +68,7 @@ describe("connector plugins from the config", () => {
     [
       "a missing module",
       "./plugins/nowhere.mjs",
-      /plugin 'mem' \(module \.\/plugins\/nowhere\.mjs\): no file \/.*\/plugins\/nowhere\.mjs; fix: correct the path/,
+      /plugin 'mem' \(module \.\/plugins\/nowhere\.mjs\): no file \/.*\/plugins\/nowhere\.mjs; fix: correct the path; a relative one counts from hermes\.yaml's folder/,
     ],
     [
       "a missing package",
