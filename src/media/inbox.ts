@@ -1,3 +1,4 @@
+import { constants } from "node:fs";
 import { mkdir, open } from "node:fs/promises";
 import { extname, join } from "node:path";
 
@@ -35,26 +36,42 @@ export function safeName(name: string): string {
   return stem ? `${stem}${ext}` : `file${ext}`;
 }
 
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_DIRECTORY } = constants;
+
 /**
  * Saves a file into `<files root>/inbox/` under its safe name, or `name-2.ext`, `name-3.ext`, … when that
  * is taken (the file is created exclusively, so two arrivals never overwrite each other).
  * Returns the path relative to the files root, as the file tools take it.
+ *
+ * The inbox folder is opened without following a link, and each file is made in that open folder (on
+ * Linux through /proc/self/fd, as the file tools do), so an inbox replaced by a symbolic link (the shell
+ * tool or an MCP file server could do it) never leads a file out of the files folder.
  */
 export async function saveToInbox(filesRoot: string, name: string, bytes: Buffer): Promise<string> {
   const dir = join(filesRoot, "inbox");
   await mkdir(dir, { recursive: true });
+  const folder = await open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === "ENOTDIR" || err.code === "ELOOP")
+      throw new Error(`${dir} is not a folder (a symbolic link?); files sent to hermes are kept only in a real inbox folder`);
+    throw err;
+  });
+  const inFolder = (file: string) => (process.platform === "linux" ? `/proc/self/fd/${folder.fd}/${file}` : join(dir, file));
   const safe = safeName(name);
   const ext = extname(safe);
   const stem = safe.slice(0, safe.length - ext.length);
-  for (let n = 1; ; n++) {
-    const candidate = n === 1 ? safe : `${stem}-${n}${ext}`;
-    try {
-      const handle = await open(join(dir, candidate), "wx", 0o600);
-      await handle.writeFile(bytes).finally(() => handle.close());
-      return `inbox/${candidate}`;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST" || n > 999) throw err;
+  try {
+    for (let n = 1; ; n++) {
+      const candidate = n === 1 ? safe : `${stem}-${n}${ext}`;
+      try {
+        const handle = await open(inFolder(candidate), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+        await handle.writeFile(bytes).finally(() => handle.close());
+        return `inbox/${candidate}`;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EEXIST" || n > 999) throw err;
+      }
     }
+  } finally {
+    await folder.close();
   }
 }
 

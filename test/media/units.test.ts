@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -41,6 +41,15 @@ describe("media helpers", () => {
     const saved = await Promise.all([1, 2, 3].map((n) => saveToInbox(root, "notes.md", Buffer.from(String(n)))));
     expect(saved.sort()).toEqual(["inbox/notes-2.md", "inbox/notes-3.md", "inbox/notes.md"]);
     expect(readdirSync(join(root, "inbox"))).toHaveLength(3);
+  });
+
+  it("keeps no file when the inbox folder is a symbolic link out of the files folder", async () => {
+    const root = mkdtempSync(join(tmpdir(), "hermes-inbox-"));
+    const outside = mkdtempSync(join(tmpdir(), "hermes-outside-"));
+    mkdirSync(join(root, "files"));
+    symlinkSync(outside, join(root, "files", "inbox"));
+    await expect(saveToInbox(join(root, "files"), "notes.md", Buffer.from("x"))).rejects.toThrow(/not a folder \(a symbolic link\?\)/);
+    expect(readdirSync(outside)).toEqual([]);
   });
 
   it("tells text a file tool can read from binary", () => {
