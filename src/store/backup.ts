@@ -167,6 +167,11 @@ function realPath(path: string): string {
  */
 export function restoreDatabase(backup: string, target: string, now = new Date()): { aside?: string } {
   if (isDatabaseFile([backup], target)) throw new Error(`${backup} is a file of the database it would replace (${target})`);
+  // Only the main file is copied: what a write-ahead log beside it holds would be lost without a word.
+  if ((statSync(`${backup}-wal`, { throwIfNoEntry: false })?.size ?? 0) > 0)
+    throw new Error(
+      `${backup} has a write-ahead log beside it (${backup}-wal): it is a database in use, or one left by a crash, not a backup; make a backup of it with \`hermes backup\` (or open it once with sqlite3) and restore that`,
+    );
   checkDatabase(backup);
   privateDir(dirname(target));
   const incoming = `${target}.restoring`;
@@ -177,7 +182,8 @@ export function restoreDatabase(backup: string, target: string, now = new Date()
     aside = `${target}.replaced-${stamp(now)}`;
     renameSync(target, aside);
   }
-  for (const suffix of ["-wal", "-shm"]) {
+  // A journal left beside the old database would be played into the restored one at its first open.
+  for (const suffix of ["-wal", "-shm", "-journal"]) {
     if (!existsSync(target + suffix)) continue;
     if (aside) renameSync(target + suffix, aside + suffix);
     else rmSync(target + suffix);

@@ -2,6 +2,7 @@ import { copyFileSync, existsSync, readdirSync, readFileSync, symlinkSync, write
 import { join } from "node:path";
 import { beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import { Client } from "../../src/cli/client.js";
+import { backupDatabase, restoreDatabase } from "../../src/store/backup.js";
 import { openStore } from "../../src/store/store.js";
 import type { FakeModel } from "../fakes/model-server.js";
 import { useHermes, useModel } from "../helpers/fixture.js";
@@ -81,6 +82,27 @@ describe("backups, restore and export", () => {
     const restarted = await h.restart();
     expect((await restarted.ask("still there?", "--session", "s0")).stdout).toBe("ack still there?\n");
   }, 120_000);
+
+  it("refuses to restore from a database with a write-ahead log beside it, and puts a stale journal of the target aside", async () => {
+    const dir = createTempDir();
+    onTestFinished(dir.cleanup);
+    const live = join(dir.path, "live.db");
+    const store = openStore(live);
+    onTestFinished(() => store.close());
+    store.memory.saveRatio("m", 1.25);
+    // Open: the write is still in live.db-wal, which a copy of live.db alone would lose.
+    expect(() => restoreDatabase(live, join(dir.path, "target.db"))).toThrow(/write-ahead log beside it/);
+    expect(existsSync(join(dir.path, "target.db"))).toBe(false);
+    const backup = join(dir.path, "backup.db");
+    await backupDatabase(store.db, backup);
+    const target = join(dir.path, "target.db");
+    copyFileSync(backup, target);
+    writeFileSync(`${target}-journal`, "a journal the old database left behind");
+    const { aside } = restoreDatabase(backup, target);
+    expect(existsSync(`${target}-journal`)).toBe(false);
+    expect(readFileSync(`${aside}-journal`, "utf8")).toBe("a journal the old database left behind");
+    expect(readDb(target, (db) => db.prepare("SELECT ratio FROM token_calibration").pluck().get())).toBe(1.25);
+  });
 
   it("refuses to restore a file that is not a sound hermes database, and leaves the database alone", async () => {
     const hermes = await useHermes(baseSettings(model.url));
