@@ -13,7 +13,7 @@ const NON_SPEECH = /\[[^\]]*\]|\([^)]*\)|\*[^*]*\*|[\p{P}\p{S}\s]/gu;
  */
 export function createTranscriber(cfg: SpeechConfig) {
   const base = cfg.base_url.replace(/\/+$/, "");
-  const sdk = new OpenAI({ baseURL: base, apiKey: cfg.api_key || "none", maxRetries: 1, timeout: cfg.timeout_s * 1000 });
+  const sdk = new OpenAI({ baseURL: base, apiKey: cfg.api_key || "none", maxRetries: 1, timeout: cfg.timeout_s * 1000, logLevel: "off" });
 
   async function transcribe(bytes: Buffer, name: string, mime: string, signal?: AbortSignal): Promise<Transcript> {
     try {

@@ -32,7 +32,8 @@ export function createOpenAIClient(cfg: EndpointConfig, options: { stream?: bool
   const base = cfg.base_url.replace(/\/+$/, "");
   const where = `${base} (OpenAI-compatible)`;
   const stream = options.stream ?? true;
-  const sdk = new OpenAI({ baseURL: base, apiKey: cfg.api_key || "none", maxRetries: 0, timeout: cfg.timeout_s * 1000 });
+  // logLevel off: every failure comes back in the result and hermes logs it; the SDK's own lines would go to stderr raw.
+  const sdk = new OpenAI({ baseURL: base, apiKey: cfg.api_key || "none", maxRetries: 0, timeout: cfg.timeout_s * 1000, logLevel: "off" });
   const window: PromptWindow = { model: cfg.name, contextTokens: cfg.context_tokens, outputTokens: cfg.max_output_tokens };
 
   async function chatOnce(request: ModelRequest, opts: ChatOptions): Promise<ModelResult> {

@@ -1,4 +1,4 @@
-/** Tool call ids as endpoints send them, through the real daemon: hermes keys its calls by ids of its own. */
+/** What endpoints send, through the real daemon: call ids (hermes keys its calls by ids of its own), and broken chunks. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
 import { baseSettings, readDb, startHermes } from "../helpers/hermes.js";
@@ -35,4 +35,16 @@ describe("tool call ids from the endpoint", () => {
       }
     });
   }
+
+  it("openai: a stream chunk that is not JSON is answered and logged by hermes; the SDK writes nothing raw to stderr", async () => {
+    const hermes = await startHermes(baseSettings(model.openaiUrl, "openai"));
+    try {
+      model.script({ raw: "data: {nope\n\n" });
+      const ask = await hermes.ask("hello");
+      expect(ask.stdout).toMatch(/sent something that is not a valid answer/);
+      expect(hermes.stderr()).toBe("");
+    } finally {
+      await hermes.stop();
+    }
+  });
 });

@@ -99,6 +99,8 @@ export interface Hermes {
   process: ChildProcess;
   /** Every log line the daemon printed, parsed. */
   logs: Record<string, unknown>[];
+  /** What the daemon wrote to stderr so far (nothing, while all goes well). */
+  stderr(): string;
   cli(args: string[], options?: { env?: NodeJS.ProcessEnv; input?: string }): Promise<CliResult>;
   ask(text: string, ...flags: string[]): Promise<CliResult>;
   /** The first log line that matches; fails when hermes exits first or after `timeoutMs` (default WAIT_MS). */
@@ -233,6 +235,7 @@ export async function launch(dir: string, configPath: string, env: NodeJS.Proces
     dir,
     configPath,
     socketPath: join(dir, "data", "hermes.sock"),
+    stderr: () => stderr,
     dbPath: join(dir, "data", "hermes.db"),
     process: child,
     logs,
