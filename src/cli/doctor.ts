@@ -58,7 +58,14 @@ function checkStorage(path: string): Check {
   const dir = dirname(path);
   if (!existsSync(path)) {
     if (writable(dir) || !existsSync(dir)) return { name: "storage", outcome: "ok", detail: `${path} will be created on start` };
-    return { name: "storage", outcome: "fail", detail: `${dir} is not writable`, fix: `give the daemon's user write access to ${dir}` };
+    return (
+      anotherUsers("storage", dir) ?? {
+        name: "storage",
+        outcome: "fail",
+        detail: `${dir} is not writable`,
+        fix: `give the daemon's user write access to ${dir}`,
+      }
+    );
   }
   if (!writable(path) || !writable(dir)) {
     return {
@@ -114,7 +121,14 @@ async function checkSocket(path: string): Promise<Check> {
   }
   const dir = dirname(path);
   if (existsSync(dir) && !writable(dir))
-    return { name: "socket", outcome: "fail", detail: `${dir} is not writable`, fix: `let the daemon's user write to ${dir}` };
+    return (
+      anotherUsers("socket", dir) ?? {
+        name: "socket",
+        outcome: "fail",
+        detail: `${dir} is not writable`,
+        fix: `let the daemon's user write to ${dir}`,
+      }
+    );
   return {
     name: "socket",
     outcome: "warn",
@@ -267,6 +281,21 @@ function checkOllamaDropIn(config: Config, unitDir: string): Check {
     };
   }
   return { name: "ollama", outcome: "ok", detail: `drop-in present; context length ${length} matches` };
+}
+
+/**
+ * A folder this user may not write to because it is another user's (the service's StateDirectory or
+ * RuntimeDirectory, 0700): not a fault of the setup, only of who runs doctor; undefined for one of this user's.
+ */
+function anotherUsers(name: string, dir: string): Check | undefined {
+  const owner = statSync(dir, { throwIfNoEntry: false })?.uid;
+  if (owner === undefined || owner === process.getuid?.()) return undefined;
+  return {
+    name,
+    outcome: "warn",
+    detail: `${dir} belongs to another user (uid ${owner}), so this user cannot look into it`,
+    fix: "run `hermes doctor` as the service's user (`sudo -u hermes hermes doctor`) or with sudo",
+  };
 }
 
 function writable(path: string): boolean {
