@@ -62,6 +62,25 @@ export function badAnswer(where: string, what: string): ModelError {
   return new ModelError("bad_response", `the model endpoint ${where} sent something that is not a valid answer: ${what}`);
 }
 
+/** An object (not null, not a list), as a JSON object parses. */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** Message text as sent: text, or nothing (null or absent); anything else is not a valid answer. */
+export function checkedContent(content: unknown, where: string): string {
+  if (content === undefined || content === null) return "";
+  if (typeof content !== "string") throw badAnswer(where, `message content that is not text: ${sample(content)}`);
+  return content;
+}
+
+/** Tool calls as sent: a list of objects, or nothing; anything else is not a valid answer. */
+export function checkedCalls<T>(calls: T[] | null | undefined, where: string): T[] {
+  if (calls === undefined || calls === null) return [];
+  if (!Array.isArray(calls) || !calls.every(isObject)) throw badAnswer(where, `tool_calls that are not a list of calls: ${sample(calls)}`);
+  return calls;
+}
+
 /** A value the endpoint sent, as a short piece of text for an error message. */
 export function sample(value: unknown): string {
   const text = (typeof value === "string" ? value : JSON.stringify(value)) ?? String(value);

@@ -7,8 +7,11 @@ import { type RequestClock, requestClock } from "./first-byte.js";
 import { get, postJson, readText } from "./http.js";
 import {
   badAnswer,
+  checkedCalls,
+  checkedContent,
   firstByteError,
   httpError,
+  isObject,
   MAX_REPLY_CHARS,
   networkError,
   parseRetryAfter,
@@ -219,18 +222,14 @@ function readStream(res: IncomingMessage, { onText, onAnswered }: ChatOptions, c
   });
 }
 
-/** A parsed NDJSON line, checked to have the shape the stream reader relies on. */
+/** A parsed NDJSON line, checked to have the shape the stream reader relies on (as the OpenAI client checks its chunks). */
 function ollamaChunk(value: unknown, line: string, where: string): OllamaChunk {
-  const bad = (what: string) => badAnswer(where, `${what}: ${sample(line)}`);
-  if (!isObject(value)) throw bad("a line that is not a JSON object");
+  if (!isObject(value)) throw badAnswer(where, `a line that is not a JSON object: ${sample(line)}`);
   const message = value.message;
   if (message === undefined || message === null) return value as OllamaChunk;
-  if (!isObject(message)) throw bad("a message that is not an object");
-  if (message.content !== undefined && message.content !== null && typeof message.content !== "string")
-    throw bad("message content that is not text");
-  const calls = message.tool_calls;
-  if (calls !== undefined && calls !== null && !(Array.isArray(calls) && calls.every(isObject)))
-    throw bad("tool_calls that are not a list of calls");
+  if (!isObject(message)) throw badAnswer(where, `a message that is not an object: ${sample(line)}`);
+  checkedContent(message.content, where);
+  checkedCalls(message.tool_calls as unknown[] | null | undefined, where);
   return value as OllamaChunk;
 }
 
@@ -279,8 +278,4 @@ async function probeOllama(base: string, name: string, signal?: AbortSignal): Pr
     const error = networkError(err, `${base} (Ollama)`, signal, () => false);
     return { reachable: false, detail: error.message, fix: error.fix };
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

@@ -5,7 +5,19 @@ import { ModelError } from "../errors.js";
 import { newCallId } from "./call-id.js";
 import { modelClient } from "./client.js";
 import { type RequestClock, requestClock } from "./first-byte.js";
-import { badAnswer, firstByteError, httpError, MAX_REPLY_CHARS, networkError, replyTooLong, sample, stalledError } from "./http-errors.js";
+import {
+  badAnswer,
+  checkedCalls,
+  checkedContent,
+  firstByteError,
+  httpError,
+  isObject,
+  MAX_REPLY_CHARS,
+  networkError,
+  replyTooLong,
+  sample,
+  stalledError,
+} from "./http-errors.js";
 import { withRetry } from "./retry.js";
 import { reportedTokens } from "./tokens.js";
 import type {
@@ -205,24 +217,6 @@ function usageOf(usage: OpenAI.CompletionUsage | null | undefined, clock: Reques
     cachedTokens: reportedTokens(usage?.prompt_tokens_details?.cached_tokens),
     firstByteMs: clock.firstByteMs(),
   };
-}
-
-/** Message text as sent: text, or nothing (null or absent); anything else is not a valid answer. */
-function checkedContent(content: unknown, where: string): string {
-  if (content === undefined || content === null) return "";
-  if (typeof content !== "string") throw badAnswer(where, `message content that is not text: ${sample(content)}`);
-  return content;
-}
-
-/** Tool calls as sent: a list of objects, or nothing; anything else is not a valid answer. */
-function checkedCalls<T>(calls: T[] | null | undefined, where: string): T[] {
-  if (calls === undefined || calls === null) return [];
-  if (!Array.isArray(calls) || !calls.every(isObject)) throw badAnswer(where, `tool_calls that are not a list of calls: ${sample(calls)}`);
-  return calls;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 function fromCompletion(
