@@ -4,7 +4,7 @@
 // code load it on demand, with V8's code cache on (`daemonCode`).
 import { existsSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { Client, DaemonForbidden, DaemonUnreachable } from "./client.js";
+import { Client, DaemonUnreachable } from "./client.js";
 import { endQuietlyOnClosedPipe } from "./closed-pipe.js";
 import { useCompileCache } from "./compile-cache.js";
 import { confirmFor } from "./confirm.js";
@@ -207,11 +207,7 @@ function failure(err: unknown): number {
     process.stderr.write(`${err.message}\n`);
     return EXIT.unreachable;
   }
-  // Exit 3 says "not running"; a daemon this user may not talk to is an ordinary failure.
-  if (err instanceof DaemonForbidden) {
-    process.stderr.write(`hermes: ${err.message}\n`);
-    return EXIT.failure;
-  }
+  // Anything else, a daemon this user may not talk to (DaemonForbidden) among it, is an ordinary failure.
   process.stderr.write(`hermes: ${err instanceof Error ? err.message : String(err)}\n`);
   return EXIT.failure;
 }
