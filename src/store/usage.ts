@@ -1,4 +1,3 @@
-import { reportedTokens } from "../model/tokens.js";
 import type { ModelCall } from "../model/types.js";
 import { maskUrl } from "../url-secrets.js";
 import type { Db } from "./db.js";
@@ -20,22 +19,19 @@ export interface UsageRecord {
   outcome: string;
 }
 
-/**
- * The ledger row of one endpoint attempt: tokens as the endpoint reported them, else estimated and marked so.
- * A count that is not a whole number counts as not reported: the row is always one the ledger can store.
- */
+/** The ledger row of one endpoint attempt: tokens as the endpoint reported them, else estimated and marked so. */
 export function usageRow(call: ModelCall, at: { runId: string | null; sessionId: number | null; step: number | null }): UsageRecord {
   const ok = call.outcome === "ok";
-  const prompt = reportedTokens(call.usage.promptTokens);
-  const output = reportedTokens(call.usage.outputTokens);
+  const promptReported = call.usage.promptTokens !== undefined;
+  const outputReported = call.usage.outputTokens !== undefined;
   return {
     ...at,
     endpoint: call.endpoint,
     model: call.model,
-    promptTokens: ok ? (prompt ?? Math.ceil(call.estimatedPromptTokens ?? 0)) : 0,
-    outputTokens: ok ? (output ?? Math.ceil(call.outputChars / 3.6)) : 0,
-    cachedTokens: reportedTokens(call.usage.cachedTokens) ?? null,
-    estimated: ok && (prompt === undefined || output === undefined),
+    promptTokens: ok ? (call.usage.promptTokens ?? call.estimatedPromptTokens ?? 0) : 0,
+    outputTokens: ok ? (call.usage.outputTokens ?? Math.ceil(call.outputChars / 3.6)) : 0,
+    cachedTokens: call.usage.cachedTokens ?? null,
+    estimated: ok && (!promptReported || !outputReported),
     firstByteMs: call.usage.firstByteMs ?? null,
     totalMs: call.totalMs,
     outcome: call.outcome,
