@@ -1,6 +1,5 @@
 import type { Config } from "../config/schema.js";
 import type { ModelClient } from "../model/types.js";
-import { maskUrl } from "../url-secrets.js";
 import { visionSummary } from "./vision.js";
 
 export interface MediaCheck {
@@ -16,7 +15,7 @@ export async function checkSpeech(config: Config, signal?: AbortSignal): Promise
   if (!speech) return { ok: null, detail: "not configured: voice notes are answered with how to set it up" };
   const { createTranscriber } = await import("./speech.js");
   const probe = await createTranscriber(speech).probe(signal ?? AbortSignal.timeout(5000));
-  const where = `${maskUrl(speech.base_url)} (${speech.model})`;
+  const where = `${speech.base_url} (${speech.model})`;
   if (!probe.reachable)
     return {
       ok: false,

@@ -36,7 +36,7 @@ export function createTranscriber(cfg: SpeechConfig) {
       return {
         reachable: true,
         modelPresent: present,
-        detail: present ? `model ${cfg.model} is available` : `model ${cfg.model} is not listed by ${maskUrl(base)}`,
+        detail: present ? `model ${cfg.model} is available` : `model ${cfg.model} is not listed by ${base}`,
       };
     } catch (err) {
       if (err instanceof OpenAI.APIError && typeof err.status === "number")

@@ -1,6 +1,5 @@
 import type { Logger } from "pino";
 import type { EndpointConfig } from "../config/schema.js";
-import { maskUrl } from "../url-secrets.js";
 import { get, readText } from "./http.js";
 import { ollamaShow } from "./ollama-show.js";
 import type { ModelClient, PromptWindow, ServerWindow } from "./types.js";
@@ -70,7 +69,7 @@ function positive(n: unknown): n is number {
 /** The warning for a `context_tokens` larger than the server's window, with the fix; `undefined` when it fits. */
 export function windowWarning(cfg: EndpointConfig, server: ServerWindow | undefined): string | undefined {
   if (!server || server.contextTokens >= cfg.context_tokens) return undefined;
-  return `context_tokens is ${cfg.context_tokens} but ${server.source} says ${cfg.name} at ${maskUrl(cfg.base_url)} has ${server.contextTokens}: prompts are budgeted to ${server.contextTokens}; set context_tokens: ${server.contextTokens}, or give the server a larger context`;
+  return `context_tokens is ${cfg.context_tokens} but ${server.source} says ${cfg.name} at ${cfg.base_url} has ${server.contextTokens}: prompts are budgeted to ${server.contextTokens}; set context_tokens: ${server.contextTokens}, or give the server a larger context`;
 }
 
 /**
