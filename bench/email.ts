@@ -83,7 +83,7 @@ export async function emailCost(record: Recorder): Promise<void> {
       note: "mailparser and nodemailer are loaded at the first mail",
       floor: `${answered} MB`,
     });
-    record({ name: "  … importing the three libraries alone", value: load.ms, unit: "ms", floor: `+${load.mb} MB RSS over bare node` });
+    record({ name: "  … importing the three packages alone", value: load.ms, unit: "ms", floor: `+${load.mb} MB RSS over bare node` });
   } finally {
     await model.close();
     await servers.stop();
@@ -103,7 +103,7 @@ async function idleRss(settings: Record<string, unknown>, between?: (pid: number
   return { before, after };
 }
 
-/** A child that imports the three libraries as the daemon does (require from the packages): time and RSS over bare node. */
+/** A child that requires the three packages (the daemon loads them from its bundle instead): time and RSS over bare node. */
 async function importCost(n = 5): Promise<{ ms: number; mb: number }> {
   const code = `const m0 = process.memoryUsage.rss(); const t = performance.now();
 require("imapflow"); require("nodemailer"); require("mailparser");

@@ -13,9 +13,11 @@ const dist = (path) => fileURLToPath(new URL(`../dist/${path}`, import.meta.url)
 
 // Big, and loaded only when enabled (pino-pretty: on a terminal). pino and better-sqlite3 are bundled too:
 // left outside they were 45 of a start's 73 module loads, whose path handling alone got hot enough for V8
-// to bring up its optimizing compiler, 5 MB of an idle daemon on Node 24.
-// The mail libraries (email only) load their own files lazily, so they stay packages too.
-const external = [/^node:/, /^pino-pretty$/, /^discord\.js$/, /^@discordjs\//, /^openai$/, /^imapflow$/, /^nodemailer$/, /^mailparser$/];
+// to bring up its optimizing compiler, 5 MB of an idle daemon on Node 24. So are the mail libraries, in
+// chunks of their own that only connectors.email loads: from their packages, imapflow alone was 146 files
+// at the email connector's start (the same compiler woken, ~6 MB on Node 24), mailparser and nodemailer
+// 90 more at the first mail.
+const external = [/^node:/, /^pino-pretty$/, /^discord\.js$/, /^@discordjs\//, /^openai$/];
 
 rmSync(dist("app"), { recursive: true, force: true });
 await build({
@@ -31,6 +33,8 @@ await build({
       "whatwg-url": shim("whatwg-url.mjs"),
       bindings: shim("bindings.cjs"),
       "thread-stream": shim("thread-stream.cjs"),
+      // imapflow pins a pino of its own (a patch release apart): the bundle's one serves it too.
+      pino: fileURLToPath(new URL("../node_modules/pino/pino.js", import.meta.url)),
     },
   },
   output: {

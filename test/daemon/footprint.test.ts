@@ -4,31 +4,23 @@ import { describe, expect, it } from "vitest";
 // @ts-expect-error: the example is JavaScript without types
 import { startFakeNtfy } from "../../examples/ntfy-connector/fake-ntfy.js";
 import { startFakeModel } from "../fakes/model-server.js";
+import { moduleRecorder, packageFiles } from "../helpers/footprint.js";
 import { baseSettings, createTempDir, startHermes } from "../helpers/hermes.js";
 import { baseUrlOf, httpEnv, httpSettings } from "../helpers/http.js";
 import { stoppedAfterEach } from "../helpers/per-test.js";
 import { waitFor } from "../helpers/wait.js";
 
-const RECORDER = resolve(import.meta.dirname, "../fixtures/footprint/record-modules.cjs");
 const STDIO_SERVER = resolve(import.meta.dirname, "../fakes/mcp-stdio-server.mjs");
 const NTFY_PLUGIN = resolve(import.meta.dirname, "../../examples/ntfy-connector/index.js");
-
-interface Loaded {
-  builtins: string[];
-  files: string[];
-}
 
 /** Starts a daemon that records what it loaded; `finish` stops it and reads the record. */
 async function recorded(settings: Record<string, unknown>, env: NodeJS.ProcessEnv = {}) {
   const dir = createTempDir();
-  const out = join(dir.path, "modules.json");
-  const hermes = await startHermes(settings, {
-    dir: dir.path,
-    env: { ...env, NODE_OPTIONS: `--require ${RECORDER}`, HERMES_TEST_MODULES: out },
-  });
-  const finish = async (): Promise<Loaded> => {
+  const recorder = moduleRecorder(dir.path);
+  const hermes = await startHermes(settings, { dir: dir.path, env: { ...env, ...recorder.env } });
+  const finish = async () => {
     expect(await hermes.stop()).toBe(0);
-    return JSON.parse(readFileSync(out, "utf8")) as Loaded;
+    return recorder.read();
   };
   return { hermes, finish };
 }
@@ -50,8 +42,7 @@ describe("what a daemon loads", () => {
     held.hermes = undefined;
     const loaded = await finish();
     // pino, better-sqlite3 and their dependencies are in the bundle; only the SQLite addon is a file of its own.
-    const outside = loaded.files.filter((f) => f.includes("/node_modules/"));
-    expect(outside.map((f) => f.replace(/.*\/node_modules\//, ""))).toEqual(["better-sqlite3/build/Release/better_sqlite3.node"]);
+    expect(packageFiles(loaded)).toEqual(["better-sqlite3/build/Release/better_sqlite3.node"]);
     // Each of these sets up OpenSSL, c-ares or TLS: megabytes of memory for a daemon that talks to
     // Ollama over plain HTTP on its own machine.
     for (const name of ["crypto", "https", "tls", "dns"]) expect(loaded.builtins).not.toContain(`NativeModule ${name}`);

@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { MAIL_USERS, REFUSED_RECIPIENT } from "../../fakes/mail-servers.js";
 import type { FakeModel } from "../../fakes/model-server.js";
 import { useHermes, useModel, useNotifySocket, useTempDir } from "../../helpers/fixture.js";
+import { moduleRecorder, packageFiles } from "../../helpers/footprint.js";
 import { AUTHSERV, authResults, mailboxOf, sendToHermes, waitForMail } from "../../helpers/mail-client.js";
 import { type EmailSettingsExtra, emailSettings, emailStatus, mailServersForFile } from "../../helpers/mail-setup.js";
 
@@ -40,6 +41,18 @@ describe("email", { timeout: 90_000 }, () => {
     expect(model.requests.at(-1)?.messages.at(-1)?.content).toContain("What is the plan?");
     await waitForMail(hermesMail, (m) => m.every((s) => s.seen), "the mail marked seen");
     expect((await ownerMail()).length).toBe(1);
+  });
+
+  it("reads and answers mail with the mail libraries from its bundle, not from their packages", async () => {
+    model.respond(() => ({ text: "ok" }));
+    const recorder = moduleRecorder(useTempDir());
+    const hermes = await start({}, { env: recorder.env });
+    await sendToHermes(servers, { from: OWNER, subject: "hi", text: "hello", auth: authResults("example.org") });
+    await replies(1);
+    expect(await hermes.stop()).toBe(0);
+    // Loaded from their packages, imapflow, mailparser and nodemailer were 236 files, whose path handling
+    // woke V8's optimizing compiler: ~6 MB more of an idle daemon on Node 24.
+    expect(packageFiles(recorder.read())).toEqual(["better-sqlite3/build/Release/better_sqlite3.node"]);
   });
 
   it("leaves a forged mail and a stranger's unread and unanswered", async () => {
