@@ -95,13 +95,15 @@ export function createChatFlow(deps: ChatFlowDeps): ChatFlow {
   async function receive(message: InboundMessage): Promise<void> {
     const m = validMessage(message);
     if (!m) return void log.warn({ message: describe(message) }, "a message without chat, user or text was ignored");
-    const text = m.text.trim();
     const stranger = !deps.allowed(m.user);
-    const skilled = stranger ? undefined : skillRequest(core, text);
-    const command = !stranger && skilled === undefined && /^\/\w+/.test(text);
+    // A plugin's network may send anything; the CLI and the HTTP door take at most 1 MiB too.
+    const tooLong = !stranger && m.text.length > MAX_INBOUND_CHARS;
+    const text = tooLong ? "" : m.text.trim();
+    const skilled = stranger || tooLong ? undefined : skillRequest(core, text);
+    const command = !stranger && !tooLong && skilled === undefined && /^\/\w+/.test(text);
     try {
       // Recorded with the run in one transaction: after a crash either both exist or the network delivers it again.
-      const work = () => (stranger || command ? undefined : submit(m, skilled ?? m.text));
+      const work = () => (stranger || command || tooLong ? undefined : submit(m, skilled ?? m.text));
       if (m.id !== undefined && !ids.once(name, m.id, work).fresh) return void log.debug({ id: m.id }, "a message seen before was ignored");
       if (m.id === undefined) work();
     } catch (err) {
@@ -110,6 +112,10 @@ export function createChatFlow(deps: ChatFlowDeps): ChatFlow {
       throw err;
     }
     if (stranger) await turnedAway(m);
+    if (tooLong) {
+      log.warn({ chat: m.chat, chars: m.text.length }, "a message too long for hermes was refused");
+      await reply(m.chat, tooLongText(m.text.length));
+    }
     if (command) await reply(m.chat, await runCommand(core, sessionKey(m), by(m.user), text));
   }
 
@@ -134,6 +140,12 @@ export function createChatFlow(deps: ChatFlowDeps): ChatFlow {
     },
   };
 }
+
+/** The longest text a connector plugin may hand over as one message. */
+export const MAX_INBOUND_CHARS = 1_000_000;
+
+const tooLongText = (chars: number) =>
+  `Your message was not read: it is ${chars.toLocaleString("en")} characters long, and hermes takes at most ${MAX_INBOUND_CHARS.toLocaleString("en")}. Please send a shorter one.`;
 
 /** The message with its fields as strings, or undefined when one of the required ones is missing. */
 function validMessage(m: InboundMessage | undefined): InboundMessage | undefined {

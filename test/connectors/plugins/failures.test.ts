@@ -99,3 +99,28 @@ it("a scheduled job with deliver: <plugin>:<chat> lands in that chat", async () 
   expect(room.messages.get("kitchen")?.map((m) => m.text)).toEqual(["Good morning: sunny, no meetings."]);
   expect(fired?.message_id).toBe(room.messages.get("kitchen")?.[0]?.id);
 });
+
+it("a message a plugin hands over that is too long is refused with a reply, once, and reaches neither the store nor the model", async () => {
+  model = await startFakeModel();
+  model.script({ text: "short answer" });
+  const plugins = [{ name: "mem", module: MEMORY_CHAT, allowed_users: ["alice"], options: { room: "long-room" } }];
+  const config = writeConfig(dir.path, {
+    ...baseSettings(model.url),
+    log: { level: "silent" },
+    connectors: { cli: { enabled: false }, cron: { enabled: false }, plugins },
+  });
+  daemon = await startDaemon(config);
+  const room = openRoom("long-room") as Room;
+  const huge = "word ".repeat(400_000);
+  await say(room, "c1", huge, "l1");
+  // The network delivers it again: it was seen, so it is not answered twice.
+  await say(room, "c1", huge, "l1");
+  expect(room.messages.get("c1")?.map((m) => m.text)).toEqual([
+    "Your message was not read: it is 2,000,000 characters long, and hermes takes at most 1,000,000. Please send a shorter one.",
+  ]);
+  await say(room, "c1", "and a short one", "l2");
+  expect(await until(() => room.messages.get("c1")?.[1]?.text)).toBe("short answer");
+  expect(model.requests).toHaveLength(1);
+  const stored = daemon.core.store.db.prepare("SELECT MAX(LENGTH(content)) FROM messages").pluck().get() as number;
+  expect(stored).toBeLessThan(1000);
+});
