@@ -55,7 +55,7 @@ export async function stepTimes(): Promise<StepTimes> {
   }
   const count = (table: string) => daemon.core.store.db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get() as number;
   const ledgerRows = count("model_calls");
-  const indexedPerStep = count("recall_index") / (2 * (WARM_ASKS + ASKS));
+  const indexedPerStep = count("recall_source WHERE text IS NOT NULL") / (2 * (WARM_ASKS + ASKS));
   await daemon.stop();
   dir.cleanup();
   return { perStep, ledgerRows, indexedPerStep };

@@ -299,4 +299,18 @@ export const MIGRATIONS: {
     // already written keep their size and are read as before.
     sql: "INSERT INTO recall_index (recall_index, rank) VALUES ('pgsz', 1000);",
   },
+  {
+    version: 17,
+    name: "recall: the index reads its text from the messages (external content) instead of keeping a copy of each, a smaller write per message",
+    // recall_text() is indexedText() (recall-text.ts), registered on every connection that reads snippets
+    // (registerRecallText). The index is rebuilt from the messages: the old one's copies go with it.
+    sql: `
+      DROP TABLE recall_index;
+      CREATE VIEW recall_source AS SELECT id, recall_text(role, content, tool_name) AS text FROM messages;
+      CREATE VIRTUAL TABLE recall_index USING fts5(text, tokenize = 'unicode61 remove_diacritics 2', columnsize = 0,
+        content = 'recall_source', content_rowid = 'id');
+      INSERT INTO recall_index (recall_index, rank) VALUES ('pgsz', 1000);
+    `,
+    data: fillRecallIndex,
+  },
 ];

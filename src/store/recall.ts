@@ -68,6 +68,7 @@ export class RecallStore {
   private readonly q;
 
   constructor(db: Db) {
+    registerRecallText(db);
     this.q = statements(db, {
       all: () => db.prepare(`SELECT ${HIT_COLUMNS} ${HIT_FROM} ${NEWEST_FIRST}`),
       person: () => db.prepare(`SELECT ${HIT_COLUMNS} ${HIT_FROM} ${PERSON_SCOPE} ${NEWEST_FIRST}`),
@@ -117,7 +118,20 @@ export function recallWriter(db: Db): (id: number, role: string, content: string
   };
 }
 
-/** Migration 14's data step: indexes every message already stored, in batches (a write may not run inside a read). */
+/**
+ * The text the index holds for a message, as SQL (`recall_text(role, content, tool_name)`): the index reads
+ * it through the `recall_source` view to make snippets, so every connection that searches registers it.
+ * It must stay what was indexed (`indexedText`), or snippets would mark the wrong words.
+ */
+export function registerRecallText(db: Db): void {
+  db.function("recall_text", { deterministic: true }, (role, content, toolName) =>
+    typeof role === "string" && typeof content === "string"
+      ? (indexedText(role, content, typeof toolName === "string" ? toolName : null) ?? null)
+      : null,
+  );
+}
+
+/** Migrations 14's and 17's data step: indexes every message already stored, in batches (a write may not run inside a read). */
 export function fillRecallIndex(db: Db): void {
   const write = recallWriter(db);
   const batch = db.prepare("SELECT id, role, content, tool_name FROM messages WHERE id > ? ORDER BY id LIMIT 5000");
