@@ -2,7 +2,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { MIGRATIONS } from "../../src/store/migrations.js";
-import { markSnippet, scopeOf } from "../../src/store/recall.js";
+import { markSnippet, RecallStore, scopeOf } from "../../src/store/recall.js";
 import { openStore, type Store } from "../../src/store/store.js";
 import { createTempDir } from "../helpers/hermes.js";
 
@@ -240,5 +240,43 @@ describe("recall", () => {
     store.db.exec("INSERT INTO recall_index (recall_index) VALUES ('optimize')");
     expect(store.db.prepare("SELECT COUNT(*) FROM recall_index WHERE recall_index MATCH 'plumber'").pluck().get()).toBe(420);
     expect(store.recall.search({ query: "k17q", scope: all }).map((h) => h.message_id)).toEqual([17]);
+  });
+
+  it("keeps each message's text once: the index reads it from the messages, also from a read-only connection", () => {
+    const path = tempDb();
+    const old = new Database(path);
+    old.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)");
+    for (const m of MIGRATIONS.filter((m) => m.version <= 16)) {
+      old.exec(m.sql);
+      m.data?.(old);
+      old.prepare("INSERT INTO schema_migrations VALUES (?, ?, ?)").run(m.version, m.name, Date.now());
+    }
+    old.prepare("INSERT INTO sessions (id, key, created_at) VALUES (1, 'cli:default', ?)").run(Date.now());
+    old
+      .prepare("INSERT INTO messages (id, session_id, role, content, created_at) VALUES (1, 1, 'user', ?, ?)")
+      .run("the plumber on Tuesday", Date.now());
+    old.prepare("INSERT INTO recall_index (rowid, text) VALUES (1, ?)").run("the plumber on Tuesday");
+    // The old index kept its own copy of every text.
+    expect(old.prepare("SELECT COUNT(*) FROM recall_index_content").pluck().get()).toBe(1);
+    old.close();
+
+    const store = open(path);
+    expect(store.db.prepare("SELECT name FROM sqlite_master WHERE name = 'recall_index_content'").get()).toBeUndefined();
+    const session = store.history.activeSession("cli:default");
+    store.history.appendMessage(session.id, null, { role: "user", content: "the roofer on Friday\n\n(Current time: Friday 14:00)" });
+    store.history.appendMessage(session.id, null, { role: "assistant", content: "水道屋に電話した" });
+    const snippets = (s: RecallStore, query: string) => s.search({ query, scope: all }).map((h) => markSnippet(h.snippet));
+    expect(snippets(store.recall, "plumber")).toEqual(["the [plumber] on Tuesday"]);
+    // The time note the runner appends is neither found nor shown.
+    expect(snippets(store.recall, "roofer")).toEqual(["the [roofer] on Friday"]);
+    expect(snippets(store.recall, "current")).toEqual([]);
+    expect(snippets(store.recall, "水道")).toEqual(["[水道]屋に電話した"]);
+    // As `hermes search` reads it: its own connection, read-only.
+    const reader = new Database(path, { readonly: true });
+    try {
+      expect(snippets(new RecallStore(reader), "roofer")).toEqual(["the [roofer] on Friday"]);
+    } finally {
+      reader.close();
+    }
   });
 });
