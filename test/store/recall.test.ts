@@ -7,6 +7,18 @@ import { openStore, type Store } from "../../src/store/store.js";
 import { createTempDir } from "../helpers/hermes.js";
 
 const ALICE = "telegram:111";
+
+/** A database as a version that had migrations up to `version` left it. */
+function databaseAt(path: string, version: number): Database.Database {
+  const db = new Database(path);
+  db.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)");
+  for (const m of MIGRATIONS.filter((m) => m.version <= version)) {
+    db.exec(m.sql);
+    m.data?.(db);
+    db.prepare("INSERT INTO schema_migrations VALUES (?, ?, ?)").run(m.version, m.name, Date.now());
+  }
+  return db;
+}
 const BOB = "telegram:222";
 
 describe("recall", () => {
@@ -160,12 +172,7 @@ describe("recall", () => {
 
   it("builds the index for a database written before it existed (migration 14), old messages in every script included", () => {
     const path = tempDb();
-    const old = new Database(path);
-    old.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)");
-    for (const m of MIGRATIONS.filter((m) => m.version <= 13)) {
-      old.exec(m.sql);
-      old.prepare("INSERT INTO schema_migrations VALUES (?, ?, ?)").run(m.version, m.name, Date.now());
-    }
+    const old = databaseAt(path, 13);
     const at = Date.parse("2026-06-01T10:00:00Z");
     old.prepare("INSERT INTO sessions (id, key, created_at) VALUES (1, 'telegram:111', ?), (2, 'telegram:222', ?)").run(at, at);
     old
@@ -204,13 +211,7 @@ describe("recall", () => {
     expect(pgsz(open())).toBe(1000);
 
     const path = tempDb();
-    const old = new Database(path);
-    old.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)");
-    for (const m of MIGRATIONS.filter((m) => m.version <= 15)) {
-      old.exec(m.sql);
-      m.data?.(old);
-      old.prepare("INSERT INTO schema_migrations VALUES (?, ?, ?)").run(m.version, m.name, Date.now());
-    }
+    const old = databaseAt(path, 15);
     old.prepare("INSERT INTO sessions (id, key, created_at) VALUES (1, 'cli:default', ?)").run(Date.now());
     const insert = old.prepare("INSERT INTO messages (id, session_id, role, content, created_at) VALUES (?, 1, 'user', ?, ?)");
     const index = old.prepare("INSERT INTO recall_index (rowid, text) VALUES (?, ?)");
@@ -244,13 +245,7 @@ describe("recall", () => {
 
   it("keeps each message's text once: the index reads it from the messages, also from a read-only connection", () => {
     const path = tempDb();
-    const old = new Database(path);
-    old.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)");
-    for (const m of MIGRATIONS.filter((m) => m.version <= 16)) {
-      old.exec(m.sql);
-      m.data?.(old);
-      old.prepare("INSERT INTO schema_migrations VALUES (?, ?, ?)").run(m.version, m.name, Date.now());
-    }
+    const old = databaseAt(path, 16);
     old.prepare("INSERT INTO sessions (id, key, created_at) VALUES (1, 'cli:default', ?)").run(Date.now());
     old
       .prepare("INSERT INTO messages (id, session_id, role, content, created_at) VALUES (1, 1, 'user', ?, ?)")
