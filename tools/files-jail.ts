@@ -146,7 +146,15 @@ export function createJail(root: string) {
 
 /** The path that opens `name` inside `dir`: through the descriptor on Linux, by the real path elsewhere. */
 function childPath(dir: Dir, name: string): string {
-  return PROC_FD ? `${PROC_FD}/${dir.handle.fd}/${name}` : join(dir.path, name);
+  return pathInFolder(dir.handle, dir.path, name);
+}
+
+/**
+ * The path that opens `name` inside the folder open as `folder` (reached by `path`): through its descriptor
+ * on Linux, so a link put in the folder's place since it was opened leads nowhere; by the path elsewhere.
+ */
+export function pathInFolder(folder: FileHandle, path: string, name: string): string {
+  return PROC_FD ? `${PROC_FD}/${folder.fd}/${name}` : join(path, name);
 }
 
 function checkRegular(info: Stats, path: string): void {

@@ -1,6 +1,7 @@
 import { constants } from "node:fs";
 import { mkdir, open } from "node:fs/promises";
 import { extname, join } from "node:path";
+import { pathInFolder } from "../../tools/files-jail.js";
 
 /** Types read_file can show as text. */
 const TEXT_TYPES = /^(text\/|application\/(json|xml|yaml|x-yaml|toml|csv|x-sh|javascript|x-ndjson|sql))/;
@@ -55,7 +56,6 @@ export async function saveToInbox(filesRoot: string, name: string, bytes: Buffer
       throw new Error(`${dir} is not a folder (a symbolic link?); files sent to hermes are kept only in a real inbox folder`);
     throw err;
   });
-  const inFolder = (file: string) => (process.platform === "linux" ? `/proc/self/fd/${folder.fd}/${file}` : join(dir, file));
   const safe = safeName(name);
   const ext = extname(safe);
   const stem = safe.slice(0, safe.length - ext.length);
@@ -63,7 +63,7 @@ export async function saveToInbox(filesRoot: string, name: string, bytes: Buffer
     for (let n = 1; ; n++) {
       const candidate = n === 1 ? safe : `${stem}-${n}${ext}`;
       try {
-        const handle = await open(inFolder(candidate), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+        const handle = await open(pathInFolder(folder, dir, candidate), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
         await handle.writeFile(bytes).finally(() => handle.close());
         return `inbox/${candidate}`;
       } catch (err) {
