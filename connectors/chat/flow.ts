@@ -98,12 +98,13 @@ export function createChatFlow(deps: ChatFlowDeps): ChatFlow {
     const stranger = !deps.allowed(m.user);
     // A plugin's network may send anything; the CLI and the HTTP door take at most 1 MiB too.
     const tooLong = !stranger && m.text.length > MAX_INBOUND_CHARS;
-    const text = tooLong ? "" : m.text.trim();
-    const skilled = stranger || tooLong ? undefined : skillRequest(core, text);
-    const command = !stranger && !tooLong && skilled === undefined && /^\/\w+/.test(text);
+    const read = !stranger && !tooLong;
+    const text = read ? m.text.trim() : "";
+    const skilled = read ? skillRequest(core, text) : undefined;
+    const command = read && skilled === undefined && /^\/\w+/.test(text);
     try {
       // Recorded with the run in one transaction: after a crash either both exist or the network delivers it again.
-      const work = () => (stranger || command || tooLong ? undefined : submit(m, skilled ?? m.text));
+      const work = () => (read && !command ? submit(m, skilled ?? m.text) : undefined);
       if (m.id !== undefined && !ids.once(name, m.id, work).fresh) return void log.debug({ id: m.id }, "a message seen before was ignored");
       if (m.id === undefined) work();
     } catch (err) {
@@ -142,7 +143,7 @@ export function createChatFlow(deps: ChatFlowDeps): ChatFlow {
 }
 
 /** The longest text a connector plugin may hand over as one message. */
-export const MAX_INBOUND_CHARS = 1_000_000;
+const MAX_INBOUND_CHARS = 1_000_000;
 
 const tooLongText = (chars: number) =>
   `Your message was not read: it is ${chars.toLocaleString("en")} characters long, and hermes takes at most ${MAX_INBOUND_CHARS.toLocaleString("en")}. Please send a shorter one.`;
