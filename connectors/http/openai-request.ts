@@ -74,9 +74,7 @@ async function intakeImages(
   const refs: string[] = [];
   for (const url of input.images) {
     const decoded = decodeDataUrl(url);
-    if (!decoded && /^data:/i.test(url))
-      return { ok: false, message: "an image_url's data: URL could not be read (its %-encoding is broken)" };
-    if (!decoded) return { ok: false, message: "an image_url must be a data: URL (hermes fetches no image from the web)" };
+    if ("problem" in decoded) return { ok: false, message: decoded.problem };
     const taken = await intake({ kind: "image", bytes: decoded.bytes, name: "image", mime: decoded.mime }, core.config());
     if (taken.type === "reply") return { ok: false, message: taken.text };
     texts.push(taken.text);

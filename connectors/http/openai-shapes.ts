@@ -82,19 +82,19 @@ function imageUrls(m: RequestMessage): string[] {
   });
 }
 
-/**
- * A `data:` URL's bytes and type; undefined for anything else (hermes fetches no image from the web) and
- * for a body whose percent-encoding is broken.
- */
-export function decodeDataUrl(url: string): { bytes: Buffer; mime: string } | undefined {
+const UNREADABLE = { problem: "an image_url's data: URL could not be read (its %-encoding is broken)" };
+
+/** A `data:` URL's bytes and type, or why there are none (hermes fetches no image from the web). */
+export function decodeDataUrl(url: string): { bytes: Buffer; mime: string } | { problem: string } {
   const match = /^data:([\w.+-]+\/[\w.+-]+)?(?:;[\w=.-]+)*?(;base64)?,/i.exec(url);
-  if (!match) return undefined;
+  if (!match)
+    return /^data:/i.test(url) ? UNREADABLE : { problem: "an image_url must be a data: URL (hermes fetches no image from the web)" };
   const body = url.slice(match[0].length);
   if (match[2]) return { bytes: Buffer.from(body, "base64"), mime: match[1] ?? "" };
   try {
     return { bytes: Buffer.from(decodeURIComponent(body), "latin1"), mime: match[1] ?? "" };
   } catch {
-    return undefined;
+    return UNREADABLE;
   }
 }
 
