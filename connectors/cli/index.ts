@@ -8,7 +8,7 @@ import type { UsageGrouping, UsageTotals } from "../../src/store/usage.js";
 import { VERSION } from "../../src/version.js";
 import { createUploads, isAskFile, takeFile } from "./files.js";
 import { dispatchPairing } from "./pair.js";
-import { type ErrorCode, MAX_LINE_BYTES, PROTOCOL_VERSION, type Reply } from "./protocol.js";
+import { type ErrorCode, limitOf, MAX_LINE_BYTES, PROTOCOL_VERSION, type Reply } from "./protocol.js";
 import { dispatchStorage } from "./storage.js";
 
 type Json = Record<string, unknown>;
@@ -190,7 +190,7 @@ async function dispatch(core: Core, id: string, req: Json, send: (reply: Reply) 
     case "approvals":
       return result(true, undefined, core.store.approvals.pending());
     case "audit": {
-      const limit = Number.isInteger(req.limit) && (req.limit as number) > 0 ? Math.min(req.limit as number, 10_000) : 50;
+      const limit = limitOf(req.limit, 10_000);
       const key = typeof req.session === "string" ? req.session : undefined;
       return result(true, undefined, core.store.audit.list(key, limit));
     }

@@ -46,6 +46,11 @@ export interface AskFile {
 /** Uploads per connection: at most this many bytes in all (the Bot API's download limit). */
 export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
 
+/** A request's `limit`: a whole number from 1, at most `max`; anything else (absent, 2.5, "7") is 50. */
+export function limitOf(value: unknown, max: number): number {
+  return Number.isInteger(value) && (value as number) > 0 ? Math.min(value as number, max) : 50;
+}
+
 export type Reply =
   | { v: 1; id: string; type: "hello"; version: string; protocol: number; pid?: number }
   /** One event of a run started by `ask`, in order. */

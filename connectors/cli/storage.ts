@@ -2,6 +2,7 @@
 import { isAbsolute } from "node:path";
 import type { Core } from "../../src/connector.js";
 import { backupDatabase, backupInto, backupSettings, describeBackup } from "../../src/store/backup.js";
+import { limitOf } from "./protocol.js";
 
 type Json = Record<string, unknown>;
 type Result = (ok: boolean, message?: string, data?: unknown) => void;
@@ -10,7 +11,7 @@ export async function dispatchStorage(core: Core, req: Json, result: Result, bad
   const { history, summaries, memory } = core.store;
   switch (req.op) {
     case "sessions": {
-      const limit = Number.isInteger(req.limit) && (req.limit as number) > 0 ? Math.min(req.limit as number, 1000) : 50;
+      const limit = limitOf(req.limit, 1000);
       const rows = history.listSessions(limit).map((s) => ({ ...s, summary_turns: summaries.latest(s.id)?.turns ?? 0 }));
       return result(true, undefined, rows);
     }
