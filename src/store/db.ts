@@ -2,7 +2,6 @@ import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { MIGRATIONS } from "./migrations.js";
 import { privateDatabase, privateDir } from "./private.js";
-import { registerRecallText } from "./recall.js";
 
 export type Db = Database.Database;
 
@@ -33,7 +32,6 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number } =
 }
 
 export function migrate(db: Db): number {
-  registerRecallText(db);
   db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)");
   const applied = new Set(db.prepare("SELECT version FROM schema_migrations").pluck().all() as number[]);
   const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");

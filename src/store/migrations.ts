@@ -302,8 +302,9 @@ export const MIGRATIONS: {
   {
     version: 17,
     name: "recall: the index reads its text from the messages (external content) instead of keeping a copy of each, a smaller write per message",
-    // recall_text() is indexedText() (recall-text.ts), registered on every connection that reads snippets
-    // (registerRecallText). The index is rebuilt from the messages: the old one's copies go with it.
+    // recall_text() is indexedText() (recall-text.ts), registered by RecallStore on every connection that
+    // reads snippets (the view is read only then). The index is rebuilt from the messages: the old one's
+    // copies go with it.
     sql: `
       DROP TABLE recall_index;
       CREATE VIEW recall_source AS SELECT id, recall_text(role, content, tool_name) AS text FROM messages;
