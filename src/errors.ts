@@ -106,6 +106,14 @@ export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** A message that came while hermes stops is not recorded: whoever holds it keeps it and hands it over again. */
+export class StoppingError extends Error {
+  constructor() {
+    super("hermes is shutting down; the message was not taken");
+    this.name = "StoppingError";
+  }
+}
+
 /** The abort reason when the daemon stops: the run is recorded as interrupted, not aborted. */
 export class ShutdownAbort extends Error {
   constructor() {

@@ -20,7 +20,7 @@ export function createChatFlow(deps: ChatFlowDeps): ChatFlow {
   const markDone = (m: ChatMessage) => m.journalId !== undefined && core.store.inbound.markDone(name, m.journalId);
   const help = deps.texts?.help;
 
-  const submit = (m: ChatMessage, text: string, images?: string[]) => {
+  const submit = (m: ChatMessage, text: string, images?: string[], recordedOrThrow = false) => {
     const { done } = core.submit({
       sessionKey: sessionKey(m),
       text,
@@ -31,6 +31,7 @@ export function createChatFlow(deps: ChatFlowDeps): ChatFlow {
       ...(m.journalId !== undefined && { inbound: { connector: name, id: m.journalId } }),
       ...(m.group && { group: true }),
       ...(images?.length && { images }),
+      ...(recordedOrThrow && { recordedOrThrow }),
     });
     done.catch((err: unknown) => log.error({ err, chat: m.chat }, "run failed"));
   };
@@ -104,7 +105,8 @@ export function createChatFlow(deps: ChatFlowDeps): ChatFlow {
     const command = read && skilled === undefined && /^\/\w+/.test(text);
     try {
       // Recorded with the run in one transaction: after a crash either both exist or the network delivers it again.
-      const work = () => (read && !command ? submit(m, skilled ?? m.text) : undefined);
+      // While hermes stops, submit throws: the id is not kept either, and the plugin hands the message over again.
+      const work = () => (read && !command ? submit(m, skilled ?? m.text, undefined, true) : undefined);
       if (m.id !== undefined && !ids.once(name, m.id, work).fresh) return void log.debug({ id: m.id }, "a message seen before was ignored");
       if (m.id === undefined) work();
     } catch (err) {

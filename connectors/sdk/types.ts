@@ -93,7 +93,7 @@ export interface ConnectorHost {
   /**
    * Hands a user message to hermes. Resolves once the message is stored (not when the run ends): after
    * that the plugin may acknowledge it to its network. Rejects only when it could not be stored (a full
-   * disk); then do not acknowledge it, so the network delivers it again. A text over 1,000,000 characters
+   * disk, or hermes is shutting down); then do not acknowledge it, so the network delivers it again. A text over 1,000,000 characters
    * from an allowed user is not read: hermes tells the chat so, and the message counts as handled.
    */
   receive(message: InboundMessage): Promise<void>;

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { DiskFullError, isDiskFull, ShutdownAbort } from "../errors.js";
+import { DiskFullError, isDiskFull, ShutdownAbort, StoppingError } from "../errors.js";
 import type { Approvals } from "../gate/approvals.js";
 import { newRunId } from "../run-id.js";
 import { isEphemeralKey, type SessionRow } from "../store/history.js";
@@ -73,6 +73,7 @@ export class Runner {
   submit(req: SubmitRequest): { runId: string; done: Promise<RunOutcome> } {
     const runId = req.runId ?? newRunId();
     if (!this.accepting) {
+      if (req.recordedOrThrow) throw new StoppingError();
       const reply = "hermes is shutting down; send the message again in a moment.";
       return { runId, done: Promise.resolve({ runId, reply, stopReason: "interrupted" }) };
     }

@@ -72,6 +72,12 @@ export interface SubmitRequest {
    * be a fresh ephemeral key (`api:~<id>`, see isEphemeralKey).
    */
   context?: ChatMessage[];
+  /**
+   * The caller counts the message as handled once `submit` returns (a plugin's message, recorded by its id
+   * in the same transaction): while hermes stops, `submit` then throws StoppingError instead of answering
+   * that it is shutting down, so that nothing is recorded and the message is handed over again later.
+   */
+  recordedOrThrow?: boolean;
 }
 
 export type { DecideResult } from "../gate/approvals.js";

@@ -124,3 +124,35 @@ it("a message a plugin hands over that is too long is refused with a reply, once
   const stored = daemon.core.store.db.prepare("SELECT MAX(LENGTH(content)) FROM messages").pluck().get() as number;
   expect(stored).toBeLessThan(1000);
 });
+
+it("a message a plugin hands over while hermes stops is not taken: the plugin keeps it, and after the restart it is answered", async () => {
+  model = await startFakeModel();
+  let release = () => {};
+  const answerLater = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  model.script({ text: "first answer", gate: answerLater }, { text: "second answer" });
+  const plugins = [{ name: "mem", module: MEMORY_CHAT, allowed_users: ["alice"], options: { room: "stop-room" } }];
+  const config = writeConfig(dir.path, {
+    ...baseSettings(model.url),
+    log: { level: "silent" },
+    connectors: { cli: { enabled: false }, cron: { enabled: false }, plugins },
+  });
+  daemon = await startDaemon(config);
+  const room = openRoom("stop-room") as Room;
+  await say(room, "c1", "first question", "s1");
+  await model.waitForRequests(1);
+  const stopping = daemon.stop();
+  // The stop has begun (no notify socket here: nothing to wait for before the runner stops taking runs).
+  await new Promise((resolve) => setImmediate(resolve));
+  // Refused, so the plugin does not acknowledge it to its network.
+  await expect(say(room, "c2", "second question", "s2")).rejects.toThrow(/shutting down/);
+  release();
+  await stopping;
+  expect(room.messages.get("c1")?.map((m) => m.text)).toEqual(["first answer"]);
+  daemon = await startDaemon(config);
+  // The network hands it over again: it was not counted as seen.
+  await say(room, "c2", "second question", "s2");
+  expect(await until(() => room.messages.get("c2")?.[0]?.text)).toBe("second answer");
+  expect(model.requests).toHaveLength(2);
+});
