@@ -7,7 +7,7 @@ import { usageRow } from "../store/usage.js";
 import { summarize, truncateResult } from "../text.js";
 import { type PromptInput, type PromptPlan, planPrompt, repairPairs } from "./context.js";
 import type { LoopDeps } from "./loop-deps.js";
-import { keepMark, withMark } from "./window.js";
+import { keepMark, windowHistory, withMark } from "./window.js";
 
 /** The first words of every compaction request (the fake model in the tests knows them too). */
 export const COMPACTION_MARKER = "You keep the running summary of a conversation";
@@ -70,7 +70,7 @@ export function promptWithStoredSummary(deps: CompactionDeps, sessionId: number,
 /** `/compact`: summarises every turn of the session but the newest one, now. */
 export async function compactNow(target: CompactionTarget, deps: CompactionDeps): Promise<{ ok: boolean; message: string }> {
   const summary = deps.store.summaries.latest(target.sessionId);
-  const history = repairPairs(uncovered(deps, deps.store.history.recentMessages(target.sessionId, 400), summary));
+  const history = repairPairs(uncovered(deps, windowHistory(deps.store, target.sessionId), summary));
   const last = history.findLastIndex((m) => m.role === "user");
   if (last <= 0 || !history.slice(0, last).some((m) => m.role === "user")) {
     return { ok: false, message: "nothing to compact yet: the conversation has one turn or none since the last summary" };

@@ -13,6 +13,7 @@ import { promptWithStoredSummary, promptWithSummary } from "./compaction.js";
 import type { PromptInput } from "./context.js";
 import type { LoopDeps } from "./loop-deps.js";
 import type { AgentEvent, RunOutcome, StopReason } from "./types.js";
+import { windowHistory } from "./window.js";
 
 /** A run being driven by this process. */
 export interface ActiveRun {
@@ -114,7 +115,7 @@ async function callModel(run: ActiveRun, deps: LoopDeps, call: CallContext): Pro
   const tools = run.allowedTools ? deps.toolSpecs().filter((t) => run.allowedTools?.has(t.name)) : deps.toolSpecs();
   const { step, ledger, notices, images } = call;
   const imageTokens = (images?.length ?? 0) * IMAGE_TOKENS;
-  const history = deps.store.history.recentMessages(run.sessionId, 400);
+  const history = windowHistory(deps.store, run.sessionId, run.runId);
   const input = (window: PromptWindow): PromptInput => ({
     system: run.system,
     tools,
@@ -200,7 +201,7 @@ export function compactAfterRun(run: ActiveRun, deps: LoopDeps, reply = ""): Pro
   return compactAfterReply(run, deps, {
     system: run.system,
     tools: run.allowedTools ? deps.toolSpecs().filter((t) => run.allowedTools?.has(t.name)) : deps.toolSpecs(),
-    history: deps.store.history.recentMessages(run.sessionId, 400),
+    history: windowHistory(deps.store, run.sessionId, run.runId),
     budgetTokens: window.contextTokens - window.outputTokens,
     ratio: deps.calibration.ratio(window.model),
   });

@@ -1,3 +1,4 @@
+import type { ChatMessage } from "../model/types.js";
 import type { Store } from "../store/store.js";
 import type { PromptInput, PromptPlan, WindowMark } from "./context.js";
 
@@ -12,6 +13,16 @@ const MAX_SESSIONS = 1000;
 /** The prompt input with the session's window mark and the store's message ids. */
 export function withMark(store: Store, sessionId: number, input: PromptInput): PromptInput {
   return { ...input, mark: marks.get(store)?.get(sessionId), idOf: (m) => store.history.messageId(m) };
+}
+
+/**
+ * The history a prompt for the session is built from: the newest messages, and every one from where the
+ * session's window starts and from the start of `runId` (a long run), however far back that is.
+ */
+export function windowHistory(store: Store, sessionId: number, runId?: string): ChatMessage[] {
+  const starts = [marks.get(store)?.get(sessionId)?.fromId, runId === undefined ? undefined : store.history.firstMessageOf(runId)];
+  const from = starts.filter((id): id is number => id !== undefined);
+  return store.history.windowMessages(sessionId, from.length ? Math.min(...from) : undefined);
 }
 
 /** Remembers where the window of the request just built stands, for the session's next request. */

@@ -81,12 +81,22 @@ const CACHED_MESSAGES = 400;
 const CACHED_SESSIONS = 200;
 
 /**
+ * A session's newest messages in memory: at least `keep` of them (more when its window reaches further
+ * back), or all of them (`whole`) while it has fewer.
+ */
+interface Cached {
+  messages: ChatMessage[];
+  keep: number;
+  whole: boolean;
+}
+
+/**
  * Sessions, runs and messages: the full conversation history, kept forever. The newest messages of
  * recently active sessions are also kept in memory, so a step does not re-read and re-parse history.
  */
 export class HistoryStore {
   private readonly q;
-  private readonly recent = new Map<number, ChatMessage[]>();
+  private readonly recent = new Map<number, Cached>();
   /** The row id of every message this store handed out or appended. */
   private readonly ids = new WeakMap<ChatMessage, number>();
   private readonly ephemeral = new Map<number, Ephemeral>();
@@ -123,6 +133,11 @@ export class HistoryStore {
         db.prepare(
           "SELECT id, role, content, tool_calls, tool_call_id, tool_name, images FROM (SELECT * FROM messages WHERE session_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id",
         ),
+      messagesFrom: () =>
+        db.prepare(
+          "SELECT id, role, content, tool_calls, tool_call_id, tool_name, images FROM messages WHERE session_id = ? AND id >= ? ORDER BY id",
+        ),
+      firstMessageOfRun: () => db.prepare("SELECT MIN(id) FROM messages WHERE run_id = ?").pluck(),
       runMessages: () =>
         db.prepare("SELECT id, role, content, tool_calls, tool_call_id, tool_name, images FROM messages WHERE run_id = ? ORDER BY id"),
       allMessages: () =>
@@ -255,8 +270,11 @@ export class HistoryStore {
     this.ids.set(message, id);
     const cached = this.recent.get(sessionId);
     if (cached) {
-      cached.push(message);
-      if (cached.length > CACHED_MESSAGES * 1.5) cached.splice(0, cached.length - CACHED_MESSAGES);
+      cached.messages.push(message);
+      if (cached.messages.length > cached.keep * 1.5) {
+        cached.messages.splice(0, cached.messages.length - cached.keep);
+        cached.whole = false;
+      }
     }
     return id;
   }
@@ -265,16 +283,53 @@ export class HistoryStore {
   recentMessages(sessionId: number, limit: number): ChatMessage[] {
     const held = this.ephemeral.get(sessionId);
     if (held) return held.messages.slice(-limit);
-    let cached = this.recent.get(sessionId);
-    if (!cached || limit > CACHED_MESSAGES) {
-      cached = (this.q.recentMessages.all(sessionId, Math.max(limit, CACHED_MESSAGES)) as MessageRow[]).map((r) => this.toMessage(r));
-      if (limit > CACHED_MESSAGES) return cached;
+    const cached = this.recent.get(sessionId);
+    if (cached && (limit <= cached.messages.length || cached.whole)) return this.used(sessionId, cached).messages.slice(-limit);
+    const asked = Math.max(limit, CACHED_MESSAGES);
+    const messages = this.rows(this.q.recentMessages.all(sessionId, asked));
+    if (limit <= CACHED_MESSAGES) this.used(sessionId, { messages, keep: CACHED_MESSAGES, whole: messages.length < asked });
+    return messages.slice(-limit);
+  }
+
+  /**
+   * The messages a prompt is built from, oldest first: the newest 400, and every one from `fromId` on when
+   * that reaches further back (the start of a window of many short messages, or of a long run). Those are
+   * kept in memory too, as long as the window reaches that far back.
+   */
+  windowMessages(sessionId: number, fromId?: number): ChatMessage[] {
+    const held = this.ephemeral.get(sessionId);
+    if (held) return held.messages.slice();
+    const newest = this.recentMessages(sessionId, CACHED_MESSAGES);
+    const cached = this.recent.get(sessionId);
+    const first = newest[0] && this.ids.get(newest[0]);
+    if (fromId === undefined || !cached || first === undefined || first <= fromId) return newest;
+    const oldest = cached.messages[0] && this.ids.get(cached.messages[0]);
+    if (cached.whole || (oldest !== undefined && oldest <= fromId)) {
+      const start = cached.messages.findIndex((m) => (this.ids.get(m) ?? 0) >= fromId);
+      // Kept as far back as the window reaches now: after a jump, that is less.
+      cached.keep = Math.max(CACHED_MESSAGES, cached.messages.length - start);
+      return cached.messages.slice(start);
     }
-    // Most recently used last, so the oldest entry is the one evicted.
+    const messages = this.rows(this.q.messagesFrom.all(sessionId, fromId));
+    this.used(sessionId, { messages, keep: Math.max(CACHED_MESSAGES, messages.length), whole: false });
+    return messages.slice();
+  }
+
+  /** The id of a run's first message (its user message), when it has one stored. */
+  firstMessageOf(runId: string): number | undefined {
+    return (this.q.firstMessageOfRun.get(runId) as number | null | undefined) ?? undefined;
+  }
+
+  /** Marks `cached` as the session's, most recently used last, so the oldest entry is the one evicted. */
+  private used(sessionId: number, cached: Cached): Cached {
     this.recent.delete(sessionId);
     this.recent.set(sessionId, cached);
     if (this.recent.size > CACHED_SESSIONS) this.recent.delete(this.recent.keys().next().value as number);
-    return cached.length > limit ? cached.slice(-limit) : cached.slice();
+    return cached;
+  }
+
+  private rows(rows: unknown[]): ChatMessage[] {
+    return (rows as MessageRow[]).map((r) => this.toMessage(r));
   }
 
   /** Every message a run added, in order (its user message, assistant turns and tool results). */

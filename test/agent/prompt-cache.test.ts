@@ -1,8 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { SUMMARY_ADDITION } from "../../src/agent/compact-idle.js";
 import { DEFAULT_TOOLS } from "../../src/config/schema.js";
 import { promptTokens } from "../../src/model/tokens.js";
 import type { ChatMessage } from "../../src/model/types.js";
+import { defineTool } from "../../src/tools/define.js";
 import { FAKE_SUMMARY, type FakeModel, type RecordedRequest, startFakeModel } from "../fakes/model-server.js";
 import { baseSettings } from "../helpers/hermes.js";
 import { startInProcess } from "../helpers/in-process.js";
@@ -125,4 +127,50 @@ describe("a long chat and the model's prompt cache", () => {
       expect(rewrites).toBeGreaterThanOrEqual(2);
     }, 60_000);
   }
+});
+
+describe("a window of more than 400 messages", () => {
+  let model: FakeModel;
+  let hermes: Awaited<ReturnType<typeof startInProcess>> | undefined;
+  beforeEach(async () => {
+    model = await startFakeModel();
+  });
+  afterEach(async () => {
+    await hermes?.close();
+    hermes = undefined;
+    await model.close();
+  });
+
+  it("a chat of short messages that fits the window keeps every turn and its prefix past 400 stored messages", async () => {
+    hermes = await startInProcess(baseSettings(model.url), []);
+    model.respond((req) => ({ text: `ok ${req.messages.at(-1)?.content.split(" ")[0]}` }));
+    for (let i = 0; i < 320; i++) expect((await hermes.ask(`m${i} hi`, "cli:short")).stopReason).toBe("done");
+    const requests = model.requests;
+    // 640 short messages are about two thirds of the default window: nothing is dropped or summarised.
+    expect(requests.some((r) => r.compaction)).toBe(false);
+    expect(requests.flatMap((r, k) => (k > 0 && !extends_(requests[k - 1] as RecordedRequest, r) ? [k] : []))).toEqual([]);
+    expect(requests.at(-1)?.messages[1]?.content).toMatch(/^m0 hi/);
+  }, 60_000);
+
+  it("every request of a run with more than 400 messages carries the run's own message", async () => {
+    const ping = defineTool({
+      name: "ping",
+      description: "answers pong",
+      input: z.strictObject({ n: z.number() }),
+      readOnly: true,
+      run: ({ n }) => `pong ${n}`,
+    });
+    hermes = await startInProcess({ ...baseSettings(model.url), agent: { max_steps: 30 } }, [ping]);
+    let step = 0;
+    model.respond(() =>
+      ++step > 22
+        ? { text: "all done" }
+        : { toolCalls: Array.from({ length: 20 }, (_, k) => ({ name: "ping", arguments: { n: step * 100 + k } })) },
+    );
+    expect((await hermes.ask("ping everything", "cli:many")).reply).toBe("all done");
+    const chats = model.requests.filter((r) => !r.compaction);
+    expect(chats).toHaveLength(23);
+    expect(chats.at(-1)?.messages.length).toBeGreaterThan(400);
+    for (const r of chats) expect(r.messages[1]?.content).toMatch(/^ping everything/);
+  }, 60_000);
 });

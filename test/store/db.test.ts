@@ -77,4 +77,26 @@ describe("the store", () => {
     ]);
     store.close();
   });
+
+  it("gives a prompt every message from where its window starts, also past the newest 400 and after a restart", () => {
+    const path = tempDb();
+    let store = openStore(path);
+    const s = store.history.activeSession("cli:long");
+    const ids = Array.from({ length: 700 }, (_, i) => store.history.appendMessage(s.id, null, { role: "user", content: `m${i}` }));
+    store.close();
+    // A new process: nothing of the session in memory.
+    store = openStore(path);
+    const from = ids[100] as number;
+    const window = store.history.windowMessages(s.id, from);
+    expect(window.map((m) => m.content)).toEqual(Array.from({ length: 600 }, (_, i) => `m${i + 100}`));
+    // Read once: the next message appends to it in memory, and the next request gets the same messages.
+    store.history.appendMessage(s.id, null, { role: "user", content: "m700" });
+    const next = store.history.windowMessages(s.id, from);
+    expect(next).toHaveLength(601);
+    expect(next[0]).toBe(window[0]);
+    // Without a start, or with one among the newest 400: the newest 400.
+    expect(store.history.windowMessages(s.id).map((m) => m.content)[0]).toBe("m301");
+    expect(store.history.windowMessages(s.id, ids[650]).map((m) => m.content)[0]).toBe("m301");
+    store.close();
+  });
 });
