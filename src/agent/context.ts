@@ -181,21 +181,77 @@ function shortenOldResult(m: ChatMessage): ChatMessage {
   return { ...m, content: truncateResult(m.content, OLD_RESULT_CHARS) };
 }
 
-/** The current turn alone is over budget: shorten its tool results, then cut the user message itself. */
+/** Tool results of a turn that does not fit even with every result shortened are not cut below this. */
+const MIN_RESULT_CHARS = 100;
+/** Nor is the user message. */
+const MIN_MESSAGE_CHARS = 200;
+
+/**
+ * The current turn alone is over budget. Its tool results are shortened as old ones are; while it still
+ * does not fit, the message takes at most half the room, the run's oldest steps (a call with its results)
+ * are left out, the newest kept, and the message says how many; then the results left are shortened
+ * evenly; last, the message is cut to what is left.
+ */
 function fitCurrentTurn(turn: ChatMessage[], room: number, ratio: number): ChatMessage[] {
-  const shortened = turn.map(shortenOldResult);
-  const others = shortened.slice(1).reduce((sum, m) => sum + Math.ceil(messageTokens(m) * ratio), 0);
-  const first = shortened[0] as ChatMessage;
-  const maxChars = Math.max(200, Math.floor(((room - others) / ratio - 6) * 3.6));
-  if (first.role !== "user" || first.content.length <= maxChars) return shortened;
-  const cut = first.content.length - maxChars;
+  const cost = (messages: ChatMessage[]) => messages.reduce((sum, m) => sum + Math.ceil(messageTokens(m) * ratio), 0);
+  const [first, ...after] = turn.map(shortenOldResult) as [ChatMessage, ...ChatMessage[]];
+  let message = first;
+  let steps = stepsOf(after);
+  const over = () => cost([message, ...steps.flat()]) > room;
+  if (over() && steps.length > 0) message = cutMessage(message, Math.floor(room / 2), ratio);
+  let left = 0;
+  while (over() && steps.length > 1) {
+    steps = steps.slice(1);
+    left++;
+  }
+  if (left > 0 && message.role === "user") {
+    message = {
+      ...message,
+      content: `${message.content}\n[… ${left} earlier step(s) of this run were left out to fit the model's context …]`,
+    };
+  }
+  if (over()) steps = shortenResults(steps, room - cost([message]), ratio);
+  if (over()) message = cutMessage(message, room - cost(steps.flat()), ratio);
+  return [message, ...steps.flat()];
+}
+
+/** A turn's messages after its user message, as steps: an assistant message and the results that follow it. */
+function stepsOf(messages: ChatMessage[]): ChatMessage[][] {
+  const steps: ChatMessage[][] = [];
+  for (const m of messages) {
+    const step = steps.at(-1);
+    if (m.role === "tool" && step) step.push(m);
+    else steps.push([m]);
+  }
+  return steps;
+}
+
+/** Every tool result of `steps` shortened evenly, so that the steps take about `tokens` (not below MIN_RESULT_CHARS). */
+function shortenResults(steps: ChatMessage[][], tokens: number, ratio: number): ChatMessage[][] {
+  const messages = steps.flat();
+  const results = messages.filter((m) => m.role === "tool").length;
+  if (results === 0) return steps;
+  const others = messages.reduce((sum, m) => sum + (m.role === "tool" ? 0 : Math.ceil(messageTokens(m) * ratio)), 0);
+  const each = Math.max(MIN_RESULT_CHARS, charsWithin(Math.floor((tokens - others) / results), ratio));
+  return steps.map((step) =>
+    step.map((m) => (m.role === "tool" && m.content.length > each ? { ...m, content: truncateResult(m.content, each) } : m)),
+  );
+}
+
+/** The user message cut in the middle so that it costs at most `tokens` (not below MIN_MESSAGE_CHARS). */
+function cutMessage(message: ChatMessage, tokens: number, ratio: number): ChatMessage {
+  const maxChars = Math.max(MIN_MESSAGE_CHARS, charsWithin(tokens, ratio));
+  if (message.role !== "user" || message.content.length <= maxChars) return message;
+  const cut = message.content.length - maxChars;
   const marker = `\n[… ${cut} characters of this message were cut to fit the model's context …]\n`;
   const head = Math.floor((maxChars - marker.length) * 0.8);
   const tail = Math.max(0, maxChars - marker.length - head);
-  return [
-    { role: "user", content: first.content.slice(0, head) + marker + first.content.slice(first.content.length - tail) },
-    ...shortened.slice(1),
-  ];
+  return { ...message, content: message.content.slice(0, head) + marker + message.content.slice(message.content.length - tail) };
+}
+
+/** The most characters a message may have to cost at most `tokens` at `ratio`, the estimate's rounding included. */
+function charsWithin(tokens: number, ratio: number): number {
+  return Math.max(0, Math.floor((tokens / ratio - 7) * 3.6));
 }
 
 /**

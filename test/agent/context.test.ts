@@ -1,11 +1,12 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { COMPACTION_MARKER } from "../../src/agent/compaction.js";
 import { buildPrompt, DEFAULT_SYSTEM_PROMPT, OLD_RESULT_CHARS, TokenCalibration } from "../../src/agent/context.js";
 import { configSchema, DEFAULT_TOOLS } from "../../src/config/schema.js";
 import { promptTokens } from "../../src/model/tokens.js";
 import type { ChatMessage } from "../../src/model/types.js";
 import { openStore } from "../../src/store/store.js";
-import { toolSpec } from "../../src/tools/define.js";
+import { defineTool, toolSpec } from "../../src/tools/define.js";
 import { loadTools } from "../../src/tools/registry.js";
 import type { FakeModel, RecordedRequest } from "../fakes/model-server.js";
 import { useInProcess, useModel } from "../helpers/fixture.js";
@@ -24,6 +25,13 @@ function expectIntactPairs(messages: Wire[]): void {
       expect(messages[i + 1 + k]?.role).toBe("tool");
     });
   }
+}
+
+/** A built prompt's size as planPrompt counts it at `ratio`: the framing with the system prompt, then each message. */
+function calibratedCost(prompt: ChatMessage[], ratio: number): number {
+  const [system, ...rest] = prompt;
+  const fixed = Math.ceil((promptTokens([system as ChatMessage], []) + 16) * ratio);
+  return fixed + rest.reduce((sum, m) => sum + Math.ceil(promptTokens([m], []) * ratio), 0);
 }
 
 function asChat(messages: Wire[]): ChatMessage[] {
@@ -52,6 +60,42 @@ describe("the prompt budget", () => {
     expect(promptTokens(cut, [])).toBeLessThanOrEqual(1000);
     expect(cut[1]?.content).toMatch(/characters of this message were cut/);
     expect(cut[1]?.content.endsWith("END")).toBe(true);
+  });
+
+  it("stays within a calibrated budget when it cuts the current message, at any size", () => {
+    for (const ratio of [1, 1.1, 1.37, 2.3]) {
+      for (let budget = 300; budget <= 900; budget += 7) {
+        const prompt = buildPrompt({
+          system: "sys",
+          tools: [],
+          history: [{ role: "user", content: "x".repeat(20_000) }],
+          budgetTokens: budget,
+          ratio,
+        });
+        expect(calibratedCost(prompt, ratio)).toBeLessThanOrEqual(budget);
+      }
+    }
+  });
+
+  it("fits a run whose own steps outgrow the window: its oldest steps left out, the newest kept, every call with its result", () => {
+    const history: ChatMessage[] = [{ role: "user", content: "read all these pages" }];
+    for (let step = 0; step < 8; step++) {
+      const calls = [0, 1, 2].map((k) => ({ id: `c${step}-${k}`, name: "http_get", args: { url: `https://example.org/${step}/${k}` } }));
+      history.push({ role: "assistant", content: "", toolCalls: calls });
+      for (const c of calls)
+        history.push({ role: "tool", content: `page ${c.id} ${"p".repeat(5000)}`, toolCallId: c.id, toolName: "http_get" });
+    }
+    for (const ratio of [1, 1.3]) {
+      const prompt = buildPrompt({ system: "sys", tools: [], history, budgetTokens: 1500, ratio });
+      expect(calibratedCost(prompt, ratio)).toBeLessThanOrEqual(1500);
+      expect(prompt[1]?.content).toMatch(/^read all these pages[\s\S]*earlier step\(s\) of this run were left out/);
+      // The newest step is there, whole: its call and each of its results, in order.
+      const calls = prompt.flatMap((m) => (m.role === "assistant" ? (m.toolCalls ?? []).map((c) => c.id) : []));
+      expect(calls.slice(-3)).toEqual(["c7-0", "c7-1", "c7-2"]);
+      const results = prompt.flatMap((m) => (m.role === "tool" ? [m.toolCallId] : []));
+      expect(results).toEqual(calls);
+      expect(prompt.filter((m) => m.role === "tool").every((m) => m.content.startsWith("page c"))).toBe(true);
+    }
   });
 
   it("puts every tool result right after its call: moved back into place, orphans dropped, missing ones filled in", () => {
@@ -163,6 +207,29 @@ describe("prompts the model receives", () => {
     expect(Math.max(...sizes)).toBeGreaterThan(8);
     const final = model.requests.at(-1);
     expect(final?.messages.findLast((m) => m.role === "user")?.content).toMatch(/^turn 299 /);
+  });
+
+  it("never exceed the budget in a run whose own tool results outgrow the window", async () => {
+    const page = defineTool({
+      name: "fetch_page",
+      description: "reads a long page",
+      input: z.strictObject({ n: z.number() }),
+      readOnly: true,
+      run: ({ n }) => `page ${n} ${"P".repeat(5000)}`,
+    });
+    const settings = baseSettings(model.url);
+    hermes = await useInProcess({ ...settings, model: { ...(settings.model as object), context_tokens: 4096, max_output_tokens: 512 } }, [
+      page,
+    ]);
+    const three = (step: number) => ({ toolCalls: [0, 1, 2].map((k) => ({ name: "fetch_page", arguments: { n: step * 3 + k } })) });
+    model.script(three(0), three(1), three(2), three(3), three(4), three(5), { text: "done" });
+    expect((await hermes.ask("read these pages", "cli:pages")).reply).toBe("done");
+    expect(model.requests).toHaveLength(7);
+    for (const req of model.requests) {
+      expect(promptTokens(asChat(req.messages), req.tools.map((t) => t.function) as never)).toBeLessThanOrEqual(4096 - 512);
+      expect(req.messages[1]?.content).toMatch(/^read these pages/);
+      expectIntactPairs(req.messages);
+    }
   });
 
   it("shortens old tool results when the window jumps, and keeps the turn that brought them (without summaries)", async () => {
