@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { ModelError } from "../errors.js";
+import { type RequestText, requestText } from "./stream-text.js";
 import type { ChatOptions, ModelChain, ModelClient, ModelRequest, ModelResult, PreparedChat, ProbeResult, PromptWindow } from "./types.js";
 
 export interface ChainEndpoint {
@@ -110,19 +111,20 @@ export function createModelChain(endpoints: ChainEndpoint[], options: ChainOptio
   };
 
   /** One endpoint's attempt, with one smaller rebuild when the prompt did not fit. */
-  const attempt = async (i: number, request: ModelRequest, send: PreparedChat, opts: ChatOptions): Promise<ModelResult> => {
-    let result = await timed(i, request, send, opts);
+  const attempt = async (i: number, request: ModelRequest, send: PreparedChat, opts: ChatOptions, text: RequestText) => {
+    let result = await timed(i, request, send, opts, text);
     if (!result.ok && result.error.kind === "context_exceeded" && request.rebuild) {
       const smaller = request.rebuild(shrink(windowOf(clientOf(i)), request));
       options.log.warn({ endpoint: clientOf(i).baseUrl }, "the prompt did not fit the model's context; sending a smaller one");
-      result = await timed(i, smaller, clientOf(i).prepare(smaller), opts);
+      result = await timed(i, smaller, clientOf(i).prepare(smaller), opts, text);
     }
     return result;
   };
 
-  const timed = async (i: number, request: ModelRequest, send: PreparedChat, opts: ChatOptions): Promise<ModelResult> => {
+  /** One request to endpoint i; its text streams on only where it goes beyond what earlier tries showed. */
+  const timed = async (i: number, request: ModelRequest, send: PreparedChat, opts: ChatOptions, text: RequestText) => {
     const started = performance.now();
-    const result = await send(opts);
+    const result = await send({ ...opts, onText: text.attempt() });
     count(i, result, request);
     opts.onCall?.({
       endpoint: clientOf(i).baseUrl,
@@ -150,6 +152,7 @@ export function createModelChain(endpoints: ChainEndpoint[], options: ChainOptio
     const firstSend = clientOf(first).prepare(request);
     return async (opts: ChatOptions = {}) => {
       let failure: { error: ModelError; from: number } | undefined;
+      const text = requestText(opts.onText);
       // An endpoint that is not the last to try does not retry a refused connection: the next one may answer now.
       const moveOn = { ...opts, moveOnUnreachable: true };
       const order = orderFrom(active, endpoints.length);
@@ -161,7 +164,7 @@ export function createModelChain(endpoints: ChainEndpoint[], options: ChainOptio
         }
         const req = i === first ? request : rebuildFor(request, windowOf(clientOf(i)));
         const send = i === first ? firstSend : clientOf(i).prepare(req);
-        const result = await attempt(i, req, send, i === order.at(-1) ? opts : moveOn);
+        const result = await attempt(i, req, send, i === order.at(-1) ? opts : moveOn, text);
         if (result.ok) {
           if (failure && i !== active) {
             const why = whyLeft(clientOf(failure.from), failure.error);

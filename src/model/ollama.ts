@@ -20,6 +20,7 @@ import {
   stalledError,
 } from "./http-errors.js";
 import { withRetry } from "./retry.js";
+import { requestText } from "./stream-text.js";
 import { reportedTokens } from "./tokens.js";
 import type {
   ChatMessage,
@@ -82,8 +83,10 @@ export function createOllamaClient(cfg: EndpointConfig): ModelClient {
   function prepare(request: ModelRequest): PreparedChat {
     const body = JSON.stringify(toOllamaRequest(cfg, window.contextTokens, request));
     return async (options = {}) => {
+      // A retry after text was streamed must not show that text again.
+      const text = requestText(options.onText);
       try {
-        return await withRetry(() => chatOnce(body, options), {
+        return await withRetry(() => chatOnce(body, { ...options, onText: text.attempt() }), {
           retries: Math.min(cfg.retries, options.maxRetries ?? cfg.retries),
           baseMs: cfg.retry_base_ms,
           signal: options.signal,

@@ -19,6 +19,7 @@ import {
   stalledError,
 } from "./http-errors.js";
 import { withRetry } from "./retry.js";
+import { requestText } from "./stream-text.js";
 import { reportedTokens } from "./tokens.js";
 import type {
   ChatMessage,
@@ -82,8 +83,10 @@ export function createOpenAIClient(cfg: EndpointConfig, options: { stream?: bool
   const prepare =
     (request: ModelRequest) =>
     async (opts: ChatOptions = {}) => {
+      // A retry after text was streamed must not show that text again.
+      const text = requestText(opts.onText);
       try {
-        return await withRetry(() => chatOnce(request, opts), {
+        return await withRetry(() => chatOnce(request, { ...opts, onText: text.attempt() }), {
           retries: Math.min(cfg.retries, opts.maxRetries ?? cfg.retries),
           baseMs: cfg.retry_base_ms,
           signal: opts.signal,

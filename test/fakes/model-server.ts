@@ -38,7 +38,7 @@ export interface Turn {
   raw?: string;
   /** Answer this many milliseconds after the request arrived. */
   delayMs?: number;
-  /** Ollama: stream the text in these pieces (default: thirds of `text`), waiting `pieceGapMs` between them. */
+  /** Stream the text in these pieces (default: thirds of `text`), waiting `pieceGapMs` between them. */
   textPieces?: string[];
   pieceGapMs?: number;
   /** Answer only once this settles (e.g. until another request has arrived). */
@@ -332,6 +332,14 @@ function pieces(text: string): string[] {
   return [text.slice(0, third), text.slice(third, 2 * third), text.slice(2 * third)];
 }
 
+/** Sends the turn's text piece by piece, with its gaps. */
+async function eachPiece(turn: Turn, send: (piece: string) => void): Promise<void> {
+  for (const [i, p] of (turn.textPieces ?? pieces(turn.text ?? "")).entries()) {
+    if (i > 0 && turn.pieceGapMs) await new Promise((r) => setTimeout(r, turn.pieceGapMs));
+    send(p);
+  }
+}
+
 function argsText(call: ScriptedCall): string {
   return typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {});
 }
@@ -340,10 +348,7 @@ async function ollamaStream(res: ServerResponse, turn: Turn): Promise<void> {
   res.writeHead(200, { "content-type": "application/x-ndjson" });
   const line = (o: unknown) => res.write(`${JSON.stringify(o)}\n`);
   const created_at = new Date().toISOString();
-  for (const [i, p] of (turn.textPieces ?? pieces(turn.text ?? "")).entries()) {
-    if (i > 0 && turn.pieceGapMs) await new Promise((r) => setTimeout(r, turn.pieceGapMs));
-    line({ model: "m", created_at, message: { role: "assistant", content: p }, done: false });
-  }
+  await eachPiece(turn, (p) => line({ model: "m", created_at, message: { role: "assistant", content: p }, done: false }));
   if (turn.drop) return void res.destroy();
   if (turn.endEarly) return void res.end();
   if (turn.hangAfterText) return;
@@ -366,13 +371,13 @@ async function ollamaStream(res: ServerResponse, turn: Turn): Promise<void> {
   res.end();
 }
 
-function openaiStream(res: ServerResponse, turn: Turn): void {
+async function openaiStream(res: ServerResponse, turn: Turn): Promise<void> {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   const send = (o: unknown) => res.write(`data: ${JSON.stringify(o)}\n\n`);
   const chunk = (delta: unknown, finish: string | null = null) =>
     send({ id: "c1", object: "chat.completion.chunk", created: 0, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] });
   chunk({ role: "assistant", content: "" });
-  for (const p of pieces(turn.text ?? "")) chunk({ content: p });
+  await eachPiece(turn, (p) => chunk({ content: p }));
   if (turn.drop) return void res.destroy();
   if (turn.endEarly) return void res.end();
   if (turn.hangAfterText) return;
