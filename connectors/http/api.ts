@@ -73,14 +73,21 @@ async function hook(c: Context<{ Bindings: HttpBindings }>, d: ApiDeps): Promise
   const delivery = c.req.header("x-github-delivery")?.trim();
   if (delivery && /^[\w-]{1,100}$/.test(delivery)) {
     // A replayed delivery (the same X-GitHub-Delivery, from GitHub's redeliver or a retry) answers with
-    // the run the first one started, and starts nothing. The id is not signed: a captured request sent
-    // under a new id runs again (docs/security.md says so).
+    // the run the first one started, and starts nothing, unless that run never started (it waited for the
+    // hook's interval when hermes stopped). The id is not signed: a captured request sent under a new id
+    // runs again (docs/security.md says so).
     let coalesced = false;
-    const once = d.core.store.inbound.recordDelivery(`hook:${hook.name}`, delivery, () => {
-      const accepted = d.hooks.accept(hook, body.value);
-      coalesced = accepted.coalesced;
-      return accepted.runId;
-    });
+    const live = (runId: string) => d.hooks.owes(runId) || d.core.store.history.run(runId) !== undefined;
+    const once = d.core.store.inbound.recordDelivery(
+      `hook:${hook.name}`,
+      delivery,
+      () => {
+        const accepted = d.hooks.accept(hook, body.value);
+        coalesced = accepted.coalesced;
+        return accepted.runId;
+      },
+      live,
+    );
     if (once.duplicate) return c.json({ run_id: once.runId, duplicate: true }, 200);
     return c.json({ run_id: once.runId, ...(coalesced ? { coalesced: true } : {}) }, 202);
   }

@@ -33,6 +33,8 @@ export interface Accepted {
 export function createHookRunner(core: Core) {
   const log = core.log.child({ connector: "http" });
   const states = new Map<string, HookState>();
+  /** Run ids answered to a call whose run this process has not finished: waiting for the interval, starting or running. */
+  const owed = new Set<string>();
   let lastSlot = 0;
 
   function accept(hook: HttpHook, body: unknown): Accepted {
@@ -47,10 +49,12 @@ export function createHookRunner(core: Core) {
     if (wait > 0) {
       const pending = { runId: newRunId(), body, calls: 1, since: Date.now() };
       state.pending = { ...pending, timer: setTimeout(() => firePending(hook, state), wait) };
+      owed.add(pending.runId);
       return { runId: pending.runId, coalesced: true };
     }
     state.lastRunAt = Date.now();
     const runId = newRunId();
+    owed.add(runId);
     launch(hook, promptOf(hook, body, 0, 0), runId);
     return { runId, coalesced: false };
   }
@@ -64,7 +68,10 @@ export function createHookRunner(core: Core) {
   }
 
   function launch(hook: HttpHook, text: string, runId: string): void {
-    fire(hook, text, runId).catch((err: unknown) => log.error({ hook: hook.name, runId, err }, "hook run could not be recorded"));
+    fire(hook, text, runId)
+      .catch((err: unknown) => log.error({ hook: hook.name, runId, err }, "hook run could not be recorded"))
+      // By now the run is recorded, or it never will be: its calls may be delivered again.
+      .finally(() => owed.delete(runId));
   }
 
   function promptOf(hook: HttpHook, body: unknown, calls: number, spanMs: number): string {
@@ -127,12 +134,18 @@ export function createHookRunner(core: Core) {
 
   return {
     accept,
-    /** Calls still waiting for their interval are dropped (and logged): they were never promised more than a run id. */
+    /** Whether a call was answered with this run id and its run is still to come from this process (or running). */
+    owes: (runId: string): boolean => owed.has(runId),
+    /**
+     * Calls still waiting for their interval are dropped (and logged): they were never promised more than a
+     * run id, and a delivery among them runs when its sender delivers it again.
+     */
     stop(): void {
       for (const [name, state] of states) {
         if (!state.pending) continue;
         clearTimeout(state.pending.timer);
         log.warn({ hook: name, calls: state.pending.calls }, "hermes stopped before a rate-limited hook run started");
+        owed.delete(state.pending.runId);
         state.pending = undefined;
       }
     },

@@ -52,11 +52,18 @@ export class InboundStore {
 
   /**
    * A webhook delivery by its sender's id (GitHub's X-GitHub-Delivery), recorded with the run it started.
-   * Returns the run of an earlier delivery with the same id instead: a replayed delivery runs once.
+   * Returns the run of an earlier delivery with the same id instead, while that run is `live` (recorded, or
+   * still to start): a replayed delivery runs once. A delivery whose run never started (a rate-limited call
+   * dropped by a stop) starts one when it is delivered again, and is recorded with that run.
    */
-  recordDelivery(connector: string, deliveryId: string, startRun: () => string): { runId: string; duplicate: boolean } {
+  recordDelivery(
+    connector: string,
+    deliveryId: string,
+    startRun: () => string,
+    live: (runId: string) => boolean,
+  ): { runId: string; duplicate: boolean } {
     const earlier = this.q.runOf.get(connector, deliveryId) as string | null | undefined;
-    if (earlier !== undefined) return { runId: earlier ?? "", duplicate: true };
+    if (earlier && live(earlier)) return { runId: earlier, duplicate: true };
     const runId = startRun();
     this.q.insert.run(connector, deliveryId, null, "{}", Date.now());
     this.markDone(connector, deliveryId, runId);
