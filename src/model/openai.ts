@@ -64,10 +64,11 @@ export function createOpenAIClient(cfg: EndpointConfig, options: { stream?: bool
         clock.firstByte();
         return fromCompletion(completion, opts.onText, clock, where);
       }
-      const chunks = await sdk.chat.completions.create(
-        { ...body, stream: true, stream_options: { include_usage: true } },
-        { signal: clock.signal },
-      );
+      const { data: chunks, response } = await sdk.chat.completions
+        .create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal: clock.signal })
+        .withResponse();
+      const type = mediaType(response);
+      if (type !== "text/event-stream") return fromOtherBody(await response.text(), type, opts.onText, clock, where, cfg.api_key);
       return await readChunks(chunks, opts.onText, clock, where);
     } catch (err) {
       if (clock.expired() === "first_byte") throw firstByteError(where, cfg.first_byte_timeout_s);
@@ -174,6 +175,45 @@ export function accumulateToolCall(calls: PartialCall[], delta: NonNullable<Chat
   if (delta.function?.arguments) target.args += delta.function.arguments;
 }
 
+function mediaType(response: Response): string {
+  return response.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase() ?? "";
+}
+
+/**
+ * A 200 to a streamed request that is not an event stream. A server that ignores `stream: true` sends
+ * its completion as JSON: that is the answer. Anything else (a proxy's or a login page's HTML) is not
+ * from a model: the error shows a sample of it, so the owner looks at base_url, not at the network.
+ */
+function fromOtherBody(
+  body: string,
+  type: string,
+  onText: ((delta: string) => void) | undefined,
+  clock: RequestClock,
+  where: string,
+  apiKey: string,
+): ModelResult {
+  clock.firstByte();
+  const completion = /\bjson\b/.test(type) ? parsedOrUndefined(body) : undefined;
+  if (isObject(completion) && Array.isArray(completion.choices))
+    return fromCompletion(completion as unknown as OpenAI.Chat.Completions.ChatCompletion, onText, clock, where);
+  throw notAnEventStream(where, `${type || "no content type"}: ${sample(apiKey ? body.replaceAll(apiKey, "********") : body)}`);
+}
+
+function parsedOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function notAnEventStream(where: string, what: string): ModelError {
+  return new ModelError("bad_response", `the model endpoint ${where} did not send an event stream (${what})`, {
+    retryable: false,
+    fix: "check model.base_url (a fallback's own base_url): it should reach the model server's OpenAI-compatible API, not a proxy's page",
+  });
+}
+
 async function readChunks(
   chunks: AsyncIterable<ChatCompletionChunk>,
   onText: ((delta: string) => void) | undefined,
@@ -185,8 +225,10 @@ async function readChunks(
   let usage: ChatCompletionChunk["usage"];
   const partial: PartialCall[] = [];
   let received = 0;
+  let events = 0;
   for await (const chunk of chunks) {
     clock.firstByte();
+    events++;
     if (!isObject(chunk)) throw badAnswer(where, `a chunk that is not a JSON object: ${sample(chunk)}`);
     if (chunk.usage) usage = chunk.usage;
     const choice = chunk.choices?.[0];
@@ -203,6 +245,7 @@ async function readChunks(
     for (const call of deltaCalls) accumulateToolCall(partial, call);
     if (choice.finish_reason) finishReason = String(choice.finish_reason);
   }
+  if (events === 0) throw notAnEventStream(where, "text/event-stream without a single event");
   if (!finishReason) throw new ModelError("bad_response", "the model stream ended before it was done");
   return {
     ok: true,

@@ -36,6 +36,8 @@ export interface Turn {
   garbage?: boolean;
   /** Answer 200 with exactly this body, under the protocol's content type (to script a broken answer). */
   raw?: string;
+  /** The content type `raw` is sent under instead (e.g. text/html, as from a proxy's login page). */
+  contentType?: string;
   /** Answer this many milliseconds after the request arrived. */
   delayMs?: number;
   /** Stream the text in these pieces (default: thirds of `text`), waiting `pieceGapMs` between them. */
@@ -232,7 +234,7 @@ export async function startFakeModel(options: { port?: number; tls?: { key: stri
       return void res.end(isOllama ? "<html>502 Bad Gateway</html>\n" : "data: {not json at all\n\n");
     }
     if (turn.raw !== undefined) {
-      const type = isOllama ? "application/x-ndjson" : body.stream ? "text/event-stream" : "application/json";
+      const type = turn.contentType ?? (isOllama ? "application/x-ndjson" : body.stream ? "text/event-stream" : "application/json");
       res.writeHead(200, { "content-type": type });
       return void res.end(turn.raw);
     }

@@ -195,6 +195,61 @@ describe("an answer that is not a valid one is reported as such, never as an unr
   }
 });
 
+describe("openai: a 200 to a streamed request that is not an event stream", () => {
+  let fake: FakeModel;
+  beforeEach(async () => {
+    fake = await startFakeModel();
+  });
+  afterEach(() => fake.close());
+  const KEY = "sk-test-key-never-shown";
+  const client = () => createOpenAIClient(modelConfig(fake.openaiUrl, { provider: "openai", api_key: KEY }));
+
+  it("a plain JSON completion from a server that ignores stream: true is the answer", async () => {
+    fake.script({
+      raw: JSON.stringify({ choices: [{ index: 0, message: { role: "assistant", content: "plain" }, finish_reason: "stop" }] }),
+      contentType: "application/json",
+    });
+    const pieces: string[] = [];
+    const result = await client().chat(request, { onText: (d) => pieces.push(d) });
+    expect(result.ok && result.text).toBe("plain");
+    expect(pieces.join("")).toBe("plain");
+    expect(fake.requests[0]?.body.stream).toBe(true);
+  });
+
+  const pages = [
+    {
+      name: "a login page from a proxy",
+      raw: `<!doctype html><html><body>Please log in (key ${KEY})</body></html>`,
+      contentType: "text/html; charset=utf-8",
+      says: /did not send an event stream \(text\/html: <!doctype html><html><body>Please log in \(key \*+\)/,
+    },
+    {
+      name: "JSON that is not a completion",
+      raw: '{"detail": "Not Found"}',
+      contentType: "application/json",
+      says: /did not send an event stream \(application\/json: \{"detail": "Not Found"\}\)/,
+    },
+    {
+      name: "an event stream without a single event",
+      raw: "<html>Please log in</html>",
+      contentType: "text/event-stream",
+      says: /did not send an event stream \(text\/event-stream without a single event\)/,
+    },
+  ];
+  for (const page of pages) {
+    it(`${page.name} is an error that says the endpoint sent no event stream (and what it sent), never the key; not retried`, async () => {
+      fake.script({ raw: page.raw, contentType: page.contentType });
+      const result = await client().chat(request);
+      expect(!result.ok && result.error.kind).toBe("bad_response");
+      if (result.ok) return;
+      expect(result.error.message).toMatch(page.says);
+      expect(result.error.message).not.toContain(KEY);
+      expect(result.error.fix).toMatch(/base_url/);
+      expect(fake.requests).toHaveLength(1);
+    });
+  }
+});
+
 describe("a failed request, by what failed", () => {
   const kind = (err: unknown) => networkError(err, "http://model", undefined, () => false).kind;
 
