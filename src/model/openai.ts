@@ -67,8 +67,9 @@ export function createOpenAIClient(cfg: EndpointConfig, options: { stream?: bool
       const { data: chunks, response } = await sdk.chat.completions
         .create({ ...body, stream: true, stream_options: { include_usage: true } }, { signal: clock.signal })
         .withResponse();
+      // A server that names no content type is read as an event stream, as before.
       const type = mediaType(response);
-      if (type !== "text/event-stream") return fromOtherBody(await response.text(), type, opts.onText, clock, where, cfg.api_key);
+      if (type && type !== "text/event-stream") return fromOtherBody(await response.text(), type, opts.onText, clock, where, cfg.api_key);
       return await readChunks(chunks, opts.onText, clock, where);
     } catch (err) {
       if (clock.expired() === "first_byte") throw firstByteError(where, cfg.first_byte_timeout_s);
@@ -196,7 +197,7 @@ function fromOtherBody(
   const completion = /\bjson\b/.test(type) ? parsedOrUndefined(body) : undefined;
   if (isObject(completion) && Array.isArray(completion.choices))
     return fromCompletion(completion as unknown as OpenAI.Chat.Completions.ChatCompletion, onText, clock, where);
-  throw notAnEventStream(where, `${type || "no content type"}: ${sample(apiKey ? body.replaceAll(apiKey, "********") : body)}`);
+  throw notAnEventStream(where, `${type}: ${sample(apiKey ? body.replaceAll(apiKey, "********") : body)}`);
 }
 
 function parsedOrUndefined(text: string): unknown {

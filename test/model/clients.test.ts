@@ -216,6 +216,19 @@ describe("openai: a 200 to a streamed request that is not an event stream", () =
     expect(fake.requests[0]?.body.stream).toBe(true);
   });
 
+  it("an event stream from a server that names no content type is read as one", async () => {
+    const chunk = {
+      id: "c",
+      object: "chat.completion.chunk",
+      created: 0,
+      model: "m",
+      choices: [{ index: 0, delta: { content: "streamed" }, finish_reason: "stop" }],
+    };
+    fake.script({ raw: `data: ${JSON.stringify(chunk)}\n\ndata: [DONE]\n\n`, contentType: "" });
+    const result = await client().chat(request);
+    expect(result.ok && result.text).toBe("streamed");
+  });
+
   const pages = [
     {
       name: "a login page from a proxy",
