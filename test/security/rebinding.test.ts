@@ -1,6 +1,7 @@
 /**
- * DNS rebinding against http_get, with a resolver the test controls: a name that answers a public address
- * to the approval check and 127.0.0.1 to everything after it must not reach the loopback service.
+ * DNS rebinding against http_get and a feed URL the model gives, with a resolver the test controls: a name
+ * that answers a public address to the approval check and 127.0.0.1 to everything after it must not reach
+ * the loopback service.
  */
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
@@ -9,12 +10,15 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { configSchema } from "../../src/config/schema.js";
 import { openStore } from "../../src/store/store.js";
 import type { AnyTool } from "../../src/tools/types.js";
+import { createTool as createFeeds } from "../../tools/feeds.js";
 import { createTool } from "../../tools/http-get.js";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
 import { baseSettings } from "../helpers/hermes.js";
 import { startInProcess } from "../helpers/in-process.js";
 
 const PUBLIC = "93.184.216.34";
+const SECRET_FEED = `<?xml version="1.0"?><rss version="2.0"><channel><title>router</title>
+<item><title>secret loopback page</title><link>http://router.lan/</link></item></channel></rss>`;
 
 /** Answers each name from a script: the n-th lookup of a name gets the n-th answer (the last one repeats). */
 function scriptedResolver(script: Record<string, string[][]>) {
@@ -29,7 +33,7 @@ function scriptedResolver(script: Record<string, string[][]>) {
   return { resolve, asked };
 }
 
-describe("http_get and DNS rebinding", () => {
+describe("http_get, feeds and DNS rebinding", () => {
   let model: FakeModel;
   let loopback: Server;
   let allowed: Server;
@@ -46,7 +50,10 @@ describe("http_get and DNS rebinding", () => {
         .map((m) => m.content)
         .join(" | ")}`,
     }));
-    loopback = createServer((_req, res) => res.end("secret loopback page")).listen(0, "127.0.0.1");
+    loopback = createServer((req, res) => {
+      if (req.url === "/feed.xml") res.writeHead(200, { "content-type": "application/rss+xml" }).end(SECRET_FEED);
+      else res.end("secret loopback page");
+    }).listen(0, "127.0.0.1");
     allowed = createServer((req, res) => {
       if (req.url === "/hop") {
         res.writeHead(302, { location: `http://rebind.test:${port}/secret` });
@@ -65,10 +72,11 @@ describe("http_get and DNS rebinding", () => {
     await model.close();
   });
 
-  const start = async (resolve: (host: string) => Promise<string[]>) => {
+  const start = async (resolve: (host: string) => Promise<string[]>, name: "http_get" | "feeds" = "http_get") => {
     const config = configSchema.parse({ timezone: "Europe/Berlin", tools: { http_get: { allow: ["127.0.0.2"] } } });
-    const tool = createTool("http_get", { config, store, now: () => new Date() }, resolve) as AnyTool;
-    hermes = await startInProcess({ ...baseSettings(model.url), tools: { enabled: ["clock", "http_get"] } }, [tool]);
+    const deps = { config, store, now: () => new Date() };
+    const tool = (name === "feeds" ? createFeeds(name, deps, resolve) : createTool(name, deps, resolve)) as AnyTool;
+    hermes = await startInProcess({ ...baseSettings(model.url), tools: { enabled: ["clock", name] } }, [tool]);
     return hermes;
   };
 
@@ -97,5 +105,15 @@ describe("http_get and DNS rebinding", () => {
     const h = await start(dns.resolve);
     model.script({ toolCalls: [{ name: "http_get", arguments: { url: `http://ok.test:${allowedPort}/` } }] });
     expect((await h.ask("fetch it")).reply).toContain("allowed page");
+  });
+
+  it("a feed URL whose name turns private after the check is refused as well: no yes, no consent", async () => {
+    const dns = scriptedResolver({ "rebind.test": [[PUBLIC], ["127.0.0.1"]] });
+    const h = await start(dns.resolve, "feeds");
+    model.script({ toolCalls: [{ name: "feeds", arguments: { url: `http://rebind.test:${port}/feed.xml` } }] });
+    const { reply } = await h.ask("what's new on that feed?");
+    expect(reply).not.toContain("secret loopback page");
+    expect(reply).toMatch(/rebind\.test resolves to the private address 127\.0\.0\.1/);
+    expect(dns.asked.filter((n) => n === "rebind.test").length).toBe(2);
   });
 });

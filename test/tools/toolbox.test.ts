@@ -222,6 +222,12 @@ describe("the toolbox against local fixture servers", () => {
     );
   });
 
+  it("feeds: a given URL of a private host is read only with the owner's yes to that call", async () => {
+    await expect(call("feeds", { url: `${hidden.url}/rss` })).rejects.toThrow(/127\.0\.0\.3 is a private address/);
+    // With the yes the host is reached: what it answers is no feed, which is the only complaint left.
+    await expect(call("feeds", { url: `${hidden.url}/rss` }, true)).rejects.toThrow(/^127\.0\.0\.3:\d+: that is not an RSS or Atom feed$/);
+  });
+
   it("web_search: reads SearXNG's JSON API", async () => {
     expect(await call("web_search", { query: "zoo", count: 2 })).toBe(
       "1. Berlin Zoo — https://zoo.example\n   Opening hours and tickets\n2. Second — https://b.example",
