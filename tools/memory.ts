@@ -36,7 +36,9 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
     const run = history.run(runId);
     if (!run) return true;
     if (run.source === "hook") return true;
-    return history.allMessages(run.session_id).some(({ message }) => message.role === "tool" && !TRUSTED_RESULTS.has(message.toolName));
+    // The whole session, held or stored: an ephemeral run (the OpenAI door without `user`) and the context
+    // its client sent count as much as a stored conversation.
+    return history.sessionMessages(run.session_id).some((m) => m.role === "tool" && !TRUSTED_RESULTS.has(m.toolName));
   };
   const needsConfirmation = (args: z.output<typeof input>, call: CallInfo): boolean => {
     if (args.action === "list") return false;

@@ -354,6 +354,16 @@ export class HistoryStore {
     }));
   }
 
+  /**
+   * Every message of a session, oldest first, wherever it lives: an ephemeral session's are held here (the
+   * context its client sent, then its run's), any other's are stored. For checks over a whole session.
+   */
+  sessionMessages(sessionId: number): ChatMessage[] {
+    const held = this.ephemeral.get(sessionId);
+    if (held) return held.messages.slice();
+    return this.allMessages(sessionId).map(({ message }) => message);
+  }
+
   /** The open session of `key`, else its newest closed one. */
   latestSession(key: string): SessionRow | undefined {
     return this.q.latestSession.get(key) as SessionRow | undefined;
