@@ -4,13 +4,7 @@ import { ToolError } from "../src/errors.js";
 import { senderOf } from "../src/store/memory.js";
 import { defineTool } from "../src/tools/define.js";
 import type { CallInfo, ToolDeps } from "../src/tools/types.js";
-
-/**
- * Tools whose results come from hermes itself or from what the owner's own conversations stored: reading
- * them cannot plant a stranger's words in the model's context. Every other result (web pages, feeds,
- * calendars, files, shell output, MCP results, mail) may carry text someone else wrote.
- */
-const TRUSTED_RESULTS = new Set(["clock", "memory", "notes", "remind", "weather", "send_message"]);
+import { readUntrusted } from "./untrusted.js";
 
 const input = z.discriminatedUnion("action", [
   z.strictObject({
@@ -30,20 +24,10 @@ const input = z.discriminatedUnion("action", [
 export function createTool(_name: ToolName, deps: ToolDeps) {
   const memory = deps.store.memory;
   const maxFacts = deps.config.tools.memory.max_facts;
-  const history = deps.store.history;
-  /** Whether the model, in this run, has seen text that someone other than the owner could have written. */
-  const readUntrusted = (runId: string): boolean => {
-    const run = history.run(runId);
-    if (!run) return true;
-    if (run.source === "hook") return true;
-    // The whole session, held or stored: an ephemeral run (the OpenAI door without `user`) and the context
-    // its client sent count as much as a stored conversation.
-    return history.sessionMessages(run.session_id).some((m) => m.role === "tool" && !TRUSTED_RESULTS.has(m.toolName));
-  };
   const needsConfirmation = (args: z.output<typeof input>, call: CallInfo): boolean => {
     if (args.action === "list") return false;
     const shared = args.action === "remember" ? args.for === "everyone" : memory.get(args.id)?.owner === null;
-    return shared || readUntrusted(call.runId);
+    return shared || readUntrusted(deps.store.history, call.runId);
   };
   return defineTool({
     name: "memory",

@@ -2,7 +2,8 @@ import { z } from "zod";
 import type { ToolName } from "../src/config/schema.js";
 import type { Note } from "../src/store/notes.js";
 import { defineTool } from "../src/tools/define.js";
-import type { ToolDeps } from "../src/tools/types.js";
+import type { CallInfo, ToolDeps } from "../src/tools/types.js";
+import { readUntrusted } from "./untrusted.js";
 
 const input = z.discriminatedUnion("action", [
   z.strictObject({ action: z.literal("add"), text: z.string().min(1).max(4000) }),
@@ -11,15 +12,24 @@ const input = z.discriminatedUnion("action", [
   z.strictObject({ action: z.literal("delete"), id: z.int().positive() }),
 ]);
 
-/** The owner's notes, kept in SQLite. */
+/**
+ * The owner's notes, kept in SQLite. A note outlives its conversation and later ones read it as the
+ * owner's own, so adding one once the session has read text from outside asks the owner first: a
+ * stranger's words never become a note (and through it a fact) without a yes.
+ */
 export function createTool(_name: ToolName, deps: ToolDeps) {
   const notes = deps.store.notes;
+  const needsConfirmation = (args: z.output<typeof input>, call: CallInfo): boolean =>
+    args.action === "add" && readUntrusted(deps.store.history, call.runId);
   return defineTool({
     name: "notes",
     description:
       'Keep the owner\'s notes: add one, list all, search them, delete by id. Use when asked to note or jot down something. Example: {"action": "add", "text": "buy milk"}.',
     input,
     readOnly: false,
+    needsConfirmation,
+    confirmReason:
+      "a note outlives this conversation and later ones read it as your own: adding one after reading web pages, files, mail or tool results needs your yes",
     run: (args) => {
       switch (args.action) {
         case "add": {

@@ -1,6 +1,7 @@
 /**
- * Memory poisoning: a page tells the (obedient, scripted) model to store an instruction as a lasting fact.
- * Saving it must need the owner's yes, and facts must reach later prompts as quoted data.
+ * Memory poisoning: a page tells the (obedient, scripted) model to store an instruction as a lasting fact,
+ * directly or through a note a later session reads. Saving either must need the owner's yes, and facts
+ * must reach later prompts as quoted data.
  */
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
@@ -29,7 +30,7 @@ describe("memory poisoning", () => {
     pageUrl = `http://127.0.0.2:${(page.address() as AddressInfo).port}/`;
     hermes = await startHermes({
       ...baseSettings(model.url),
-      tools: { enabled: ["clock", "memory", "http_get"], http_get: { allow: ["127.0.0.2"] } },
+      tools: { enabled: ["clock", "memory", "notes", "http_get"], http_get: { allow: ["127.0.0.2"] } },
     });
   });
   afterEach(async () => {
@@ -47,6 +48,19 @@ describe("memory poisoning", () => {
     expect(result.stderr).toMatch(/after reading web pages, files, mail or tool results/);
     expect(result.stdout).toMatch(/^Result: the user denied this call/);
     expect(facts(h)).toEqual([]);
+  });
+
+  it("a note added after reading a web page needs the owner's yes too: the page's words cannot pass as the owner's", async () => {
+    const h = hermes as Hermes;
+    model.script(
+      { toolCalls: [{ name: "http_get", arguments: { url: pageUrl } }] },
+      { toolCalls: [{ name: "notes", arguments: { action: "add", text: OVERRIDE } }] },
+    );
+    const result = await h.ask("summarise that page", "--no");
+    expect(result.stderr).toContain("hermes wants to run notes");
+    expect(result.stderr).toMatch(/adding one after reading web pages, files, mail or tool results needs your yes/);
+    expect(result.stdout).toMatch(/^Result: the user denied this call/);
+    expect(readDb(h.dbPath, (db) => db.prepare("SELECT text FROM notes").all())).toEqual([]);
   });
 
   it("a shared fact always needs the owner's yes; a personal one in a clean session does not", async () => {
