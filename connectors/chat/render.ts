@@ -98,16 +98,8 @@ export function createRenderer(deps: RenderDeps, chat: string, stream: boolean):
   const askApproval = (event: Extract<AgentEvent, { type: "approval_requested" }>) => {
     typing?.stop();
     queue("approval", async () => {
-      const ids = approvalButtonIds(event.approvalId);
-      const buttons = [
-        { id: ids.approve, label: "Approve" },
-        { id: ids.deny, label: "Deny" },
-      ];
-      const text = surface.limits.buttons
-        ? event.prompt
-        : `${event.prompt}\nReply /approve ${event.approvalId} or /deny ${event.approvalId}`;
-      const fitted = fitText(text, surface.limits.text);
-      const sent = await surface.send(chat, surface.limits.buttons ? { text: fitted, buttons } : { text: fitted });
+      const { text, buttons } = approvalMessage(event, surface.limits);
+      const sent = await surface.send(chat, surface.limits.buttons ? { text, buttons } : { text });
       deps.store.approvals.setMessageRef(event.approvalId, approvalRef(chat, sent.id));
     });
   };
@@ -146,6 +138,31 @@ export function createRenderer(deps: RenderDeps, chat: string, stream: boolean):
         break;
     }
   };
+}
+
+/**
+ * An approval request as one message. The owner approves what the message shows, so it is never cut: a
+ * prompt too long for the network (its values already shortened around their middles) is sent without
+ * Approve, saying where the whole call can be read and approved; Deny stays.
+ */
+function approvalMessage(
+  event: Extract<AgentEvent, { type: "approval_requested" }>,
+  limits: ChatSurface["limits"],
+): { text: string; buttons: { id: string; label: string }[] } {
+  const ids = approvalButtonIds(event.approvalId);
+  const approve = { id: ids.approve, label: "Approve" };
+  const deny = { id: ids.deny, label: "Deny" };
+  const whole = limits.buttons ? event.prompt : `${event.prompt}\nReply /approve ${event.approvalId} or /deny ${event.approvalId}`;
+  if (whole.length <= limits.text) return { text: whole, buttons: [approve, deny] };
+  // The prompt's last two lines: why it asks, and until when.
+  const why = event.prompt.split("\n").slice(-2).join("\n");
+  const text = [
+    `hermes wants to run ${event.tool}, with arguments too long to show here in full, so it cannot be approved here.`,
+    "Read and decide it in a terminal (`hermes approvals`) or on the dashboard.",
+    why,
+    ...(limits.buttons ? [] : [`Reply /deny ${event.approvalId} to refuse it.`]),
+  ].join("\n");
+  return { text: fitText(text, limits.text), buttons: [deny] };
 }
 
 /** The text an approval message shows once decided, fitted in one message. */

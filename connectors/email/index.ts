@@ -102,10 +102,15 @@ export function createEmail(host: ConnectorHost, options: EmailOptions): PluginC
   };
 }
 
-/** Mail has no buttons: an approval request says what to reply, with the approval's id as the code. */
+/**
+ * Mail has no buttons: an approval request says what to reply, with the approval's id as the code. Only
+ * the decisions the buttons offer are named (a request too long to show whole offers no Approve).
+ */
 function withDecisionHint(text: string, buttons: { id: string }[] | undefined): string {
-  const code = buttons?.map((b) => parseApprovalButton(b.id)).find((d) => d)?.approvalId;
+  const offered = buttons?.flatMap((b) => parseApprovalButton(b.id) ?? []) ?? [];
+  const code = offered[0]?.approvalId;
   if (!code) return text;
+  if (!offered.some((d) => d.approve)) return `${text}\n\nReply with this as the first line to refuse it:\n\n    no ${code}`;
   return `${text}\n\nReply with this as the first line to allow it:\n\n    yes ${code}\n\nor to refuse it:\n\n    no ${code}`;
 }
 

@@ -2,6 +2,7 @@
 import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
 import type { DaemonStatus, ScheduleInfo } from "../../src/connector.js";
+import { shownArgs, shownText } from "../../src/gate/shown-args.js";
 import type { ApprovalRow } from "../../src/store/approvals.js";
 import type { AuditRow } from "../../src/store/audit.js";
 import type { RecentRun } from "../../src/store/recent.js";
@@ -25,6 +26,15 @@ export function timeText(ms: number | null | undefined, zone: string): string {
 }
 
 const cut = (s: string | null | undefined, n: number) => (!s ? "" : s.length > n ? `${s.slice(0, n)}…` : s);
+
+/** A pending call's arguments (stored as JSON) as every approval shows them: the end of each value in view. */
+function pendingArgs(json: string): string {
+  try {
+    return shownArgs(JSON.parse(json));
+  } catch {
+    return shownText(json);
+  }
+}
 
 /**
  * A dashboard page. `live` lists the pending approvals the page shows: the page then reloads by itself
@@ -73,7 +83,7 @@ export function approvalsBlock(pending: ApprovalRow[], csrf: string, zone: strin
   if (!pending.length) return html`<p class="empty">No approvals pending.</p>`;
   return html`<ul class="approvals">${pending.map(
     (a) => html`<li class="approval" id="approval-${a.id}">
-      <div><strong>${a.tool}</strong> <code>${cut(a.args, 600)}</code></div>
+      <div><strong>${a.tool}</strong> <code>${pendingArgs(a.args)}</code></div>
       <div class="hint">${a.reason} · session ${a.session_key} · asked ${timeText(a.created_at, zone)} · denied if nobody answers by ${timeText(a.expires_at, zone)}</div>
       <form method="post" action="/approvals/${a.id}">
         <input type="hidden" name="csrf" value="${csrf}">

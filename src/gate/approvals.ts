@@ -13,6 +13,7 @@ import { secretBytes } from "../random.js";
 import type { ApprovalRow } from "../store/approvals.js";
 import type { Store } from "../store/store.js";
 import { canonicalJson } from "./canonical.js";
+import { shownArgs } from "./shown-args.js";
 import type { GateEvent, StepContext } from "./types.js";
 
 export type ApprovalRequested = Extract<GateEvent, { type: "approval_requested" }>;
@@ -204,7 +205,7 @@ export function newApprovalId(): string {
 }
 
 export function approvalPrompt(call: Pick<ToolCall, "name" | "args">, reason: string, timeoutS: number): string {
-  const args = JSON.stringify(call.args ?? {}, null, 2);
+  const args = shownArgs(call.args, 2);
   const minutes = timeoutS >= 120 ? `${Math.round(timeoutS / 60)} minutes` : `${Math.round(timeoutS)} seconds`;
   return `hermes wants to run ${call.name} with:\n${args}\nWhy this asks first: ${reason}.\nIf nobody answers within ${minutes} it will not run.`;
 }
