@@ -5,6 +5,7 @@ import { McpToolListStore } from "../store/mcp-tools.js";
 import type { Store } from "../store/store.js";
 import { toolSpec } from "../tools/define.js";
 import type { AnyTool } from "../tools/types.js";
+import { maskUrl, maskUrlsInText } from "../url-secrets.js";
 import { isEnabled, nameTools } from "./names.js";
 import { notConnectedText } from "./not-connected.js";
 import { loadSdk, type Sdk } from "./sdk.js";
@@ -114,7 +115,8 @@ function reportOf(entry: Entry): McpServerReport {
     tools: status.toolCount,
     enabled: entry.tools.length,
     prompt_tokens: entry.promptTokens,
-    last_error: lastError,
+    // Reports reach `hermes status`, `hermes tools` and doctor: a key inside a server's URL is masked.
+    last_error: lastError && maskUrlsInText(lastError),
     fix:
       status.phase === "connected"
         ? collision
@@ -131,5 +133,5 @@ function fixFor(cfg: McpServerConfig, error: string): string {
     if (/ENOENT|not found/i.test(error)) return `install ${cfg.command} or give its full path in command`;
     return `run \`${[cfg.command, ...cfg.args].join(" ")}\` by hand to see why it exits; its stderr is in the log`;
   }
-  return `check that ${cfg.url} is reachable from this host and speaks MCP`;
+  return `check that ${maskUrl(cfg.url ?? "")} is reachable from this host and speaks MCP`;
 }

@@ -270,6 +270,28 @@ describe("MCP tool servers", () => {
     expect((await h.ask("water")).stdout).toMatch(/error: there is no tool named 'garden__water'/);
   });
 
+  it("shows a down server's URL with its key masked in tools and status, fix included", async () => {
+    const secret = "mcp-sk-SECRET-4711";
+    // Port 9 is closed: the server stays down, and its report says which URL to check.
+    const h = await start({ enabled: ["clock"], servers: { remote: { url: `http://127.0.0.1:9/mcp?api_key=${secret}` } } });
+    const shown = [
+      (await h.cli(["tools", "--json"])).stdout,
+      (await h.cli(["tools"])).stdout,
+      (await h.cli(["status", "--json"])).stdout,
+      (await h.cli(["status"])).stdout,
+    ];
+    const status = JSON.parse(shown[2] as string) as { mcp: { name: string; connected: boolean; fix: string | null }[] };
+    expect(status.mcp).toEqual([
+      expect.objectContaining({
+        name: "remote",
+        connected: false,
+        fix: "check that http://127.0.0.1:9/mcp?api_key=******** is reachable from this host and speaks MCP",
+      }),
+    ]);
+    expect(shown[1]).toContain("fix: check that http://127.0.0.1:9/mcp?api_key=******** is reachable");
+    for (const out of shown) expect(out).not.toContain(secret);
+  });
+
   it("refuses two tools whose names collide after sanitising, naming the server's place in the config", async () => {
     const colliding = stdioServer();
     colliding.env = { ...colliding.env, MCP_COLLIDE: "1" };
