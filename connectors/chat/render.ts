@@ -1,4 +1,5 @@
 import type { AgentEvent, EventListener } from "../../src/agent/types.js";
+import { shownWhole } from "../../src/gate/shown-args.js";
 import type { Logger } from "../../src/log.js";
 import type { ApprovalRow } from "../../src/store/approvals.js";
 import type { Store } from "../../src/store/store.js";
@@ -141,9 +142,9 @@ export function createRenderer(deps: RenderDeps, chat: string, stream: boolean):
 }
 
 /**
- * An approval request as one message. The owner approves what the message shows, so it is never cut: a
- * prompt too long for the network (its values already shortened around their middles) is sent without
- * Approve, saying where the whole call can be read and approved; Deny stays.
+ * An approval request as one message. The owner approves only what the message shows: a call with a value
+ * too long to show whole (see shownWhole), or whose request does not fit the network's message, is sent
+ * without Approve, saying where the whole call can be read and decided; Deny stays.
  */
 function approvalMessage(
   event: Extract<AgentEvent, { type: "approval_requested" }>,
@@ -153,15 +154,14 @@ function approvalMessage(
   const approve = { id: ids.approve, label: "Approve" };
   const deny = { id: ids.deny, label: "Deny" };
   const whole = limits.buttons ? event.prompt : `${event.prompt}\nReply /approve ${event.approvalId} or /deny ${event.approvalId}`;
-  if (whole.length <= limits.text) return { text: whole, buttons: [approve, deny] };
+  if (whole.length <= limits.text && shownWhole(event.args)) return { text: whole, buttons: [approve, deny] };
+  const elsewhere = "It cannot be approved here: read and decide it in a terminal (`hermes approvals`) or on the dashboard.";
+  const refuse = limits.buttons ? [] : [`Reply /deny ${event.approvalId} to refuse it.`];
+  const shown = [event.prompt, `Some of its arguments are too long to show here in full. ${elsewhere}`, ...refuse].join("\n");
+  if (shown.length <= limits.text) return { text: shown, buttons: [deny] };
   // The prompt's last two lines: why it asks, and until when.
   const why = event.prompt.split("\n").slice(-2).join("\n");
-  const text = [
-    `hermes wants to run ${event.tool}, with arguments too long to show here in full, so it cannot be approved here.`,
-    "Read and decide it in a terminal (`hermes approvals`) or on the dashboard.",
-    why,
-    ...(limits.buttons ? [] : [`Reply /deny ${event.approvalId} to refuse it.`]),
-  ].join("\n");
+  const text = [`hermes wants to run ${event.tool}, with arguments too long to show here. ${elsewhere}`, why, ...refuse].join("\n");
   return { text: fitText(text, limits.text), buttons: [deny] };
 }
 

@@ -27,12 +27,12 @@ export function timeText(ms: number | null | undefined, zone: string): string {
 
 const cut = (s: string | null | undefined, n: number) => (!s ? "" : s.length > n ? `${s.slice(0, n)}…` : s);
 
-/** A pending call's arguments (stored as JSON) as every approval shows them: the end of each value in view. */
+/** A pending call's arguments (stored as JSON) whole, a run of whitespace shown as one space: the owner approves what the page shows. */
 function pendingArgs(json: string): string {
   try {
-    return shownArgs(JSON.parse(json));
+    return shownArgs(JSON.parse(json), undefined, Number.POSITIVE_INFINITY);
   } catch {
-    return shownText(json);
+    return shownText(json, Number.POSITIVE_INFINITY);
   }
 }
 

@@ -1,30 +1,49 @@
 /**
- * A call's arguments as an approval shows them to the owner, who must see what would run: the end of
- * every value included. A run of whitespace is shown as one space, so padding cannot push the rest out
- * of view; a value still longer than SHOWN_CHARS keeps its head and its tail around a count of the
- * characters left out. The owner then sees that something is left out, and where.
+ * A call's arguments as an approval shows them to the owner, who approves only what they can read. A run
+ * of whitespace is shown as one space, so padding cannot push the rest out of view. A value still longer
+ * than WHOLE_CHARS keeps its head and its tail around a count of the characters left out; a chat then
+ * offers no Approve (see shownWhole), and the owner reads the whole call with `hermes approvals` or on the
+ * dashboard, which show every value whole.
  */
 
-/** How many characters of one value (or key) an approval shows at most, besides the marker. */
-const SHOWN_CHARS = 400;
+/** The longest value (or key) a chat's approval request shows whole. */
+const WHOLE_CHARS = 1500;
+/** What a chat shows of a longer one: its first and its last characters. */
+const END_CHARS = 200;
 
-export function shownText(text: string): string {
+export function shownText(text: string, whole = WHOLE_CHARS): string {
   const flat = text.replace(/\s+/g, " ");
-  if (flat.length <= SHOWN_CHARS) return flat;
-  const half = SHOWN_CHARS / 2;
-  return `${flat.slice(0, half)}[… ${flat.length - 2 * half} characters left out …]${flat.slice(-half)}`;
+  if (flat.length <= whole) return flat;
+  return `${flat.slice(0, END_CHARS)}[… ${flat.length - 2 * END_CHARS} characters left out …]${flat.slice(-END_CHARS)}`;
 }
 
-/** The arguments as JSON (indented by `indent`, else on one line) with every string, keys too, as shownText shows it. */
-export function shownArgs(args: unknown, indent?: number): string {
-  return JSON.stringify(shortened(args ?? {}), null, indent);
+/**
+ * The arguments as JSON (indented by `indent`, else on one line) with every string, keys too, as
+ * shownText shows it; `whole` Infinity shows every value whole (the dashboard).
+ */
+export function shownArgs(args: unknown, indent?: number, whole = WHOLE_CHARS): string {
+  return JSON.stringify(
+    mapStrings(args ?? {}, (s) => shownText(s, whole)),
+    null,
+    indent,
+  );
 }
 
-function shortened(value: unknown): unknown {
-  if (typeof value === "string") return shownText(value);
-  if (Array.isArray(value)) return value.map(shortened);
+/** True when shownArgs leaves nothing out of `args`: only then may a chat's request be approved where it is read. */
+export function shownWhole(args: unknown): boolean {
+  let whole = true;
+  mapStrings(args ?? {}, (s) => {
+    if (s.replace(/\s+/g, " ").length > WHOLE_CHARS) whole = false;
+    return s;
+  });
+  return whole;
+}
+
+function mapStrings(value: unknown, map: (s: string) => string): unknown {
+  if (typeof value === "string") return map(value);
+  if (Array.isArray(value)) return value.map((v) => mapStrings(v, map));
   if (value && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([key, v]) => [shownText(key), shortened(v)]));
+    return Object.fromEntries(Object.entries(value).map(([key, v]) => [map(key), mapStrings(v, map)]));
   }
   return value;
 }
