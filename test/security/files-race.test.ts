@@ -57,9 +57,10 @@ describe("file tools and a hostile files folder", () => {
     try {
       await new Promise((resolve) => swapper.stdout?.once("data", resolve));
       const seen = { inside: 0, outside: 0, refused: 0 };
-      // 400 tries at least; more while none has met the real folder yet (the swapper leaves it in place only
-      // for a moment, so on a busy machine a few in a thousand do).
-      for (let i = 0; i < 400 || (seen.inside === 0 && i < 5000); i++) {
+      // 400 tries at least; more, for up to 20 s, while none has met the real folder or the link yet (the
+      // swapper leaves each in place only for a moment, so on a busy machine a few in a thousand do).
+      const deadline = Date.now() + 20_000;
+      for (let i = 0; i < 400 || ((seen.inside === 0 || seen.refused === 0) && Date.now() < deadline); i++) {
         const [read] = await Promise.allSettled([
           call("read_file", { path: "d/secret.txt" }),
           call("write_file", { path: "d/planted.txt", content: "planted" }),
@@ -76,7 +77,7 @@ describe("file tools and a hostile files folder", () => {
     } finally {
       swapper.kill("SIGKILL");
     }
-  });
+  }, 40_000);
 
   it("refuses a hard link to a file outside, for reads and writes, and leaves the outside file alone", async () => {
     writeFileSync(join(outside, "passwords.txt"), "hunter2");
