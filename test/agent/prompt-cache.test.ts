@@ -24,6 +24,10 @@ const extends_ = (a: RecordedRequest, b: RecordedRequest) =>
   b.messages.length > a.messages.length &&
   JSON.stringify(b.messages.slice(0, a.messages.length)) === JSON.stringify(a.messages);
 
+/** Indexes of the requests that do not extend the one before them. */
+const jumpsIn = (requests: RecordedRequest[]) =>
+  requests.flatMap((r, k) => (k > 0 && !extends_(requests[k - 1] as RecordedRequest, r) ? [k] : []));
+
 describe("a long chat and the model's prompt cache", () => {
   let model: FakeModel;
   let hermes: Awaited<ReturnType<typeof startInProcess>> | undefined;
@@ -62,10 +66,6 @@ describe("a long chat and the model's prompt cache", () => {
     }
     return replied;
   };
-
-  /** Indexes of the requests that do not extend the one before them. */
-  const jumpsIn = (requests: RecordedRequest[]) =>
-    requests.flatMap((r, k) => (k > 0 && !extends_(requests[k - 1] as RecordedRequest, r) ? [k] : []));
 
   for (const summaries of [false, true]) {
     it(`keeps its prefix between jumps, and every request fits (summaries ${summaries ? "on" : "off"})`, async () => {
@@ -148,7 +148,7 @@ describe("a window of more than 400 messages", () => {
     const requests = model.requests;
     // 640 short messages are about two thirds of the default window: nothing is dropped or summarised.
     expect(requests.some((r) => r.compaction)).toBe(false);
-    expect(requests.flatMap((r, k) => (k > 0 && !extends_(requests[k - 1] as RecordedRequest, r) ? [k] : []))).toEqual([]);
+    expect(jumpsIn(requests)).toEqual([]);
     expect(requests.at(-1)?.messages[1]?.content).toMatch(/^m0 hi/);
   }, 60_000);
 
