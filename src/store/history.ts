@@ -299,20 +299,32 @@ export class HistoryStore {
   windowMessages(sessionId: number, fromId?: number): ChatMessage[] {
     const held = this.ephemeral.get(sessionId);
     if (held) return held.messages.slice();
-    const newest = this.recentMessages(sessionId, CACHED_MESSAGES);
+    const newest = fromId === undefined || !this.recent.has(sessionId) ? this.recentMessages(sessionId, CACHED_MESSAGES) : undefined;
     const cached = this.recent.get(sessionId);
-    const first = newest[0] && this.ids.get(newest[0]);
-    if (fromId === undefined || !cached || first === undefined || first <= fromId) return newest;
-    const oldest = cached.messages[0] && this.ids.get(cached.messages[0]);
+    if (fromId === undefined || !cached) return newest ?? this.recentMessages(sessionId, CACHED_MESSAGES);
+    const { messages } = cached;
+    const oldest = messages[0] && this.ids.get(messages[0]);
     if (cached.whole || (oldest !== undefined && oldest <= fromId)) {
-      const start = cached.messages.findIndex((m) => (this.ids.get(m) ?? 0) >= fromId);
+      const begin = Math.min(this.indexOf(messages, fromId), Math.max(0, messages.length - CACHED_MESSAGES));
       // Kept as far back as the window reaches now: after a jump, that is less.
-      cached.keep = Math.max(CACHED_MESSAGES, cached.messages.length - start);
-      return cached.messages.slice(start);
+      cached.keep = Math.max(CACHED_MESSAGES, messages.length - begin);
+      return this.used(sessionId, cached).messages.slice(begin);
     }
-    const messages = this.rows(this.q.messagesFrom.all(sessionId, fromId));
-    this.used(sessionId, { messages, keep: Math.max(CACHED_MESSAGES, messages.length), whole: false });
-    return messages.slice();
+    const read = this.rows(this.q.messagesFrom.all(sessionId, fromId));
+    this.used(sessionId, { messages: read, keep: Math.max(CACHED_MESSAGES, read.length), whole: false });
+    return read.slice();
+  }
+
+  /** The index of the first of `messages` (in id order) whose id is `id` or more. */
+  private indexOf(messages: ChatMessage[], id: number): number {
+    let lo = 0;
+    let hi = messages.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((this.ids.get(messages[mid] as ChatMessage) ?? 0) < id) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
   }
 
   /** The id of a run's first message (its user message), when it has one stored. */
