@@ -1,5 +1,6 @@
 import type { ChatMessage, ToolCall } from "../model/types.js";
 import type { Db } from "./db.js";
+import { MessageCache } from "./message-cache.js";
 import { recallWriter } from "./recall.js";
 import { statements } from "./statements.js";
 
@@ -76,27 +77,19 @@ interface Ephemeral {
   input?: string;
 }
 
-/** How many recent messages per session are kept in memory, and for how many sessions. */
-const CACHED_MESSAGES = 400;
-const CACHED_SESSIONS = 200;
-
-/**
- * A session's newest messages in memory: at least `keep` of them (more when its window reaches further
- * back), or all of them (`whole`) while it has fewer.
- */
-interface Cached {
-  messages: ChatMessage[];
-  keep: number;
-  whole: boolean;
-}
-
 /**
  * Sessions, runs and messages: the full conversation history, kept forever. The newest messages of
  * recently active sessions are also kept in memory, so a step does not re-read and re-parse history.
  */
 export class HistoryStore {
   private readonly q;
-  private readonly recent = new Map<number, Cached>();
+  private readonly cache = new MessageCache(
+    {
+      newest: (sessionId, limit) => this.rows(this.q.recentMessages.all(sessionId, limit)),
+      from: (sessionId, fromId) => this.rows(this.q.messagesFrom.all(sessionId, fromId)),
+    },
+    (m) => this.ids.get(m),
+  );
   /** The row id of every message this store handed out or appended. */
   private readonly ids = new WeakMap<ChatMessage, number>();
   private readonly ephemeral = new Map<number, Ephemeral>();
@@ -268,76 +261,28 @@ export class HistoryStore {
       toolName,
     );
     this.ids.set(message, id);
-    const cached = this.recent.get(sessionId);
-    if (cached) {
-      cached.messages.push(message);
-      if (cached.messages.length > cached.keep * 1.5) {
-        cached.messages.splice(0, cached.messages.length - cached.keep);
-        cached.whole = false;
-      }
-    }
+    this.cache.appended(sessionId, message);
     return id;
   }
 
   /** The newest `limit` messages of a session, oldest first. */
   recentMessages(sessionId: number, limit: number): ChatMessage[] {
     const held = this.ephemeral.get(sessionId);
-    if (held) return held.messages.slice(-limit);
-    const cached = this.recent.get(sessionId);
-    if (cached && (limit <= cached.messages.length || cached.whole)) return this.used(sessionId, cached).messages.slice(-limit);
-    const asked = Math.max(limit, CACHED_MESSAGES);
-    const messages = this.rows(this.q.recentMessages.all(sessionId, asked));
-    if (limit <= CACHED_MESSAGES) this.used(sessionId, { messages, keep: CACHED_MESSAGES, whole: messages.length < asked });
-    return messages.slice(-limit);
+    return held ? held.messages.slice(-limit) : this.cache.newest(sessionId, limit);
   }
 
   /**
    * The messages a prompt is built from, oldest first: the newest 400, and every one from `fromId` on when
-   * that reaches further back (the start of a window of many short messages, or of a long run). Those are
-   * kept in memory too, as long as the window reaches that far back.
+   * that reaches further back (the start of a window of many short messages, or of a long run).
    */
   windowMessages(sessionId: number, fromId?: number): ChatMessage[] {
     const held = this.ephemeral.get(sessionId);
-    if (held) return held.messages.slice();
-    const newest = fromId === undefined || !this.recent.has(sessionId) ? this.recentMessages(sessionId, CACHED_MESSAGES) : undefined;
-    const cached = this.recent.get(sessionId);
-    if (fromId === undefined || !cached) return newest ?? this.recentMessages(sessionId, CACHED_MESSAGES);
-    const { messages } = cached;
-    const oldest = messages[0] && this.ids.get(messages[0]);
-    if (cached.whole || (oldest !== undefined && oldest <= fromId)) {
-      const begin = Math.min(this.indexOf(messages, fromId), Math.max(0, messages.length - CACHED_MESSAGES));
-      // Kept as far back as the window reaches now: after a jump, that is less.
-      cached.keep = Math.max(CACHED_MESSAGES, messages.length - begin);
-      return this.used(sessionId, cached).messages.slice(begin);
-    }
-    const read = this.rows(this.q.messagesFrom.all(sessionId, fromId));
-    this.used(sessionId, { messages: read, keep: Math.max(CACHED_MESSAGES, read.length), whole: false });
-    return read.slice();
-  }
-
-  /** The index of the first of `messages` (in id order) whose id is `id` or more. */
-  private indexOf(messages: ChatMessage[], id: number): number {
-    let lo = 0;
-    let hi = messages.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if ((this.ids.get(messages[mid] as ChatMessage) ?? 0) < id) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return held ? held.messages.slice() : this.cache.window(sessionId, fromId);
   }
 
   /** The id of a run's first message (its user message), when it has one stored. */
   firstMessageOf(runId: string): number | undefined {
     return (this.q.firstMessageOfRun.get(runId) as number | null | undefined) ?? undefined;
-  }
-
-  /** Marks `cached` as the session's, most recently used last, so the oldest entry is the one evicted. */
-  private used(sessionId: number, cached: Cached): Cached {
-    this.recent.delete(sessionId);
-    this.recent.set(sessionId, cached);
-    if (this.recent.size > CACHED_SESSIONS) this.recent.delete(this.recent.keys().next().value as number);
-    return cached;
   }
 
   private rows(rows: unknown[]): ChatMessage[] {
