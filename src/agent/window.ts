@@ -17,12 +17,14 @@ export function withMark(store: Store, sessionId: number, input: PromptInput): P
 
 /**
  * The history a prompt for the session is built from: the newest messages, and every one from where the
- * session's window starts and from the start of `runId` (a long run), however far back that is.
+ * session's window starts, however far back that is. A window always keeps its current turn, so it never
+ * starts after the run's first message; without a mark (the first request after a restart) the window
+ * reaches back to the start of `runId` (a long run), looked up then.
  */
 export function windowHistory(store: Store, sessionId: number, runId?: string): ChatMessage[] {
-  const starts = [marks.get(store)?.get(sessionId)?.fromId, runId === undefined ? undefined : store.history.firstMessageOf(runId)];
-  const from = starts.filter((id): id is number => id !== undefined);
-  return store.history.windowMessages(sessionId, from.length ? Math.min(...from) : undefined);
+  const mark = marks.get(store)?.get(sessionId)?.fromId;
+  const from = mark ?? (runId === undefined ? undefined : store.history.firstMessageOf(runId));
+  return store.history.windowMessages(sessionId, from);
 }
 
 /** Remembers where the window of the request just built stands, for the session's next request. */
