@@ -2,7 +2,6 @@
 import type { Runner } from "../agent/runner.js";
 import type { Config } from "../config/schema.js";
 import type { Connector, DaemonStatus } from "../connector.js";
-import type { McpServerReport } from "../mcp/types.js";
 import type { ProbeResult } from "../model/types.js";
 import type { Store } from "../store/store.js";
 import { startOfToday } from "../store/usage.js";
@@ -40,13 +39,8 @@ export function statusOf(
     runs: { running: runs.running, queued: runs.queued, suspended: runs.suspended },
     pending_approvals: runs.pendingApprovals,
     memory: memoryOf(process.memoryUsage()),
-    ...(state.mcp ? { mcp: state.mcp.reports().map(maskedReport) } : {}),
+    ...(state.mcp ? { mcp: state.mcp.reports() } : {}),
   };
-}
-
-/** An MCP server's report with URL secrets masked in what it says, like every other detail here. */
-function maskedReport(r: McpServerReport): McpServerReport {
-  return { ...r, last_error: r.last_error && maskUrlsInText(r.last_error), fix: r.fix && maskUrlsInText(r.fix) };
 }
 
 function usageToday(config: Config, store: Store) {

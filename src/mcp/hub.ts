@@ -115,7 +115,8 @@ function reportOf(entry: Entry): McpServerReport {
     tools: status.toolCount,
     enabled: entry.tools.length,
     prompt_tokens: entry.promptTokens,
-    // Reports reach `hermes status`, `hermes tools` and doctor: a key inside a server's URL is masked.
+    // Reports reach `hermes status`, `hermes tools`, doctor and the model (a missing tool says why): a key
+    // inside a server's URL is masked here, once for all of them.
     last_error: lastError && maskUrlsInText(lastError),
     fix:
       status.phase === "connected"
