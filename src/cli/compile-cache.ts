@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import type Module from "node:module";
 import { basename, dirname, join } from "node:path";
 import type { Script } from "node:vm";
@@ -22,6 +22,11 @@ import type { Script } from "node:vm";
  * systemd's `CacheDirectory=` ($CACHE_DIRECTORY), else `$XDG_CACHE_HOME/hermes` or `~/.cache/hermes`;
  * Node's own entries go in a folder of it that nobody else can enter (`node/`, else Node's cache stays off).
  * `HERMES_COMPILE_CACHE=off` turns it off. Without a usable directory the command runs uncached.
+ *
+ * Each build of the bundle has a folder of its own in `compile-cache/` (`build-` and a hash of its chunks'
+ * names, which carry their contents' hashes), Node's entries included: an upgrade starts a new folder,
+ * and the daemon removes the folders of other builds once they have gone unused for a week
+ * (`pruneCompileCache`), so the cache does not grow by a build's entries at every upgrade.
  */
 export interface CompileCacheReport {
   dir: string;
@@ -51,15 +56,91 @@ const nodeModule = () => process.getBuiltinModule("node:module");
 /** Turns the cache on for what this process loads next (the commands that run the daemon's code). */
 export function useCompileCache(env: NodeJS.ProcessEnv = process.env): void {
   if (env.HERMES_COMPILE_CACHE === "off" || typeof process.getBuiltinModule !== "function") return; // Node 20.16+
-  const dir = cacheDir(env);
+  const base = cacheDir(env);
+  if (!base) return;
+  // This code runs from a chunk in the bundle's folder of chunks, or from the entry beside that folder.
+  const root = typeof __dirname !== "string" ? undefined : basename(__dirname) === "chunks" ? __dirname : join(__dirname, "chunks");
+  const dir = closedDir(join(base, root ? buildName(root) : MODULES), 0o022);
   if (!dir) return;
   const builtIn = enableNodeCache(nodeModule() as NodeCache, dir);
-  // This code runs from a chunk in the bundle's folder of chunks, or from the entry beside that folder.
-  if (typeof __dirname !== "string") {
+  if (!root) {
     if (builtIn) publish({ dir, mode: "node", node: true, hits: 0, misses: 0 }); // not the bundle
     return;
   }
-  hookCompile(dir, basename(__dirname) === "chunks" ? __dirname : join(__dirname, "chunks"), builtIn);
+  hookCompile(dir, root, builtIn);
+}
+
+/** The folder of hermes run from its modules (not the bundle): Node's own cache only. */
+const MODULES = "modules";
+
+/**
+ * The build's folder: a hash of the chunks' names (FNV-1a; node:crypto would cost a start ~1 ms to load).
+ * A chunk's name carries a hash of its content, so any change to the bundle gives a new folder.
+ */
+function buildName(root: string): string {
+  let hash = 0x811c9dc5;
+  for (const name of readdirSync(root).sort()) {
+    for (let i = 0; i < name.length; i++) hash = Math.imul(hash ^ name.charCodeAt(i), 0x01000193);
+    hash = Math.imul(hash ^ 0x2f, 0x01000193);
+  }
+  return `build-${(hash >>> 0).toString(16).padStart(8, "0")}`;
+}
+
+/** A folder of another build, or Node's entries for another Node, is removed once unused this long. */
+const UNUSED_MS = 7 * 24 * 3600 * 1000;
+
+/**
+ * Marks this build's folder as in use, and removes what no start of this build reads: the folders of
+ * other builds unused for a week, Node's folders and hermes' entries for another Node version written
+ * over a week ago, entries left half-written by a process that died, and the files of the layout before
+ * builds had folders. Called by the daemon after its start. Returns how many files and folders went;
+ * one that cannot be read or removed is left.
+ */
+export function pruneCompileCache(now = Date.now()): number {
+  const dir = compileCacheReport()?.dir;
+  if (!dir) return 0;
+  const old = (path: string, ms: number) => now - statSync(path).mtimeMs > ms;
+  const removed =
+    removeWhere(dirname(dir), (name, path) => {
+      if (name === "node" || /\.cache(\.\d+)?$/.test(name)) return true; // the layout before build folders
+      return path !== dir && /^(build-[0-9a-f]{8}|modules)$/.test(name) && old(path, UNUSED_MS);
+    }) +
+    removeWhere(dir, (name, path) => {
+      if (/\.cache\.\d+$/.test(name)) return old(path, 3600 * 1000); // written aside by a process that died
+      return /-v\d+\.\d+\.\d+-.+\.cache$/.test(name) && !name.includes(`-${process.version}-`) && old(path, UNUSED_MS);
+    }) +
+    removeWhere(
+      join(dir, "node"),
+      (name, path) => /^v\d+\.\d+\.\d+-/.test(name) && !name.startsWith(`${process.version}-`) && old(path, UNUSED_MS),
+    );
+  try {
+    utimesSync(dir, now / 1000, now / 1000);
+  } catch {
+    // gone meanwhile: the next start makes it again
+  }
+  return removed;
+}
+
+/** Removes the entries of `dir` that `stale` picks; returns how many went. */
+function removeWhere(dir: string, stale: (name: string, path: string) => boolean): number {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const path = join(dir, name);
+    try {
+      if (!stale(name, path)) continue;
+      rmSync(path, { recursive: true, force: true });
+      removed++;
+    } catch {
+      // removed by another process meanwhile, or not ours to remove
+    }
+  }
+  return removed;
 }
 
 /**
@@ -68,7 +149,7 @@ export function useCompileCache(env: NodeJS.ProcessEnv = process.env): void {
  */
 function enableNodeCache(node: NodeCache, dir: string): boolean {
   if (!node.enableCompileCache) return false;
-  const nodeDir = closedDir(join(dir, "node"));
+  const nodeDir = closedDir(join(dir, "node"), 0o077);
   if (!nodeDir) return false;
   const { status } = node.enableCompileCache(nodeDir);
   const known = node.constants?.compileCacheStatus;
@@ -114,10 +195,10 @@ function ownDir(dir: string, others: number): string | undefined {
   return mine && (st.mode & others) === 0 ? dir : undefined;
 }
 
-/** `dir` if only this user can enter it (made so when missing); undefined otherwise. */
-function closedDir(dir: string): string | undefined {
+/** `dir` if this user owns it and none of the `others` mode bits are set (made so when missing); undefined otherwise. */
+function closedDir(dir: string, others: number): string | undefined {
   try {
-    return ownDir(dir, 0o077);
+    return ownDir(dir, others);
   } catch {
     return undefined;
   }

@@ -4,7 +4,7 @@ import { loadConfig, maskSecrets } from "../config/load.js";
 import type { Core } from "../connector.js";
 import { startIdleTrim } from "../daemon/idle-trim.js";
 import { ConfigError } from "../errors.js";
-import { compileCacheReport, flushCompileCache } from "./compile-cache.js";
+import { compileCacheReport, flushCompileCache, pruneCompileCache } from "./compile-cache.js";
 
 /** `hermes start`: the daemon in the foreground until SIGTERM/SIGINT; SIGHUP reloads the config. */
 export async function start(configPath: string): Promise<number> {
@@ -36,7 +36,10 @@ export async function start(configPath: string): Promise<number> {
   const running = daemon;
   const log = running.core.log;
   log.debug({ ...compileCacheReport() }, "compile cache");
-  setTimeout(flushCompileCache, 1000).unref();
+  setTimeout(() => {
+    flushCompileCache();
+    log.debug({ removed: pruneCompileCache() }, "compile cache pruned");
+  }, 1000).unref();
   const idleTrim = startIdleTrim({ log });
   return new Promise<number>((resolve) => {
     let stopping = false;

@@ -1,9 +1,9 @@
-import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeModel } from "../fakes/model-server.js";
-import { baseSettings, createTempDir, startHermes } from "../helpers/hermes.js";
+import { baseSettings, CLI, createTempDir, launch, startHermes, writeConfig } from "../helpers/hermes.js";
 import { stoppedAfterEach } from "../helpers/per-test.js";
 import { PLUGIN_FIXTURES, pluginSettings } from "../helpers/plugins.js";
 
@@ -46,29 +46,46 @@ describe("the compile cache of the hermes command", () => {
     return dir.path;
   };
 
-  async function start(cacheHome: string, env: NodeJS.ProcessEnv = {}, settings?: Record<string, unknown>): Promise<Report> {
+  /**
+   * One daemon's life with the cache in `cacheHome`: its report, after a question answered. With `pruned`,
+   * it also waits for the daemon's pass over the cache a second after the start; `cli` runs a copy of the command.
+   */
+  async function start(
+    cacheHome: string,
+    env: NodeJS.ProcessEnv = {},
+    settings?: Record<string, unknown>,
+    options: { pruned?: boolean; cli?: string } = {},
+  ): Promise<Report & { removed?: number }> {
     t.model ??= await startFakeModel();
     t.model.respond(() => ({ text: "ok" }));
-    const hermes = await startHermes(
-      { ...(settings ?? baseSettings(t.model.url)), log: { level: "debug" } },
-      { env: { XDG_CACHE_HOME: cacheHome, CACHE_DIRECTORY: "", ...env } },
-    );
+    const config = { ...(settings ?? baseSettings(t.model.url)), log: { level: "debug" } };
+    const daemonEnv = { XDG_CACHE_HOME: cacheHome, CACHE_DIRECTORY: "", ...env };
+    const dir = createTempDir();
+    homes.push(dir);
+    const hermes = options.cli
+      ? await launch(dir.path, writeConfig(dir.path, config), daemonEnv, options.cli)
+      : await startHermes(config, { env: daemonEnv });
     t.hermes = hermes;
     const line = (await hermes.waitForLog((l) => l.msg === "compile cache")) as Report;
     expect((await hermes.ask("hello")).stdout.trim()).toBe("ok");
+    const pruned = options.pruned ? await hermes.waitForLog((l) => l.msg === "compile cache pruned") : undefined;
     await hermes.stop();
     t.hermes = undefined;
-    return line;
+    return { ...line, ...(pruned && { removed: pruned.removed as number }) };
   }
 
-  it("is written by the first start and read by the next", async () => {
+  it("is written by the first start and read by the next, in a folder of the build", async () => {
     const home = newHome();
-    const dir = join(home, "hermes", "compile-cache");
+    const base = join(home, "hermes", "compile-cache");
     const first = await start(home);
-    expect(first.dir).toBe(dir);
+    const dir = first.dir ?? "";
+    expect(dirname(dir)).toBe(base);
+    expect(basename(dir)).toMatch(/^build-[0-9a-f]{8}$/);
     expect(cacheFiles(dir).length).toBeGreaterThan(0);
+    expect(statSync(base).mode & 0o777).toBe(0o700);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     const second = await start(home);
+    expect(second.dir).toBe(dir);
     expect(first).toMatchObject({ mode: "vm", node: builtIn, hits: 0 });
     expect(first.misses).toBeGreaterThan(3);
     expect(chunkEntries(dir)).toHaveLength(first.misses ?? 0);
@@ -93,8 +110,7 @@ describe("the compile cache of the hermes command", () => {
 
   it("throws away entries V8 cannot use and writes them again", async () => {
     const home = newHome();
-    const dir = join(home, "hermes", "compile-cache");
-    await start(home);
+    const dir = (await start(home)).dir ?? "";
     const entries = chunkEntries(dir);
     for (const file of cacheFiles(dir)) writeFileSync(file, "not a code cache");
     const garbled = await start(home);
@@ -121,7 +137,7 @@ describe("the compile cache of the hermes command", () => {
     const second = await start(home, {}, settings); // would fail to load the plugin if the resolver were cached
     expect(second).toMatchObject({ mode: "vm", misses: 0, hits: first.misses });
     // Every chunk of a few lines or more has its entry but the resolver's.
-    const entries = chunkEntries(join(home, "hermes", "compile-cache")).map((file) => file.split("/").pop() ?? "");
+    const entries = chunkEntries(first.dir ?? "").map((file) => file.split("/").pop() ?? "");
     expect(entries.some((name) => name.startsWith("resolve-"))).toBe(false);
     expect(entries.some((name) => name.startsWith("daemon-"))).toBe(true);
   });
@@ -146,13 +162,62 @@ describe("the compile cache of the hermes command", () => {
 
   it.runIf(builtIn)("leaves Node's own cache off when its folder is open to others", async () => {
     const home = newHome();
-    const nodeDir = join(home, "hermes", "compile-cache", "node");
-    mkdirSync(nodeDir, { recursive: true });
-    chmodSync(nodeDir, 0o755); // others may enter: Node's folders in it follow the umask
     const first = await start(home);
-    expect(first).toMatchObject({ mode: "vm", node: false });
+    const nodeDir = join(first.dir ?? "", "node");
+    rmSync(nodeDir, { recursive: true });
+    mkdirSync(nodeDir);
+    chmodSync(nodeDir, 0o755); // others may enter: Node's folders in it follow the umask
     expect(await start(home)).toMatchObject({ mode: "vm", node: false, misses: 0, hits: first.misses });
     expect(cacheFiles(nodeDir)).toEqual([]);
+  });
+
+  it("starts a new folder at an upgrade; the daemon removes other builds' folders once unused for a week", async () => {
+    const home = newHome();
+    const base = join(home, "hermes", "compile-cache");
+    const weekAgo = (path: string, extraMs = 3600_000) => {
+      const at = (Date.now() - 7 * 24 * 3600_000 - extraMs) / 1000;
+      utimesSync(path, at, at);
+    };
+    // What an older hermes left: its entries at the top (the layout before build folders) and Node's folder.
+    mkdirSync(join(base, "node", "v22.1.0-x64-1234abcd-0"), { recursive: true, mode: 0o700 });
+    writeFileSync(join(base, "daemon-AbCd1234-v20.16.0-x64-1234.cache"), "old entry");
+    writeFileSync(join(base, "daemon-AbCd1234-v20.16.0-x64-1234.cache.4242"), "half written");
+    mkdirSync(join(base, "build-0000000a"));
+    writeFileSync(join(base, "build-0000000a", "store-Ab12Cd34-v20.16.0-x64-1.cache"), "an older build's entry");
+    weekAgo(join(base, "build-0000000a"));
+    mkdirSync(join(base, "build-0000000b")); // another build, used two days ago
+    utimesSync(join(base, "build-0000000b"), Date.now() / 1000 - 2 * 24 * 3600, Date.now() / 1000 - 2 * 24 * 3600);
+    writeFileSync(join(base, "README"), "not the cache's");
+
+    const first = await start(home, {}, undefined, { pruned: true });
+    expect(first.removed).toBe(4);
+    expect(readdirSync(base).sort()).toEqual(["README", basename(first.dir ?? ""), "build-0000000b"].sort());
+
+    // An upgrade: a copy of the command whose chunks differ (one more here).
+    const copy = join(newHome(), "hermes");
+    cpSync(dirname(CLI), join(copy, "dist/app"), { recursive: true });
+    symlinkSync(join(dirname(CLI), "../../node_modules"), join(copy, "node_modules"));
+    writeFileSync(join(copy, "dist/app/chunks/added-Zz09Yy87.js"), "module.exports = {};\n");
+    const cli = join(copy, "dist/app/hermes.js");
+    const upgraded = await start(home, {}, undefined, { cli, pruned: true });
+    expect(upgraded.dir).not.toBe(first.dir);
+    expect(upgraded).toMatchObject({ hits: 0, misses: first.misses, removed: 0 });
+    expect(existsSync(first.dir ?? "")).toBe(true); // used a moment ago
+
+    // A week on: the first build's folder goes, and so do entries for a Node this build no longer runs on.
+    const dir = upgraded.dir ?? "";
+    weekAgo(first.dir ?? "");
+    writeFileSync(join(dir, "daemon-AbCd1234-v20.16.0-x64-1234.cache"), "for an older Node");
+    weekAgo(join(dir, "daemon-AbCd1234-v20.16.0-x64-1234.cache"));
+    writeFileSync(join(dir, "daemon-AbCd1234-v20.17.0-x64-1234.cache"), "for another Node, written yesterday");
+    mkdirSync(join(dir, "node", "v20.16.0-x64-1234abcd-0"), { recursive: true });
+    weekAgo(join(dir, "node", "v20.16.0-x64-1234abcd-0"));
+    const again = await start(home, {}, undefined, { cli, pruned: true });
+    expect(again).toMatchObject({ dir, hits: first.misses, misses: 0, removed: 3 });
+    expect(existsSync(first.dir ?? "")).toBe(false);
+    expect(existsSync(join(base, "build-0000000b"))).toBe(true);
+    expect(existsSync(join(dir, "daemon-AbCd1234-v20.17.0-x64-1234.cache"))).toBe(true);
+    expect(chunkEntries(dir).filter((file) => file.includes(`-${process.version}-`))).toHaveLength(first.misses ?? 0);
   });
 
   it("is not used from a directory that others can write, nor when turned off", async () => {
