@@ -4,6 +4,8 @@ import { statements } from "./statements.js";
 /**
  * Updates received from chat networks, recorded before they are acknowledged, so a restart neither
  * processes one twice nor loses one. Plus a small key-value table for offsets and rate limits.
+ * An update's payload is kept only until it is handled (a restart replays what is left): then its id
+ * alone keeps a replay from running twice. Strangers' messages are not kept, nor a copy of the owner's.
  */
 export class InboundStore {
   private readonly q;
@@ -14,8 +16,10 @@ export class InboundStore {
         db.prepare(
           "INSERT OR IGNORE INTO inbound_updates (connector, update_id, chat, payload, status, received_at) VALUES (?, ?, ?, ?, 'received', ?)",
         ),
-      setStatus: () =>
-        db.prepare("UPDATE inbound_updates SET status = ?, run_id = COALESCE(?, run_id) WHERE connector = ? AND update_id = ?"),
+      done: () =>
+        db.prepare(
+          "UPDATE inbound_updates SET status = 'done', payload = '{}', run_id = COALESCE(?, run_id) WHERE connector = ? AND update_id = ?",
+        ),
       unfinished: () =>
         db.prepare("SELECT payload FROM inbound_updates WHERE connector = ? AND status = 'received' ORDER BY update_id").pluck(),
       runOf: () => db.prepare("SELECT run_id FROM inbound_updates WHERE connector = ? AND update_id = ?").pluck(),
@@ -71,7 +75,7 @@ export class InboundStore {
   }
 
   markDone(connector: string, updateId: number | bigint | string, runId?: string): void {
-    this.q.setStatus.run("done", runId ?? null, connector, updateId);
+    this.q.done.run(runId ?? null, connector, updateId);
   }
 
   /** Updates recorded but not handed to the agent (the process died in between), oldest first. */

@@ -314,4 +314,9 @@ export const MIGRATIONS: {
     `,
     data: fillRecallIndex,
   },
+  {
+    version: 18,
+    name: "inbound updates keep their payload only until handled: a done update is its id, not a second copy of everyone's message",
+    sql: "UPDATE inbound_updates SET payload = '{}' WHERE status = 'done' AND payload <> '{}';",
+  },
 ];

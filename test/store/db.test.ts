@@ -53,6 +53,31 @@ describe("the store", () => {
     checked.close();
   });
 
+  it("keeps an inbound update's payload only until it is handled, also in a database from before", () => {
+    const path = tempDb();
+    const store = openStore(path);
+    const updates = [1, 2, 3].map((update_id) => ({ update_id, message: { text: `message ${update_id}` } }));
+    expect(store.inbound.recordBatch("telegram", updates, () => "42")).toHaveLength(3);
+    store.inbound.markDone("telegram", 1, "run-1");
+    expect(store.inbound.unfinished("telegram")).toEqual(updates.slice(1));
+    expect(store.inbound.recordBatch("telegram", updates.slice(0, 1), () => "42")).toEqual([]); // seen: not again
+    // As a daemon before this version left it: handled updates with their payloads.
+    store.inbound.markDone("telegram", 2);
+    store.db.prepare("UPDATE inbound_updates SET payload = ? WHERE update_id = 2").run(JSON.stringify(updates[1]));
+    store.db.prepare("DELETE FROM schema_migrations WHERE version = 18").run();
+    const payloads = () => store.db.prepare("SELECT payload FROM inbound_updates ORDER BY update_id").pluck().all();
+    expect(payloads()).toEqual(["{}", JSON.stringify(updates[1]), JSON.stringify(updates[2])]);
+    store.close();
+    const reopened = openStore(path);
+    expect(reopened.db.prepare("SELECT payload FROM inbound_updates ORDER BY update_id").pluck().all()).toEqual([
+      "{}",
+      "{}",
+      JSON.stringify(updates[2]),
+    ]);
+    expect(reopened.inbound.unfinished("telegram")).toEqual([updates[2]]);
+    reopened.close();
+  });
+
   it("keeps a closed session's history when /new opens a fresh one", () => {
     const store = openStore(tempDb());
     const first = store.history.activeSession("telegram:1");

@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { FakeModel } from "../../fakes/model-server.js";
 import { BOT, type Call, type FakeTelegram } from "../../fakes/telegram-server.js";
 import { useHermes, useModel, useTelegram } from "../../helpers/fixture.js";
-import { baseSettings, type Hermes } from "../../helpers/hermes.js";
+import { baseSettings, type Hermes, readDb } from "../../helpers/hermes.js";
 
 const OWNER = 42;
 const STRANGER = 7;
@@ -100,6 +100,15 @@ describe("the Telegram connector", () => {
     expect(telegram.messagesTo(STRANGER)).toHaveLength(1);
     expect(model.requests).toHaveLength(1);
     expect(model.requests[0]?.messages.at(-1)?.content).toMatch(/^hello/);
+    // Each update is kept as seen, so a replay does not run twice; no copy of its message is kept.
+    await h.stop();
+    const rows = readDb(h.dbPath, (db) => db.prepare("SELECT status, payload FROM inbound_updates").all()) as {
+      status: string;
+      payload: string;
+    }[];
+    expect(rows).toHaveLength(3);
+    expect(rows.every((r) => r.status === "done")).toBe(true);
+    expect(rows.map((r) => r.payload).join()).not.toMatch(/let me in|please|hello/);
   });
 
   it("in a group, answers only when mentioned or replied to", async () => {
