@@ -4,6 +4,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { addAllowedUser } from "../../src/cli/allowed-users.js";
 import { spanOf } from "../../src/cli/pair.js";
 import { DISCORD_TOKEN, type FakeDiscord, startFakeDiscord } from "../fakes/discord-server.js";
@@ -216,5 +217,49 @@ describe("addAllowedUser", () => {
     expect(added).toContain("# top");
     expect(added).toContain("enabled: true # on");
     expect(added).toContain("allowed_users: [ { id: 5, name: Eve Smith } ]");
+  });
+
+  const users = (text: string) => (parse(text) as { connectors: { telegram: { allowed_users: unknown[] } } }).connectors.telegram;
+
+  it("quotes a name that would not read back as itself, in a flow list and in a new one", () => {
+    for (const name of ["Smith, John", "Ann {x}", "a]b", "# one", "x: y", " padded ", "José", "'quoted'"]) {
+      const flow = addAllowedUser("connectors:\n  telegram:\n    allowed_users: [111] # mine\n", "telegram", "222", name);
+      expect(users(flow).allowed_users).toEqual([111, { id: 222, name }]);
+      expect(flow).toContain("# mine");
+      const none = addAllowedUser("connectors:\n  telegram:\n    enabled: true\n", "telegram", "222", name);
+      expect(users(none).allowed_users).toEqual([{ id: 222, name }]);
+    }
+    expect(addAllowedUser("connectors:\n  telegram:\n    allowed_users: []\n", "telegram", "7", "Eve Smith")).toBe(
+      "connectors:\n  telegram:\n    allowed_users: [{ id: 7, name: Eve Smith }]\n",
+    );
+  });
+
+  it("adds the user after the list's last item, whatever it holds and whatever follows it", () => {
+    const cases: [string, unknown[]][] = [
+      [
+        "connectors:\n  telegram:\n    allowed_users:\n      - id: 111\n        name: Alice\n    api_root: http://x\n",
+        [{ id: 111, name: "Alice" }],
+      ],
+      [
+        "connectors:\n  telegram:\n    allowed_users:\n      - id: 111\n        name: Alice\n  discord:\n    enabled: false\n",
+        [{ id: 111, name: "Alice" }],
+      ],
+      ["connectors:\n  telegram:\n    allowed_users:\n      - id: 111\n        name: Alice\n", [{ id: 111, name: "Alice" }]],
+      [
+        "connectors:\n  telegram:\n    allowed_users:\n      - 5 # me\n      - { id: 111, name: Al }\n    enabled: true\n",
+        [5, { id: 111, name: "Al" }],
+      ],
+      ["connectors:\n  telegram:\n    allowed_users: [\n      111, # me\n      333  # my wife\n    ]\n    enabled: true\n", [111, 333]],
+      ["connectors:\n  telegram:\n    allowed_users: [111,]\n", [111]],
+    ];
+    for (const [text, before] of cases) {
+      const added = addAllowedUser(text, "telegram", "222", "Smith, John");
+      expect(users(added).allowed_users).toEqual([...before, { id: 222, name: "Smith, John" }]);
+      const { allowed_users: _, ...rest } = users(added);
+      const { allowed_users: __, ...restBefore } = users(text);
+      expect(rest).toEqual(restBefore);
+      expect(parse(added)).toMatchObject({ connectors: { ...(parse(text) as { connectors: object }).connectors, telegram: rest } });
+      for (const comment of text.match(/#.*$/gm) ?? []) expect(added).toContain(comment);
+    }
   });
 });
