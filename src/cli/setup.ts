@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { createInterface, type Interface } from "node:readline/promises";
-import type { Document } from "yaml";
+import { type Document, isSeq } from "yaml";
 import { addAllowedUser } from "./allowed-users.js";
 import { UsageError } from "./options.js";
 import { isTimeZone, listModels, telegramBot } from "./setup-checks.js";
@@ -57,7 +57,9 @@ export async function setup(configPath: string, sections: string[], flags: Setup
     say(`✓ wrote ${configPath}${Object.keys(secrets).length ? ` and ${envPath} (0600)` : ""}`);
     const owner = await pairOwner(configPath, doc, io, flags, say, { ...env, ...secrets });
     if (chosen("briefing")) {
-      await briefingSection(doc, io, flags, say, owner);
+      // Offered when asked for by name, or while the config has no jobs at all (a list without one: turned off).
+      const offer = sections.includes("briefing") || !doc.hasIn(["connectors", "cron", "jobs"]);
+      await briefingSection(doc, io, flags, say, owner, offer);
       writeConfigDoc(configPath, doc);
     }
     say(nextSteps(configPath, doc));
@@ -213,34 +215,55 @@ async function pairOwner(
   return paired.id;
 }
 
-async function briefingSection(doc: Document, io: Interface | undefined, f: SetupFlags, say: Say, owner: string | undefined) {
-  const jobs =
-    (doc.getIn(["connectors", "cron", "jobs"]) as { toJSON(): { name: string; schedule: string }[] } | undefined)?.toJSON?.() ?? [];
-  const current = jobs.find((j) => j.name === "morning-briefing");
-  const currentTime = current
-    ? current.schedule.replace(/^(\d+) (\d+) .*/, (_m, mm: string, hh: string) => `${hh.padStart(2, "0")}:${mm.padStart(2, "0")}`)
-    : "07:00";
-  const time = await ask(io, "A morning briefing at (HH:MM, or off)", currentTime, f.briefing);
-  const others = jobs.filter((j) => j.name !== "morning-briefing");
+/**
+ * The morning briefing job. An existing one keeps everything but what is answered: Enter keeps it as it
+ * is (its prompt, tools, days and target may be the owner's own), a new HH:MM changes only the minute and
+ * the hour of its schedule, "off" removes it. A new one is offered at 07:00 when the section is asked for
+ * by name or the config has no jobs yet; a re-run of every section leaves a briefing turned off, off.
+ */
+async function briefingSection(
+  doc: Document,
+  io: Interface | undefined,
+  f: SetupFlags,
+  say: Say,
+  owner: string | undefined,
+  offer: boolean,
+) {
+  const jobsPath = ["connectors", "cron", "jobs"];
+  const jobs = doc.getIn(jobsPath, true);
+  const list = isSeq(jobs) ? (jobs.toJSON() as { name?: unknown; schedule?: unknown }[]) : [];
+  const index = list.findIndex((j) => j?.name === "morning-briefing");
+  const schedule = index >= 0 ? String(list[index]?.schedule ?? "") : undefined;
+  // "M H dom mon dow" with one minute and one hour: offered as HH:MM; anything else as it is.
+  const simple = schedule?.match(/^(\d{1,2}) (\d{1,2})( \S+ \S+ \S+)$/);
+  const currentTime = simple ? `${simple[2]?.padStart(2, "0")}:${simple[1]?.padStart(2, "0")}` : schedule;
+  const time = await ask(io, "A morning briefing at (HH:MM, or off)", currentTime ?? (offer ? "07:00" : "off"), f.briefing);
   if (/^off$/i.test(time)) {
-    doc.setIn(["connectors", "cron", "jobs"], others);
+    if (index >= 0) doc.deleteIn([...jobsPath, index]);
     return say("- no morning briefing");
   }
+  if (index >= 0 && time === currentTime) return say(`- morning briefing kept (${schedule})`);
   const hm = time.match(/^(\d{1,2}):(\d{2})$/);
   if (!hm || Number(hm[1]) > 23 || Number(hm[2]) > 59) throw new Error(`${time} is not a time of day (HH:MM)`);
+  const at = `${Number(hm[2])} ${Number(hm[1])}`;
+  if (index >= 0) {
+    doc.setIn([...jobsPath, index, "schedule"], `${at}${simple?.[3] ?? " * * *"}`);
+    return say(`✓ morning briefing at ${time} (its prompt, tools and target kept)`);
+  }
   if (!owner) return say("- the briefing needs a chat to go to: pair first (hermes pair telegram), then run `hermes setup briefing`");
   const location = await ask(io, "Weather for (a place name)", String(doc.getIn(["tools", "weather", "location"]) ?? ""), f.location);
   if (location) doc.setIn(["tools", "weather", "location"], location);
   const job = {
     name: "morning-briefing",
-    schedule: `${Number(hm[2])} ${Number(hm[1])} * * *`,
+    schedule: `${at} * * *`,
     prompt:
       "Good morning briefing: today's date, the weather today, and my notes and reminders for today. Short, friendly, in bullet points.",
     tools: ["clock", "weather", "notes"],
     deliver: `telegram:${owner}`,
   };
   doc.setIn(["connectors", "cron", "enabled"], true);
-  doc.setIn(["connectors", "cron", "jobs"], [...others, job]);
+  if (isSeq(jobs)) doc.addIn(jobsPath, doc.createNode(job));
+  else doc.setIn(jobsPath, doc.createNode([job]));
   say(`✓ morning briefing at ${time} to telegram:${owner} (calendar and feeds: examples/morning-briefing.yaml)`);
 }
 

@@ -177,6 +177,51 @@ describe("hermes setup", () => {
     expect(enabled).toEqual([...DEFAULT_TOOLS, "memory"]);
   });
 
+  it("a re-run keeps an owner's own briefing: Enter keeps it, a time changes only its minute and hour, off removes only it", async () => {
+    const own = [
+      "connectors:",
+      "  telegram:",
+      "    enabled: true",
+      "    allowed_users: [42]",
+      "  cron:",
+      "    enabled: true",
+      "    jobs:",
+      "      - name: morning-briefing # mine",
+      '        schedule: "30 6 * * 1-5" # weekdays',
+      "        prompt: My own briefing, with the calendar and the news.",
+      "        tools: [calendar, feeds]",
+      '        deliver: "telegram:-100222333" # the family group',
+      "      - name: evening",
+      '        schedule: "0 7,19 * * *"',
+      "        prompt: Evening check.",
+      "",
+    ].join("\n");
+    writeFileSync(configPath, own);
+    const run = (...args: string[]) => runCli(["setup", "briefing", ...args, "--non-interactive"], { env, cwd: home.path });
+    const jobs = () => parse(readFileSync(configPath, "utf8")).connectors.cron.jobs as Record<string, unknown>[];
+    const mine = jobs()[0];
+
+    expect((await run()).code).toBe(0); // Enter: as it is
+    expect(jobs()).toEqual(parse(own).connectors.cron.jobs);
+    expect((await run("--briefing", "06:30")).code).toBe(0); // its own time again
+    expect(jobs()).toEqual(parse(own).connectors.cron.jobs);
+
+    const moved = await run("--briefing", "7:15");
+    expect(moved.code).toBe(0);
+    expect(jobs()).toEqual([{ ...mine, schedule: "15 7 * * 1-5" }, parse(own).connectors.cron.jobs[1]]);
+    const text = readFileSync(configPath, "utf8");
+    for (const comment of ["# mine", "# weekdays", "# the family group"]) expect(text).toContain(comment);
+
+    // A schedule that is no time of day is offered as it is; Enter keeps it.
+    writeFileSync(configPath, own.replace('"30 6 * * 1-5"', '"0 7,19 * * *"'));
+    const odd = await run();
+    expect(odd.code).toBe(0);
+    expect(jobs()[0]).toEqual({ ...mine, schedule: "0 7,19 * * *" });
+
+    expect((await run("--briefing", "off")).code).toBe(0);
+    expect(jobs()).toEqual([parse(own).connectors.cron.jobs[1]]);
+  });
+
   it("with no model pulled, says which `ollama pull` to run", async () => {
     model.models = [];
     const result = await runCli(["setup", "model", "--model-url", model.url, "--non-interactive"], { env });
