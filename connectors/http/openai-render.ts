@@ -19,11 +19,14 @@ export function createReplyText(o: { activity: boolean; approvalsTo: string }): 
   const lines: string[] = [];
   /** The model's text since the last line or tool call: the final step's text, once the run ends. */
   let stepText = "";
-  let sentAny = false;
+  /** The end of what was sent so far, for the break before the next piece. */
+  let sent = "";
   const emit = (text: string) => {
-    if (text) sentAny = true;
+    if (text) sent = (sent + text).slice(-2);
     return text;
   };
+  /** A paragraph break before new text, unless what was sent already ends with one (or nothing was sent). */
+  const breakBefore = () => (sent === "" || sent === "\n\n" ? "" : sent.endsWith("\n") ? "\n" : "\n\n");
   const line = (text: string) => {
     lines.push(text);
     const lead = stepText && !stepText.endsWith("\n") ? "\n" : "";
@@ -34,8 +37,8 @@ export function createReplyText(o: { activity: boolean; approvalsTo: string }): 
     onEvent(event) {
       switch (event.type) {
         case "text": {
-          // A blank line between the lines and the model's text.
-          const lead = stepText === "" && lines.length > 0 ? "\n" : "";
+          // A blank line between the lines, or an earlier step's words, and this step's text.
+          const lead = stepText === "" ? breakBefore() : "";
           stepText += event.delta;
           return emit(lead + event.delta);
         }
@@ -57,9 +60,13 @@ export function createReplyText(o: { activity: boolean; approvalsTo: string }): 
       }
     },
     finish(reply) {
-      // The reply was streamed as the last step's text (with notices, if any, in front of it).
-      if (stepText.trim() && reply.includes(stepText.trim())) return "";
-      return emit(`${sentAny ? "\n\n" : ""}${reply}`);
+      // The reply was streamed as the last step's text; what it has beside it (notices, in front) comes last.
+      const streamed = stepText.trim();
+      if (streamed && reply.includes(streamed)) {
+        const rest = reply.replace(streamed, "").trim();
+        return rest ? emit(`${breakBefore()}${rest}`) : "";
+      }
+      return emit(`${breakBefore()}${reply}`);
     },
     whole(reply) {
       return lines.length ? `${lines.join("\n")}\n\n${reply}` : reply;

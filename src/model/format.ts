@@ -18,8 +18,9 @@ export function withToolCallFormat(client: ModelClient, format: ToolCallFormat):
     const wire = format === "hermes" ? toHermesRequest(request, client.provider === "ollama" ? "tool" : "user") : request;
     const send = client.prepare(wire);
     return async (options: ChatOptions = {}): Promise<ModelResult> => {
-      const onText = options.onText ? createToolCallTextFilter(options.onText) : undefined;
+      const onText = options.onText ? createToolCallTextFilter(options.onText, { fenced: true }) : undefined;
       const result = await send({ ...options, onText });
+      if (result.ok) onText?.flush();
       if (!result.ok || result.toolCalls.length > 0) return result;
       const parsed = parseToolCallText(result.text, { fenced: true });
       if (parsed.calls.length === 0) return result;

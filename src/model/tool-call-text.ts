@@ -181,13 +181,121 @@ function tidy(text: string): string {
 
 /**
  * Hides `<tool_call>` blocks from streamed text: holds back anything that may be the start of a block,
- * and drops everything inside one. A block inside code is shown, as the parser keeps it as text.
+ * and drops everything inside one. A block inside code is shown, as the parser keeps it as text. With
+ * `fenced` (the formats whose replies are parsed with it), a fenced JSON call is hidden too.
  */
-export function createToolCallTextFilter(emit: (text: string) => void) {
+export function createToolCallTextFilter(emit: (text: string) => void, options: { fenced?: boolean } = {}): TextFilter {
+  if (!options.fenced) return createTagFilter(emit);
+  let tagged = false;
+  const fenced = createFencedCallFilter(emit, () => tagged);
+  const tags = createTagFilter(fenced, () => {
+    tagged = true;
+  });
+  return Object.assign((delta: string) => tags(delta), {
+    flush() {
+      tags.flush();
+      fenced.flush();
+    },
+  });
+}
+
+/** Takes the streamed text piece by piece; `flush` at the reply's end lets out what was held back and is text after all. */
+export type TextFilter = ((delta: string) => void) & { flush(): void };
+
+/** A fence that opens a block `parseFenced` reads: three backticks, `json` or nothing, then the line's end. */
+const FENCE_OPEN = /^```(?:json)?[ \t]*\n/;
+
+/**
+ * Holds back a fenced code block whose body starts with `{` until it closes, then drops it when it is the
+ * reply's one fenced call (as `parseFenced` takes the first call-shaped block, and none once a `<tool_call>`
+ * block was seen: `tagged`). Any other block is shown: a JSON example once it closes, other code as it comes.
+ */
+function createFencedCallFilter(emit: (text: string) => void, tagged: () => boolean): TextFilter {
+  let pending = "";
+  /** Inside a block: "held" (a JSON body, not shown yet) or "shown" (other code, passed through). */
+  let inside: "held" | "shown" | undefined;
+  let taken = false;
+  const flush = () => {
+    // Backticks, a fence's first line or a block that never closed: the parser keeps them as text.
+    if (pending) emit(pending);
+    pending = "";
+    inside = undefined;
+  };
+  const feed = (delta: string) => {
+    pending += delta;
+    for (;;) {
+      if (inside === "shown") {
+        const close = pending.indexOf("```");
+        if (close < 0) {
+          const keep = pending.endsWith("``") ? 2 : pending.endsWith("`") ? 1 : 0;
+          emit(pending.slice(0, pending.length - keep));
+          pending = pending.slice(pending.length - keep);
+          return;
+        }
+        let end = close + 3;
+        while (pending[end] === "`") end++; // a longer fence closes with all of its run
+        emit(pending.slice(0, end));
+        pending = pending.slice(end);
+        inside = undefined;
+        continue;
+      }
+      if (inside === "held") {
+        const open = pending.match(FENCE_OPEN)?.[0] ?? "";
+        const body = pending.slice(open.length);
+        if (body.trim() !== "" && !body.trimStart().startsWith("{")) {
+          inside = "shown"; // not JSON: code, shown as it comes
+          emit(open);
+          pending = body;
+          continue;
+        }
+        const close = body.indexOf("```");
+        if (close < 0) return;
+        const block = pending.slice(0, open.length + close + 3);
+        pending = pending.slice(block.length);
+        inside = undefined;
+        if (!taken && !tagged() && isCall(body.slice(0, close))) taken = true;
+        else emit(block);
+        continue;
+      }
+      const fence = pending.indexOf("```");
+      if (fence < 0) {
+        const keep = pending.endsWith("``") ? 2 : pending.endsWith("`") ? 1 : 0;
+        if (pending.length > keep) emit(pending.slice(0, pending.length - keep));
+        pending = pending.slice(pending.length - keep);
+        return;
+      }
+      if (fence > 0) emit(pending.slice(0, fence));
+      pending = pending.slice(fence);
+      const line = pending.indexOf("\n");
+      if (line < 0) return; // the fence's line is not complete yet
+      inside = FENCE_OPEN.test(pending) ? "held" : "shown";
+      if (inside === "shown") {
+        emit(pending.slice(0, line + 1));
+        pending = pending.slice(line + 1);
+      }
+    }
+  };
+  return Object.assign(feed, { flush });
+}
+
+function isCall(body: string): boolean {
+  try {
+    return isCallShaped(JSON.parse(body.trim()));
+  } catch {
+    return false;
+  }
+}
+
+function createTagFilter(emit: (text: string) => void, onBlock?: () => void): TextFilter {
   let pending = "";
   let inside = false;
   let code = CODE_START;
-  return (delta: string) => {
+  const flush = () => {
+    // The start of a tag that never came is text; a block that never closed is a call cut off, not text.
+    if (!inside && pending) emit(pending);
+    pending = "";
+  };
+  const feed = (delta: string) => {
     pending += delta;
     for (;;) {
       if (inside) {
@@ -207,6 +315,7 @@ export function createToolCallTextFilter(emit: (text: string) => void) {
         if (found.index > 0) emit(pending.slice(0, found.index));
         pending = pending.slice(found.index + OPEN.length);
         inside = true;
+        onBlock?.();
         continue;
       }
       const hold = partial > 0 && !stepCode(code, "<").inCode ? partial : 0;
@@ -217,6 +326,7 @@ export function createToolCallTextFilter(emit: (text: string) => void) {
       return;
     }
   };
+  return Object.assign(feed, { flush });
 }
 
 /** Length of the longest suffix of `text` that is a prefix of `tag`. */

@@ -270,14 +270,39 @@ describe("parsing a reply of very many blocks", { timeout: 5_000 }, () => {
 });
 
 describe("the streamed-text filter", () => {
-  const run = (pieces: string[]) => {
+  const run = (pieces: string[], fenced = false) => {
     let out = "";
-    const feed = createToolCallTextFilter((t) => {
-      out += t;
-    });
+    const feed = createToolCallTextFilter(
+      (t) => {
+        out += t;
+      },
+      { fenced },
+    );
     for (const p of pieces) feed(p);
+    feed.flush();
     return out;
   };
+
+  it("with fenced calls read, hides the one the parser takes, however it is split, and shows every other block", () => {
+    const call = '```json\n{"name": "clock", "arguments": {}}\n```';
+    const texts = [
+      `Checking.\n${call}`,
+      `Checking.\n${call}\nand \`\`\`json\n{"name": "clock", "arguments": {"timezone": "UTC"}}\n\`\`\``, // the parser takes one
+      'Data:\n```json\n{"a": 1}\n```\nCode:\n```python\nprint("{")\n```\nend',
+      `Before ${T}{"name": "clock"}${E} and ${call}`, // a tag block first: the fenced one stays text
+      "````\n{}\n````",
+      'Cut off: ```json\n{"name": "clock", "argu', // never closed: text, let out at the end
+      "Ends like a tag: <tool_c",
+    ];
+    for (const text of texts) {
+      const parsed = parseToolCallText(text, { fenced: true });
+      const shown = run([text], true);
+      for (const pieces of [text.split(""), [text.slice(0, 13), text.slice(13, 30), text.slice(30)]]) expect(run(pieces, true)).toBe(shown);
+      // What is shown is the reply the parser leaves (up to the blank lines it tidies).
+      expect(shown.replace(/\n{2,}/g, "\n").trim()).toBe(parsed.text.replace(/\n{2,}/g, "\n").trim());
+    }
+    expect(run([`Checking.\n${call}`], false)).toBe(`Checking.\n${call}`); // without fenced, as before
+  });
 
   it("hides a block split across many pieces and keeps the text around it", () => {
     expect(run(["Hi ", "<tool", "_ca", 'll>{"name":', '"clock"}</tool', "_call> bye"])).toBe("Hi  bye");

@@ -158,6 +158,34 @@ describe("the OpenAI-compatible API", () => {
     ).toBe("Plain.");
   });
 
+  it("streams the words of each step apart, hides a call printed as fenced JSON, and ends with the notices the JSON answer has", async () => {
+    await start();
+    const both = async (content: string) => {
+      const stream = await client().chat.completions.create({ model: "hermes", stream: true, messages: [{ role: "user", content }] });
+      let streamed = "";
+      for await (const chunk of stream) streamed += chunk.choices[0]?.delta.content ?? "";
+      return streamed;
+    };
+    const call = '```json\n{"name": "clock", "arguments": {}}\n```';
+    // Words before a native call, then a call printed as a fenced block (a small model's way), split into pieces.
+    model.script(
+      { text: "Let me check.", toolCalls: [{ name: "clock", arguments: {} }] },
+      { text: `One more look.\n${call}`, textPieces: ["One more look.\n``", '`json\n{"name": "clo', 'ck", "arguments": {}}\n`', "``"] },
+      { text: "It is noon." },
+    );
+    expect(await both("time?")).toBe("Let me check.\n\nOne more look.\n\nIt is noon.");
+    expect(model.requests).toHaveLength(3); // the fenced call ran
+    // A fenced block that is no call is shown, as the reply keeps it.
+    model.script({ text: 'Like this:\n```json\n{"a": 1}\n```' });
+    expect(await both("show json")).toBe('Like this:\n```json\n{"a": 1}\n```');
+    // 21 calls in one step: only 20 run, and the stream says so at its end as the JSON answer does in front.
+    const zones = Intl.supportedValuesOf("timeZone").slice(0, 21);
+    const many = zones.map((timezone) => ({ name: "clock", arguments: { timezone } }));
+    model.script({ toolCalls: many }, { text: "Done." });
+    const streamed = await both("many");
+    expect(streamed).toMatch(/^Done\.\n\n\(the model asked for 21 tool calls in one step; only the first 20 were run\)$/);
+  });
+
   it("streams an answer whose model connection broke and was retried without repeating the words already sent", async () => {
     await start();
     const streamed = async () => {
