@@ -38,10 +38,16 @@ export function cronZone(zone: string): string | undefined {
   return isProcessZone(zone) ? undefined : zone;
 }
 
-/** A croner schedule in `zone` (see cronZone): every schedule of the daemon is made here, so none can forget it. */
+/**
+ * A croner schedule in `zone` (see cronZone): every schedule of the daemon is made here, so none can forget it.
+ * Lists and ranges of fixed times (`30 2,14 * * *`) count as fixed times across daylight-saving changes, as a
+ * single time does: a slot in the skipped hour runs at its end, one in the repeated hour runs once. (croner's
+ * default counts only a single minute and hour so: it dropped 02:30 of `30 2,14` in spring and ran it twice
+ * in autumn.)
+ */
 export function zonedCron(pattern: string | Date, zone: string, options: CronOptions = {}, run?: CronCallback): Cron {
-  const timezone = cronZone(zone);
-  return run ? new Cron(pattern, { ...options, timezone }, run) : new Cron(pattern, { ...options, timezone });
+  const settings: CronOptions = { fixedTimeRule: "no-wildcard", ...options, timezone: cronZone(zone) };
+  return run ? new Cron(pattern, settings, run) : new Cron(pattern, settings);
 }
 
 function fieldsIn(date: Date, timeZone: string): Fields {
@@ -80,16 +86,21 @@ function asUtc(f: Fields): number {
   return Date.UTC(f.year, f.month - 1, f.day, f.hour, f.minute, f.second);
 }
 
-/** The instant at which the wall clock in `timeZone` shows the given fields (a skipped time moves forward). */
+/**
+ * The instant at which the wall clock in `timeZone` shows the given fields. A time the clock shows twice
+ * (the repeated hour in autumn) is its first instant; a time it skips (spring's gap) moves forward by the
+ * gap, as the clock would show it had it not jumped (Berlin's 02:30 on that day is 03:30).
+ */
 export function zonedToUtc(f: Fields, timeZone: string): Date {
   const wall = asUtc(f);
-  let guess = wall;
-  for (let i = 0; i < 3; i++) {
-    const offset = asUtc(fieldsIn(new Date(guess), timeZone)) - guess;
-    guess = wall - offset;
-  }
-  return new Date(guess);
+  const offsetAt = (t: number) => asUtc(fieldsIn(new Date(t), timeZone)) - t;
+  // The offsets a day either side, and at the wall time read as UTC: every change near it is among them.
+  const candidates = [...new Set([-DAY_MS, 0, DAY_MS].map((d) => wall - offsetAt(wall + d)))];
+  const exact = candidates.filter((t) => asUtc(fieldsIn(new Date(t), timeZone)) === wall);
+  return new Date(exact.length > 0 ? Math.min(...exact) : Math.max(...candidates));
 }
+
+const DAY_MS = 86_400_000;
 
 /**
  * Reads a local date-time the way a model writes one: "2026-11-30 18:00", "2026-11-30T18:00:00", or just

@@ -73,32 +73,57 @@ export function createCronConnector(core: Core, initial: Config): Connector {
     }
   }
 
+  /**
+   * When hermes first ran a job (kept across restarts): a slot before it is no slot the job missed. Set at
+   * start and when a reload adds the job, so its first downtime is caught up too.
+   */
+  function firstSeen(job: Job): number {
+    const key = `cron:${job.name}:since`;
+    const since = Number(core.store.inbound.value(key) ?? 0);
+    if (!since) core.store.inbound.setValue(key, String(Date.now()));
+    return since;
+  }
+
   /** At start: the latest slot missed while hermes was down runs once if it is recent enough, else it is recorded as missed. */
   function catchUp(job: Job): void {
-    const now = Date.now();
-    const sinceKey = `cron:${job.name}:since`;
-    const since = Number(core.store.inbound.value(sinceKey) ?? 0);
-    if (!since) core.store.inbound.setValue(sinceKey, String(now));
-    const probe = zonedCron(job.schedule, zoneOf(job), { paused: true });
-    const previous = probe.previousRuns(1, new Date(now))[0];
-    if (!since || !previous) return;
-    const slot = previous.getTime();
-    const last = schedules.lastSlot(job.name);
-    if (slot < since || (last !== undefined && slot <= last)) return;
-    const next = probe.nextRun(previous)?.getTime() ?? slot + 2 * 3_600_000;
-    const grace = cfg.grace_s !== undefined ? cfg.grace_s * 1000 : Math.min(120 * MINUTE, Math.max(2 * MINUTE, (next - slot) / 2));
-    if (now - slot <= grace) {
-      void fireJob(job, slot, "catch-up after downtime");
+    const since = firstSeen(job);
+    if (!since) return;
+    const slot = missedSlot(job.name, job.schedule, zoneOf(job), since);
+    if (!slot) return;
+    if (slot.late) {
+      void fireJob(job, slot.at, "catch-up after downtime");
     } else {
-      schedules.claim(job.name, slot, "missed");
-      log.warn({ job: job.name, slot: previous.toISOString() }, "slot missed while hermes was down; recorded as missed");
+      schedules.claim(job.name, slot.at, "missed");
+      log.warn({ job: job.name, slot: new Date(slot.at).toISOString() }, "slot missed while hermes was down; recorded as missed");
     }
+  }
+
+  /**
+   * The latest slot of `pattern` before now that has not fired, at or after `since`: `late` when it is recent
+   * enough to run now (within `grace_s`, else half the time to the next slot, from 2 minutes up to 2 hours).
+   */
+  function missedSlot(name: string, pattern: string, zone: string, since: number): { at: number; late: boolean } | undefined {
+    const now = Date.now();
+    const probe = zonedCron(pattern, zone, { paused: true });
+    const previous = probe.previousRuns(1, new Date(now))[0];
+    if (!previous) return undefined;
+    const at = previous.getTime();
+    const last = schedules.lastSlot(name);
+    if (at < since || (last !== undefined && at <= last)) return undefined;
+    const next = probe.nextRun(previous)?.getTime() ?? at + 2 * 3_600_000;
+    const grace = cfg.grace_s !== undefined ? cfg.grace_s * 1000 : Math.min(120 * MINUTE, Math.max(2 * MINUTE, (next - at) / 2));
+    return { at, late: now - at <= grace };
   }
 
   async function fireReminder(r: ReminderRow, slotAt: number, late = false): Promise<FireResult> {
     const firing = schedules.claim(`remind:${r.id}`, slotAt);
     if (firing === undefined) return { status: "skipped", error: "this slot already fired" };
-    if (!r.cron) schedules.retire(r.id);
+    if (!r.cron) {
+      // Done: its timer goes too (run by hand before its time, it would fire again then).
+      schedules.retire(r.id);
+      reminders.get(r.id)?.stop();
+      reminders.delete(r.id);
+    }
     const note = late ? ` (due ${describeTime(new Date(slotAt), r.timezone, new Date())}; hermes was not running then)` : "";
     try {
       const { messageId } = await core.deliver(r.channel, `⏰ Reminder: ${r.text}${note}`);
@@ -121,16 +146,21 @@ export function createCronConnector(core: Core, initial: Config): Connector {
       }
     }
     const now = Date.now();
+    const grace = cfg.grace_s !== undefined ? cfg.grace_s * 1000 : 120 * MINUTE;
     for (const r of active.values()) {
       if (reminders.has(r.id)) continue;
       if (r.at !== null && r.at <= now) {
-        if (now - r.at <= 120 * MINUTE) void fireReminder(r, r.at, true);
+        if (now - r.at <= grace) void fireReminder(r, r.at, true);
         else {
           schedules.claim(`remind:${r.id}`, r.at, "missed");
           schedules.retire(r.id);
         }
         continue;
       }
+      // A repeating one whose latest time passed while hermes was down: sent late, or recorded as missed.
+      const missed = r.cron ? missedSlot(`remind:${r.id}`, r.cron, r.timezone, r.created_at) : undefined;
+      if (missed?.late) void fireReminder(r, missed.at, true);
+      else if (missed) schedules.claim(`remind:${r.id}`, missed.at, "missed");
       const pattern = r.cron ?? new Date(r.at ?? now);
       const cron = zonedCron(pattern, r.timezone, { protect: true, catch: onError }, (self: Cron) => {
         void fireReminder(r, slotOf(self));
@@ -161,7 +191,11 @@ export function createCronConnector(core: Core, initial: Config): Connector {
       cron.stop();
       jobs.delete(name);
     }
-    for (const job of wanted.values()) if (!jobs.has(job.name)) armJob(job);
+    for (const job of wanted.values()) {
+      if (jobs.has(job.name)) continue;
+      armJob(job);
+      firstSeen(job);
+    }
     log.info({ jobs: [...jobs.keys()] }, "cron jobs reloaded");
   }
 

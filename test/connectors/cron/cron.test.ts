@@ -1,10 +1,12 @@
+import { join } from "node:path";
 import { Cron } from "croner";
-import { beforeEach, describe, expect, it } from "vitest";
-import { describeTime, parseLocalDateTime, zonedToUtc } from "../../../src/time.js";
+import { beforeEach, describe, expect, it, onTestFinished } from "vitest";
+import { openStore } from "../../../src/store/store.js";
+import { describeTime, parseLocalDateTime, zonedCron, zonedToUtc } from "../../../src/time.js";
 import type { FakeModel } from "../../fakes/model-server.js";
 import type { FakeTelegram } from "../../fakes/telegram-server.js";
 import { useHermes, useModel, useTelegram } from "../../helpers/fixture.js";
-import { baseSettings, type Hermes, readDb } from "../../helpers/hermes.js";
+import { baseSettings, createTempDir, type Hermes, readDb, writeConfig } from "../../helpers/hermes.js";
 
 const OWNER = 42;
 
@@ -44,9 +46,55 @@ describe("local times for reminders", () => {
     expect(parseLocalDateTime("next tuesday", "Europe/Berlin", now)).toBeUndefined();
   });
 
-  it("moves a time that does not exist (spring forward) forward", () => {
-    const at = zonedToUtc({ year: 2027, month: 3, day: 28, hour: 2, minute: 30, second: 0 }, "Europe/Berlin");
-    expect(["2027-03-28T01:30:00.000Z", "2027-03-28T00:30:00.000Z"]).toContain(at.toISOString());
+  it("moves a time that does not exist (spring forward) forward by the gap, and takes the first of a time shown twice", () => {
+    const at = (zone: string, year: number, month: number, day: number, hour: number, minute = 30) =>
+      zonedToUtc({ year, month, day, hour, minute, second: 0 }, zone).toISOString();
+    // East and west of Greenwich alike: Berlin's 02:30 is 03:30 CEST, New York's 02:30 is 03:30 EDT.
+    expect(at("Europe/Berlin", 2027, 3, 28, 2)).toBe("2027-03-28T01:30:00.000Z");
+    expect(at("America/New_York", 2027, 3, 14, 2)).toBe("2027-03-14T07:30:00.000Z");
+    expect(at("Australia/Lord_Howe", 2026, 10, 4, 2, 15)).toBe("2026-10-03T15:45:00.000Z"); // a half-hour gap: 02:15 is 02:45
+    // Beirut skips midnight: the day starts at 01:00 EEST, not in the evening before.
+    expect(at("Asia/Beirut", 2026, 3, 29, 0, 0)).toBe("2026-03-28T22:00:00.000Z");
+    // The repeated hour: its first 02:30 (CEST), in both directions of the search.
+    expect(at("Europe/Berlin", 2027, 10, 31, 2)).toBe("2027-10-31T00:30:00.000Z");
+    expect(at("America/New_York", 2027, 11, 7, 1)).toBe("2027-11-07T05:30:00.000Z");
+    // And a plain time on either side of a change is itself.
+    expect(at("Europe/Berlin", 2027, 3, 28, 1)).toBe("2027-03-28T00:30:00.000Z");
+    expect(at("Europe/Berlin", 2027, 3, 28, 3)).toBe("2027-03-28T01:30:00.000Z");
+    expect(at("Europe/Berlin", 2027, 10, 31, 3)).toBe("2027-10-31T02:30:00.000Z");
+  });
+
+  it("a reminder for a time the clock skips is set an hour later, not earlier", () => {
+    const now = new Date("2027-03-27T12:00:00Z");
+    const at = parseLocalDateTime("2027-03-28 02:30", "Europe/Berlin", now) as Date;
+    expect(describeTime(at, "Europe/Berlin", now)).toBe("tomorrow, Sun 28 Mar, 03:30 CEST");
+  });
+});
+
+describe("schedules of several fixed times across daylight-saving changes", () => {
+  const runs = (pattern: string, zone: string, from: string, n: number) =>
+    zonedCron(pattern, zone, { paused: true })
+      .nextRuns(n, new Date(from))
+      .map((d) => describeTime(d, zone, new Date(from)).replace(/^\w+, /, ""));
+
+  it("runs a listed 02:30 at 03:00 on the spring-forward day and once on the fall-back day", () => {
+    expect(runs("30 2,14 * * *", "Europe/Berlin", "2027-03-27T14:00:00Z", 3)).toEqual([
+      "Sun 28 Mar, 03:00 CEST",
+      "Sun 28 Mar, 14:30 CEST",
+      "Mon 29 Mar, 02:30 CEST",
+    ]);
+    expect(runs("30 2,14 * * *", "Europe/Berlin", "2027-10-30T14:00:00Z", 3)).toEqual([
+      "Sun 31 Oct, 02:30 CEST",
+      "Sun 31 Oct, 14:30 CET",
+      "Mon 1 Nov, 02:30 CET",
+    ]);
+    expect(runs("15,45 2 * * *", "Europe/Berlin", "2027-10-30T14:00:00Z", 3)).toEqual([
+      "Sun 31 Oct, 02:15 CEST",
+      "Sun 31 Oct, 02:45 CEST",
+      "Mon 1 Nov, 02:15 CET",
+    ]);
+    // Every few minutes is no fixed time: the repeated hour runs twice, the skipped one not at all.
+    expect(runs("0 */1 * * *", "Europe/Berlin", "2027-10-31T00:30:00Z", 2)).toEqual(["Sun 31 Oct, 02:00 CET", "Sun 31 Oct, 03:00 CET"]);
   });
 });
 
@@ -138,6 +186,66 @@ describe("the cron connector", () => {
     expect(Number(reminder.params.chat_id)).toBe(OWNER);
     await hermes.waitForLog((l) => l.msg === "reminder delivered");
     expect(firings(hermes, "remind:1").map((f) => f.status)).toEqual(["ok"]);
+  });
+
+  /** Reminders written into a new data directory's database before hermes starts on it, as the remind tool writes them. */
+  const withReminders = (add: (schedules: ReturnType<typeof openStore>["schedules"], db: ReturnType<typeof openStore>["db"]) => void) => {
+    const dir = createTempDir();
+    onTestFinished(dir.cleanup);
+    const store = openStore(join(dir.path, "data", "hermes.db"));
+    add(store.schedules, store.db);
+    store.close();
+    return dir.path;
+  };
+  const reminderTexts = () => telegram.messagesTo(OWNER).map((c) => String(c.params.text).split(" (")[0]);
+
+  it("a one-time reminder run by hand before its time is not sent again at its time", async () => {
+    const soon = Date.now() + 2500;
+    const dir = withReminders((schedules) => {
+      schedules.addReminder({ channel: `telegram:${OWNER}`, text: "early bird", at: soon, timezone: "Europe/Berlin" });
+      schedules.addReminder({ channel: `telegram:${OWNER}`, text: "after it", at: soon + 1000, timezone: "Europe/Berlin" });
+    });
+    hermes = await useHermes(settings({}), { dir });
+    const run = await hermes.cli(["schedules", "run", "remind:1"]);
+    expect(run.code).toBe(0);
+    await telegram.waitFor((c) => c.method === "sendMessage" && String(c.params.text).startsWith("⏰ Reminder: after it"));
+    expect(reminderTexts()).toEqual(["⏰ Reminder: early bird", "⏰ Reminder: after it"]);
+    expect(firings(hermes, "remind:1").map((f) => f.status)).toEqual(["ok"]);
+  });
+
+  it("sends a repeating reminder whose time passed while hermes was down late, once, saying so", async () => {
+    const dir = withReminders((schedules, db) => {
+      const r = schedules.addReminder({
+        channel: `telegram:${OWNER}`,
+        text: "take pills",
+        cron: "*/3 * * * * *",
+        timezone: "Europe/Berlin",
+      });
+      db.prepare("UPDATE reminders SET created_at = ? WHERE id = ?").run(Date.now() - 60_000, r.id); // made a minute ago
+    });
+    hermes = await useHermes(settings({}), { dir });
+    const late = await telegram.waitFor((c) => c.method === "sendMessage" && String(c.params.text).startsWith("⏰ Reminder: take pills"));
+    expect(late.params.text).toMatch(/\(due today, .*; hermes was not running then\)$/);
+    await hermes.waitForLog((l) => l.msg === "reminder delivered");
+    const slots = firings(hermes, "remind:1").map((f) => f.slot_at);
+    expect(new Set(slots).size).toBe(slots.length);
+  });
+
+  it("catches up the first downtime of a job a reload added", async () => {
+    model.respond(() => ({ text: "caught up" }));
+    const h = await useHermes(settings({ jobs: [] }));
+    hermes = h;
+    const before = h.logs.length;
+    writeConfig(
+      h.dir,
+      settings({ grace_s: 600, jobs: [{ name: "added", schedule: "*/2 * * * * *", prompt: "Go.", deliver: `telegram:${OWNER}` }] }),
+    );
+    h.process.kill("SIGHUP");
+    await h.waitForLog((l) => l.msg === "config reloaded" && h.logs.indexOf(l) >= before);
+    await h.kill();
+    await new Promise((r) => setTimeout(r, 2500)); // wall time must pass for a slot to be missed
+    hermes = await h.restart();
+    await hermes.waitForLog((l) => l.msg === "job firing" && l.job === "added" && l.why === "catch-up after downtime");
   });
 
   it("catches up a slot missed while hermes was down exactly once", async () => {
