@@ -33,6 +33,7 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
           if ([args.at, args.in_minutes, args.cron].filter((v) => v !== undefined).length !== 1) {
             throw new ToolError('give exactly one of "at", "in_minutes" or "cron"');
           }
+          if (deps.canDeliver && !deps.canDeliver(ctx.channel)) throw new ToolError(undeliverable(ctx.channel));
           if (args.cron) {
             const next = nextOf(args.cron, zone, now);
             // A seconds field ("* * * * * *") would message the chat every second: once a minute at most.
@@ -70,6 +71,12 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
       }
     },
   });
+}
+
+/** Why a reminder cannot be made in this conversation: nothing can send to it later (an HTTP request's, say). */
+function undeliverable(channel: string): string {
+  const api = channel.startsWith("api:") ? " (or the owner sets connectors.http.openai.approvals_to to a chat)" : "";
+  return `a reminder made here could not be delivered: no connector can send a message to ${channel} later. Tell the user to ask for it in a chat such as Telegram${api}; nothing was set`;
 }
 
 function nextOf(expression: string, timezone: string, now: Date): Date {

@@ -3,6 +3,8 @@
  * (or `X-Hermes-Session`) the run is in session `api:<user>` on hermes' own history, else it is an
  * ephemeral run whose context is the request's earlier messages. Images go the media path (SPEC §12).
  */
+import { rm } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import type { Context } from "hono";
 import type { SubmitRequest } from "../../src/agent/types.js";
 import type { Core } from "../../src/connector.js";
@@ -74,11 +76,23 @@ async function intakeImages(
   const refs: string[] = [];
   for (const url of input.images) {
     const decoded = decodeDataUrl(url);
-    if ("problem" in decoded) return { ok: false, message: decoded.problem };
-    const taken = await intake({ kind: "image", bytes: decoded.bytes, name: "image", mime: decoded.mime }, core.config());
-    if (taken.type === "reply") return { ok: false, message: taken.text };
+    const taken =
+      "problem" in decoded
+        ? undefined
+        : await intake({ kind: "image", bytes: decoded.bytes, name: "image", mime: decoded.mime }, core.config());
+    if (!taken || taken.type === "reply") {
+      // A refused request keeps none of the images taken before the one refused.
+      await removeImages(core, refs);
+      return { ok: false, message: taken?.text ?? ("problem" in decoded ? decoded.problem : "") };
+    }
     texts.push(taken.text);
     refs.push(...(taken.images ?? []));
   }
   return { ok: true, text: texts.filter(Boolean).join("\n"), refs };
+}
+
+/** Removes stored images by their references (paths under the data directory). */
+export async function removeImages(core: Core, refs: readonly string[]): Promise<void> {
+  const dir = dirname(core.config().storage.path);
+  await Promise.all(refs.map((ref) => rm(join(dir, ref), { force: true }).catch(() => {})));
 }

@@ -4,8 +4,6 @@
  * a gated call is asked at `openai.approvals_to` and on the dashboard while the response waits.
  * Mounted before the rest of /v1 so its errors, its own auth included, come in OpenAI's shape.
  */
-import { rm } from "node:fs/promises";
-import { dirname, join } from "node:path";
 import type { Context, Next } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { streamSSE } from "hono/streaming";
@@ -18,7 +16,7 @@ import { approvalsTo } from "../cron/scheduled.js";
 import { type App, clientOf } from "./api.js";
 import { bearerOk, type createFailureLimiter } from "./auth.js";
 import { createReplyText, type ReplyText } from "./openai-render.js";
-import { type PreparedRun, prepareRun } from "./openai-request.js";
+import { type PreparedRun, prepareRun, removeImages } from "./openai-request.js";
 import { type Completion, chunkOf, completionOf, MODEL_IDS, openAiError, type Usage, usageOf } from "./openai-shapes.js";
 
 export interface OpenAiDeps {
@@ -89,18 +87,28 @@ async function chat(c: Context, d: OpenAiDeps): Promise<Response> {
     text: createReplyText({ activity: run.model === "hermes-tools", approvalsTo: approvalsAt }),
     usage: () => usageOf(d.core.store.usage.ofRun(run.runId)),
     submit(listener) {
-      const submitted = d.core.submit({
-        ...run.submit,
-        channel: approvalsAt || run.submit.sessionKey,
-        listener: (event) => {
-          ask?.(event);
-          listener(event);
-        },
-      });
-      // A client gone before the end: nobody can read an ephemeral run's answer, so it stops.
-      c.env.outgoing.once("close", () => {
+      let submitted: ReturnType<Core["submit"]>;
+      try {
+        submitted = d.core.submit({
+          ...run.submit,
+          channel: approvalsAt || run.submit.sessionKey,
+          listener: (event) => {
+            ask?.(event);
+            listener(event);
+          },
+        });
+      } catch (err) {
+        // Not taken (hermes is stopping, say): its images are nobody's.
+        void removeImages(d.core, run.submit.images ?? []);
+        throw err;
+      }
+      // A client gone before the end: nobody can read an ephemeral run's answer, so it stops. It may have
+      // gone already, while its images were being taken in.
+      const gone = () => {
         if (run.ephemeral && !c.env.outgoing.writableFinished) d.core.stop(run.submit.sessionKey);
-      });
+      };
+      if (c.env.outgoing.destroyed) gone();
+      else c.env.outgoing.once("close", gone);
       return submitted.done.finally(() => forgetImages(d.core, run));
     },
   };
@@ -148,7 +156,5 @@ function answerStream(c: Context, d: OpenAiDeps, a: Answer, includeUsage: boolea
 
 /** An ephemeral run's images are not kept either, once it has ended. */
 async function forgetImages(core: Core, run: PreparedRun): Promise<void> {
-  if (!run.ephemeral || !run.submit.images) return;
-  const dir = dirname(core.config().storage.path);
-  await Promise.all(run.submit.images.map((ref) => rm(join(dir, ref), { force: true }).catch(() => {})));
+  if (run.ephemeral && run.submit.images) await removeImages(core, run.submit.images);
 }

@@ -109,7 +109,8 @@ async function openStorage(configPath: string, options: DaemonOptions): Promise<
   const store = openStore(storage.path, { busyTimeoutMs: storage.busy_timeout_ms });
   const base = { configPath, initial, log, notifier: options.notifier ?? createNotifier(), now, claim, store, connectors: [] };
   const deliver = (target: string, text: string) => deliverTo(base.connectors, target, text);
-  return { ...base, partsDeps: { tools: { store, now, deliver }, log, extraTools: options.extraTools, model: options.model } };
+  const canDeliver = (target: string) => deliveringConnector(base.connectors, target) !== undefined;
+  return { ...base, partsDeps: { tools: { store, now, deliver, canDeliver }, log, extraTools: options.extraTools, model: options.model } };
 }
 
 /** Phase 2: the tools, the model and the skills; MCP servers connect in the background. */
@@ -358,10 +359,14 @@ function startBackups(store: Store, config: Config, log: Logger): { stop(): void
 }
 
 async function deliverTo(connectors: Connector[], target: string, text: string): Promise<{ messageId: string }> {
-  const prefix = target.split(":")[0];
-  const connector = connectors.find((c) => c.name === prefix && c.deliver);
-  if (!connector?.deliver) throw new TransportError(prefix ?? target, `no enabled connector delivers to ${target}`);
+  const connector = deliveringConnector(connectors, target);
+  if (!connector?.deliver) throw new TransportError(target.split(":")[0] ?? target, `no enabled connector delivers to ${target}`);
   return connector.deliver(target, text);
+}
+
+function deliveringConnector(connectors: Connector[], target: string): Connector | undefined {
+  const prefix = target.split(":")[0];
+  return connectors.find((c) => c.name === prefix && c.deliver);
 }
 
 function listenerFor(connectors: Connector[], channel: string): EventListener | undefined {

@@ -30,10 +30,11 @@ export interface RecallQuery {
 }
 
 /**
- * Senders that are the owner: the shell, the owner's jobs, and the HTTP door behind the owner's token. Anyone
- * else (a person on a chat network, a webhook's sender) sees only the sessions they wrote in.
+ * Senders that are the owner: the shell, the owner's jobs, and the HTTP doors behind the owner's token (`/v1/ask`
+ * and the OpenAI-compatible API alike). Anyone else (a person on a chat network, a webhook's sender) sees only
+ * the sessions they wrote in.
  */
-const OWNER_SENDERS = new Set(["cli", "cron", "http"]);
+const OWNER_SENDERS = new Set(["cli", "cron", "http", "api"]);
 
 /** The scope of a run's sender (`telegram:123`, `cli`, …); a run without a recorded sender sees nothing but its own session. */
 export function scopeOf(senderId: string | undefined): RecallScope {

@@ -69,6 +69,8 @@ export interface ToolDeps {
   now: () => Date;
   /** Sends text to a delivery target through the connectors (for send_message). */
   deliver?: (target: string, text: string) => Promise<{ messageId: string }>;
+  /** Whether an enabled connector delivers to a target now (a reminder's chat, say). */
+  canDeliver?: (target: string) => boolean;
   /** The skills loaded from `skills.dirs` now (for the `skill` tool). */
   skills?: () => SkillSet | undefined;
 }

@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { FakeModel } from "../../fakes/model-server.js";
 import type { FakeTelegram } from "../../fakes/telegram-server.js";
 import { useHermes, useModel, useTelegram } from "../../helpers/fixture.js";
-import { baseSettings, type Hermes, readDb } from "../../helpers/hermes.js";
+import { baseSettings, type Hermes, readDb, writeConfig } from "../../helpers/hermes.js";
 import { baseUrlOf, bearer, HTTP_TOKEN, httpEnv, httpSettings } from "../../helpers/http.js";
 import { png } from "../../media/images.fixture.js";
 
@@ -367,7 +367,84 @@ describe("the OpenAI-compatible API", () => {
       })
       .catch((e: unknown) => e);
     expect(broken).toMatchObject({ status: 400, code: "invalid_image", message: expect.stringMatching(/%-encoding is broken/) });
+    // A good image before a refused one: the request is refused whole, and the first is not kept.
+    const dataUrl = `data:image/png;base64,${image.toString("base64")}`;
+    for (const user of [undefined, "kitchen"]) {
+      const mixed = await client()
+        .chat.completions.create({
+          model: "hermes",
+          ...(user && { user }),
+          messages: [
+            {
+              role: "user",
+              content: [
+                { type: "image_url", image_url: { url: dataUrl } },
+                { type: "image_url", image_url: { url: "https://example.com/cat.png" } },
+              ],
+            },
+          ],
+        })
+        .catch((e: unknown) => e);
+      expect(mixed).toMatchObject({ status: 400, code: "invalid_image" });
+    }
+    expect(existsSync(media) ? readdirSync(media, { recursive: true }).filter((f) => String(f).endsWith(".png")) : []).toEqual([]);
     expect(model.requests).toHaveLength(1);
+  });
+
+  it("sets no reminder nothing could deliver, and one at approvals_to when it is set", async () => {
+    const remind = { name: "remind", arguments: { action: "create", text: "water the plants", in_minutes: 60 } };
+    const toolResult = (i: number) => model.requests[i]?.messages.find((m) => m.role === "tool")?.content ?? "";
+    model.script({ toolCalls: [remind] }, { text: "I could not." }, { toolCalls: [remind] }, { text: "Set." });
+    const settings = baseSettings(model.url);
+    hermes = await useHermes(
+      {
+        ...settings,
+        connectors: {
+          cron: { enabled: true },
+          telegram: telegram.settings([OWNER]),
+          http: httpSettings([], { openai: { enabled: true } }),
+        },
+      },
+      { env: httpEnv },
+    );
+    base = await baseUrlOf(hermes);
+    const ask = () =>
+      client().chat.completions.create({ model: "hermes", user: "kitchen", messages: [{ role: "user", content: "remind me" }] });
+    expect((await ask()).choices[0]?.message.content).toBe("I could not.");
+    expect(toolResult(1)).toMatch(/could not be delivered: no connector can send a message to api:kitchen later.*approvals_to/);
+    expect(count("SELECT COUNT(*) AS n FROM reminders")).toBe(0);
+
+    // With approvals_to, the run's messages for later go to that chat: so does the reminder.
+    writeConfig(hermes.dir, {
+      ...settings,
+      connectors: {
+        cron: { enabled: true },
+        telegram: telegram.settings([OWNER]),
+        http: httpSettings([], { openai: { enabled: true, approvals_to: `telegram:${OWNER}` } }),
+      },
+    });
+    const before = hermes.logs.length;
+    hermes.process.kill("SIGHUP");
+    await hermes.waitForLog((l) => l.msg === "config reloaded" && (hermes as Hermes).logs.indexOf(l) >= before);
+    expect((await ask()).choices[0]?.message.content).toBe("Set.");
+    expect(readDb(hermes.dbPath, (db) => db.prepare("SELECT channel, text FROM reminders").all())).toEqual([
+      { channel: `telegram:${OWNER}`, text: "water the plants" },
+    ]);
+  });
+
+  it("recalls from every session, as the owner's token does on /v1/ask", async () => {
+    await start();
+    model.script({ text: "Noted." });
+    expect((await (hermes as Hermes).ask("the plumber is called Anna")).code).toBe(0);
+    model.script({ toolCalls: [{ name: "recall", arguments: { query: "plumber" } }] }, { text: "Anna." });
+    await client().chat.completions.create({
+      model: "hermes",
+      user: "webui",
+      messages: [{ role: "user", content: "who is the plumber?" }],
+    });
+    expect(model.requests.at(-1)?.messages.find((m) => m.role === "tool")?.content).toMatch(
+      /cli:default, the owner: the \[plumber\] is called Anna/,
+    );
   });
 
   it("is off unless connectors.http.openai.enabled", async () => {
