@@ -57,9 +57,10 @@ export class Pairings {
     return { code, outcome };
   }
 
-  /** Ends an open pairing (its `hermes pair` went away). */
-  cancel(connector: PairConnector): void {
-    this.open.get(connector)?.settle({ ok: false, reason: "cancelled" });
+  /** Ends an open pairing (its `hermes pair` went away); with `code`, only the pairing of that code. */
+  cancel(connector: PairConnector, code?: string): void {
+    const entry = this.open.get(connector);
+    if (entry && (code === undefined || entry.code === code)) entry.settle({ ok: false, reason: "cancelled" });
   }
 
   /**

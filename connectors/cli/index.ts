@@ -23,7 +23,11 @@ export function createCliConnector(core: Core, socketPath: string): Connector {
 
   function serve(socket: Socket): void {
     sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
+    const closed = new AbortController();
+    socket.on("close", () => {
+      sockets.delete(socket);
+      closed.abort();
+    });
     socket.on("error", (err) => core.log.debug({ err }, "cli client socket error"));
     const send = (reply: Reply) => {
       if (socket.destroyed || !socket.writable) return;
@@ -37,7 +41,7 @@ export function createCliConnector(core: Core, socketPath: string): Connector {
     const uploads = createUploads();
     readLines(
       socket,
-      (line) => handleLine(core, line, send, uploads),
+      (line) => handleLine(core, line, send, uploads, closed.signal),
       (code, message) => send(errorReply(null, code, message)),
     );
   }
@@ -113,7 +117,7 @@ function readLines(socket: Socket, onLine: (line: string) => void, onError: (cod
 
 type Uploads = ReturnType<typeof createUploads>;
 
-function handleLine(core: Core, line: string, send: (reply: Reply) => void, uploads: Uploads): void {
+function handleLine(core: Core, line: string, send: (reply: Reply) => void, uploads: Uploads, closed: AbortSignal): void {
   let request: Json;
   try {
     const parsed: unknown = JSON.parse(line);
@@ -132,13 +136,20 @@ function handleLine(core: Core, line: string, send: (reply: Reply) => void, uplo
     send(errorReply(null, "bad_request", 'every request needs an "id"'));
     return;
   }
-  dispatch(core, id, request, send, uploads).catch((err: unknown) => {
+  dispatch(core, id, request, send, uploads, closed).catch((err: unknown) => {
     core.log.error({ err, op: request.op }, "cli request failed");
     send(errorReply(id, "internal", errorMessage(err)));
   });
 }
 
-async function dispatch(core: Core, id: string, req: Json, send: (reply: Reply) => void, uploads: Uploads): Promise<void> {
+async function dispatch(
+  core: Core,
+  id: string,
+  req: Json,
+  send: (reply: Reply) => void,
+  uploads: Uploads,
+  closed: AbortSignal,
+): Promise<void> {
   const result = (ok: boolean, message?: string, data?: unknown) => send({ v: 1, id, type: "result", ok, message, data });
   const bad = (message: string) => send(errorReply(id, "bad_request", message));
   const session = typeof req.session === "string" && /^[\w.:-]{1,64}$/.test(req.session) ? `cli:${req.session}` : undefined;
@@ -211,7 +222,7 @@ async function dispatch(core: Core, id: string, req: Json, send: (reply: Reply) 
     case "pair":
     case "pair_confirm":
     case "reload":
-      return dispatchPairing(core, id, req, send);
+      return dispatchPairing(core, id, req, send, closed);
     case "schedule_run": {
       const scheduler = core.scheduler();
       if (!scheduler) return result(false, "the cron connector is off (connectors.cron.enabled)");

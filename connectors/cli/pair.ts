@@ -10,7 +10,7 @@ const MAX_TIMEOUT_S = 3600;
  * The socket's side of `hermes pair`: `pair` prints a code (an event) and ends with the user who sent
  * it; `reload` reads the config file again; `pair_confirm` tells that user whether it worked.
  */
-export async function dispatchPairing(core: Core, id: string, req: Json, send: (reply: Reply) => void): Promise<void> {
+export async function dispatchPairing(core: Core, id: string, req: Json, send: (reply: Reply) => void, closed: AbortSignal): Promise<void> {
   const result = (ok: boolean, message?: string, data?: unknown) => send({ v: 1, id, type: "result", ok, message, data });
   const bad = (message: string) => send({ v: 1, id, type: "error", error: { code: "bad_request", message } });
   if (req.op === "reload") {
@@ -29,8 +29,13 @@ export async function dispatchPairing(core: Core, id: string, req: Json, send: (
     return result(false, `connectors.${connector} is not enabled in the running config: enable it (hermes setup) and reload first`);
   }
   const { code, outcome } = await core.pairings.start(connector, timeoutS * 1000, name);
+  // `hermes pair` gone (Ctrl-C): its code goes with it, or someone who saw it could still send it.
+  const gone = () => core.pairings.cancel(connector as PairConnector, code);
+  if (closed.aborted) gone();
+  else closed.addEventListener("abort", gone, { once: true });
   send({ v: 1, id, type: "event", event: { type: "pair_code", code, timeout_s: timeoutS } });
   const end = await outcome;
+  closed.removeEventListener("abort", gone);
   core.log.info({ connector, ok: end.ok, ...(end.ok ? { userId: end.id } : { reason: end.reason }) }, "pairing ended");
   return end.ok ? result(true, `paired ${end.id}`, { id: end.id, name: end.name }) : result(false, `pairing void: ${end.reason}`);
 }

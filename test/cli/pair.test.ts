@@ -58,7 +58,7 @@ function startPair(configPath: string, args: string[]) {
     };
     void exit.then((e) => reject(new Error(`hermes pair ended first: ${e.stderr}`)));
   });
-  return { code, exit };
+  return { code, exit, child };
 }
 
 describe("hermes pair telegram", () => {
@@ -87,6 +87,18 @@ describe("hermes pair telegram", () => {
   });
   const sentTo = (chat: number, predicate: (text: string) => boolean) =>
     telegram.waitFor((c) => c.method === "sendMessage" && Number(c.params.chat_id) === chat && predicate(String(c.params.text)));
+
+  it("voids the code when `hermes pair` is stopped: sent later, it pairs nobody", async () => {
+    const run = startPair(configPath, ["telegram", "--timeout-s", "600"]);
+    const code = await run.code;
+    run.child.kill("SIGINT");
+    await run.exit;
+    await hermes?.waitForLog((l) => l.msg === "pairing ended" && l.reason === "cancelled");
+    telegram.sendText(STRANGER, code);
+    expect(await sentTo(STRANGER, (t) => t.includes(`Your Telegram id is ${STRANGER}`))).toBeTruthy();
+    expect(telegram.messagesTo(STRANGER).some((c) => String(c.params.text).includes("Code accepted"))).toBe(false);
+    expect(readFileSync(configPath, "utf8")).toBe(original);
+  });
 
   it("adds the user who sends the code, keeps the rest of the file as written, and reloads without a restart", async () => {
     const pid = hermes?.process.pid;
