@@ -139,6 +139,8 @@ async function telegramSection(
     );
     const token = typed || known;
     if (!token) return say("- Telegram skipped");
+    // Enter keeps what is there: a chat turned off stays off (a token typed turns it on).
+    if (!typed && doc.getIn(["connectors", "telegram", "enabled"]) === false) return say("- Telegram stays off");
     const bot = await telegramBot(apiRoot, token);
     if (!bot.ok) {
       say(`✗ ${bot.problem}`);
@@ -164,9 +166,10 @@ async function discordSection(
   secrets: Record<string, string>,
 ) {
   const known = env.DISCORD_BOT_TOKEN ?? "";
-  const token =
-    (await ask(io, `Discord bot token (${known ? "Enter keeps the current one" : "empty: no Discord"})`, "", f.discordToken)) || known;
+  const typed = await ask(io, `Discord bot token (${known ? "Enter keeps the current one" : "empty: no Discord"})`, "", f.discordToken);
+  const token = typed || known;
   if (!token) return say("- Discord skipped");
+  if (!typed && doc.getIn(["connectors", "discord", "enabled"]) === false) return say("- Discord stays off");
   secrets.DISCORD_BOT_TOKEN = token;
   doc.setIn(["connectors", "discord", "enabled"], true);
   doc.setIn(["connectors", "discord", "token"], "${DISCORD_BOT_TOKEN}");

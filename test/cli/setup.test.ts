@@ -222,6 +222,26 @@ describe("hermes setup", () => {
     expect(jobs()).toEqual([parse(own).connectors.cron.jobs[1]]);
   });
 
+  it("a re-run keeps a chat that was turned off, off, though its token is kept", async () => {
+    writeFileSync(
+      configPath,
+      `connectors:\n  telegram:\n    enabled: false # for now\n    api_root: ${telegram.apiRoot}\n  discord:\n    enabled: false\n`,
+    );
+    writeFileSync(join(home.path, ".config/hermes/hermes.env"), `TELEGRAM_BOT_TOKEN=${TOKEN}\nDISCORD_BOT_TOKEN=d.token\n`, {
+      mode: 0o600,
+    });
+    const run = await runCli(["setup", "telegram", "discord", "--non-interactive"], { env, cwd: home.path });
+    expect(run.code).toBe(0);
+    expect(lines(run.stdout)).toEqual(expect.arrayContaining(["- Telegram stays off", "- Discord stays off"]));
+    const connectors = parse(readFileSync(configPath, "utf8")).connectors;
+    expect(connectors.telegram.enabled).toBe(false);
+    expect(connectors.discord.enabled).toBe(false);
+    // A token given turns it on.
+    const on = await runCli(["setup", "telegram", "--telegram-token", TOKEN, "--non-interactive"], { env, cwd: home.path });
+    expect(on.code).toBe(0);
+    expect(parse(readFileSync(configPath, "utf8")).connectors.telegram.enabled).toBe(true);
+  });
+
   it("with no model pulled, says which `ollama pull` to run", async () => {
     model.models = [];
     const result = await runCli(["setup", "model", "--model-url", model.url, "--non-interactive"], { env });
