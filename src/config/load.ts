@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
-import { dirname, isAbsolute, resolve } from "node:path";
+import { homedir } from "node:os";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, Scalar, visit } from "yaml";
 import type { z } from "zod";
 import { ConfigError, type ConfigProblem } from "../errors.js";
@@ -167,8 +168,9 @@ function deepestNode(doc: Document, path: (string | number)[]): { node: Node | u
   return { node: (doc.contents as Node | null) ?? undefined, depth: 0 };
 }
 
+/** Paths in the file: `~/…` is in the home of the user hermes runs as, a relative one is against the file's folder. */
 function resolvePaths(config: Config, base: string): Config {
-  const abs = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
+  const abs = (p: string) => (p === "~" || p.startsWith("~/") ? join(homeDir(), p.slice(1)) : isAbsolute(p) ? p : resolve(base, p));
   return {
     ...config,
     storage: {
@@ -185,6 +187,10 @@ function resolvePaths(config: Config, base: string): Config {
     skills: { ...config.skills, dirs: config.skills.dirs.map(abs) },
     mcp: { servers: Object.fromEntries(Object.entries(config.mcp.servers).map(([n, s]) => [n, s.cwd ? { ...s, cwd: abs(s.cwd) } : s])) },
   };
+}
+
+function homeDir(): string {
+  return process.env.HOME || homedir();
 }
 
 function tokensOf(config: Config): string[] {

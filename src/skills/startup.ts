@@ -9,7 +9,10 @@ import type { SkillSet } from "./types.js";
  */
 export async function startSkills(config: Config, log: Logger): Promise<SkillSet | undefined> {
   const { dirs, index_max_tokens: maxTokens } = config.skills;
-  if (!dirs.some((dir) => existsSync(dir))) return undefined;
+  const missing = dirs.filter((dir) => !existsSync(dir));
+  // Said once at start, so a mistyped folder is not silently no skills (the default one may well not exist).
+  if (missing.length) log.info({ dirs: missing }, "skills folders that do not exist (skills.dirs)");
+  if (missing.length === dirs.length) return undefined;
   try {
     const set = await (await import("./load.js")).loadSkills(dirs, maxTokens);
     for (const p of set.problems) {

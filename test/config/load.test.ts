@@ -94,6 +94,17 @@ describe("config loading", () => {
     expect(p?.path).toContain("connectors.telegram.allowed_users.0");
   });
 
+  it("reads a path that starts with ~/ in the home directory, and ~user or a folder named ~x against the config's", () => {
+    const home = process.env.HOME as string;
+    const { config } = parseConfig(
+      'skills:\n  dirs: [~/.claude/skills, "~", ./~x, ~bob/skills]\nstorage: { path: ~/hermes/h.db }\n',
+      "/srv/hermes/hermes.yaml",
+      {},
+    );
+    expect(config.skills.dirs).toEqual([join(home, ".claude/skills"), home, "/srv/hermes/~x", "/srv/hermes/~bob/skills"]);
+    expect(config.storage.path).toBe(join(home, "hermes/h.db"));
+  });
+
   it("checks context and storage.backup, and resolves the backup dir against the config's directory", () => {
     const { config } = parseConfig('storage:\n  backup: { schedule: "30 3 * * *", keep: 7 }\n', "/srv/hermes/hermes.yaml", {});
     expect(config.context).toEqual({ summaries: true, compact_every: 20, compact_timeout_s: 120 });
