@@ -102,6 +102,8 @@ export interface DaemonStatus {
 export interface Core {
   submit(req: SubmitRequest): { runId: string; done: Promise<RunOutcome> };
   stop(sessionKey: string): boolean;
+  /** Aborts one run, started or still queued behind another of its session; false when it has ended. */
+  stopRun(runId: string): boolean;
   newSession(sessionKey: string): number;
   /** Summarises the session's turns but the newest into its running summary now (`/compact`). Never throws. */
   compact(sessionKey: string): Promise<{ ok: boolean; message: string }>;

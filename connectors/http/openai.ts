@@ -102,10 +102,11 @@ async function chat(c: Context, d: OpenAiDeps): Promise<Response> {
         void removeImages(d.core, run.submit.images ?? []);
         throw err;
       }
-      // A client gone before the end: nobody can read an ephemeral run's answer, so it stops. It may have
-      // gone already, while its images were being taken in.
+      // A client gone before the end stops its run, as OpenAI's API does (an app's Stop button): a session's
+      // run too, also one still queued behind another, which would hold up the session's next request. It
+      // may have gone already, while its images were being taken in.
       const gone = () => {
-        if (run.ephemeral && !c.env.outgoing.writableFinished) d.core.stop(run.submit.sessionKey);
+        if (!c.env.outgoing.writableFinished) d.core.stopRun(submitted.runId);
       };
       if (c.env.outgoing.destroyed) gone();
       else c.env.outgoing.once("close", gone);

@@ -48,6 +48,8 @@ export interface RunnerDeps extends LoopDeps {
 export class Runner {
   private readonly lanes = new Map<string, Lane>();
   private readonly live = new Map<string, Live>();
+  /** Runs submitted and not ended, started or still queued behind another run of their session. */
+  private readonly submitted = new Map<string, Live>();
   private accepting = true;
   private readonly idleWaiters: (() => void)[] = [];
   /** A burst of runs starts one per pass of the event loop, so it does not hold up model answers. */
@@ -121,6 +123,18 @@ export class Runner {
     })();
     this.emit(live, { type: "run_start", runId: live.runId, session: live.sessionKey, source });
     return this.drive(live, sessionId);
+  }
+
+  /**
+   * Aborts one run: the current one of its session (also one waiting for approval), or one still queued,
+   * which then ends as soon as its turn comes. False when it has ended or is unknown.
+   */
+  stopRun(runId: string): boolean {
+    const live = this.submitted.get(runId);
+    if (!live) return false;
+    live.controller.abort(new Error("stopped by the user"));
+    this.deps.approvals.denyRun(runId, "stop");
+    return true;
   }
 
   /** Aborts the session's current run (also one waiting for approval). Returns false when nothing ran. */
@@ -258,6 +272,7 @@ export class Runner {
     const lane = this.lanes.get(key) ?? { tail: Promise.resolve(), waiting: 0 };
     this.lanes.set(key, lane);
     lane.waiting++;
+    this.submitted.set(live.runId, live);
     let replied!: (outcome: RunOutcome) => void;
     const ended = new Promise<RunOutcome>((resolve) => {
       replied = resolve;
@@ -294,6 +309,7 @@ export class Runner {
       }
     });
     lane.tail = result.catch(() => {});
+    void result.finally(() => this.submitted.delete(live.runId)).catch(() => {});
     // The caller has its outcome once the reply is out; the lane stays busy until the idle work is done.
     return Promise.race([ended, result]);
   }

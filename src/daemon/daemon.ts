@@ -167,6 +167,7 @@ function coreOf(w: Omit<Wired, "core">, approvals: Approvals): Core {
   return {
     submit: (req) => runner.submit(req),
     stop: (key) => runner.stop(key),
+    stopRun: (runId) => runner.stopRun(runId),
     newSession: (key) => runner.newSession(key),
     compact: (key) => runner.compact(key),
     decide: (id, approve, by) => approvals.decide(id, approve, by),

@@ -7,6 +7,7 @@ import type { FakeTelegram } from "../../fakes/telegram-server.js";
 import { useHermes, useModel, useTelegram } from "../../helpers/fixture.js";
 import { baseSettings, type Hermes, readDb, writeConfig } from "../../helpers/hermes.js";
 import { baseUrlOf, bearer, HTTP_TOKEN, httpEnv, httpSettings } from "../../helpers/http.js";
+import { waitFor } from "../../helpers/wait.js";
 import { png } from "../../media/images.fixture.js";
 
 const OWNER = 42;
@@ -308,6 +309,40 @@ describe("the OpenAI-compatible API", () => {
     const ended = await (hermes as Hermes).waitForLog((l) => l.msg === "run ended");
     expect(ended.stopReason).toBe("aborted");
     expect(count("SELECT COUNT(*) AS n FROM runs WHERE source = 'api' AND status = 'aborted'")).toBe(1);
+  });
+
+  it("stops a session's run when its client goes away (an app's Stop), also one queued behind another, and the next request is answered", async () => {
+    let release!: () => void;
+    model.script({ text: "First.", gate: new Promise<void>((r) => (release = r)) });
+    await start();
+    const ask = (content: string, signal?: AbortSignal) =>
+      client()
+        .chat.completions.create({ model: "hermes", user: "webui", messages: [{ role: "user", content }] }, { signal })
+        .catch((e: unknown) => e);
+    const first = ask("first");
+    await model.waitForRequests(1);
+    // A second request waits behind the first in the session; its app gives up.
+    const gone = new AbortController();
+    const queued = ask("second", gone.signal);
+    await waitFor(() => count("SELECT COUNT(*) AS n FROM runs WHERE status = 'queued'") === 1, { message: "the second run queued" });
+    gone.abort();
+    expect(await queued).toBeInstanceOf(OpenAI.APIUserAbortError);
+    release();
+    expect(((await first) as OpenAI.ChatCompletion).choices[0]?.message.content).toBe("First.");
+    await waitFor(() => count("SELECT COUNT(*) AS n FROM runs WHERE status = 'aborted'") === 1, { message: "the queued run ended" });
+    expect(model.requests).toHaveLength(1); // the one given up never reached the model
+
+    // A run waiting for approval: Stop in the app denies it, and the session answers the next request at once.
+    model.script({ toolCalls: [{ name: "write_file", arguments: { path: "x.txt", content: "x" } }] });
+    const stopped = new AbortController();
+    const waiting = ask("write it", stopped.signal);
+    await telegram.waitFor((c) => c.method === "sendMessage" && Boolean(c.params.reply_markup));
+    stopped.abort();
+    expect(await waiting).toBeInstanceOf(OpenAI.APIUserAbortError);
+    model.script({ text: "Next." });
+    expect(((await ask("next")) as OpenAI.ChatCompletion).choices[0]?.message.content).toBe("Next.");
+    expect(count("SELECT COUNT(*) AS n FROM approvals WHERE status = 'denied' AND decided_by = 'stop'")).toBe(1);
+    expect(count("SELECT COUNT(*) AS n FROM runs WHERE status = 'aborted'")).toBe(2);
   });
 
   it("ends a run without a session after a restart: its context was in memory only, its approval expires", async () => {
