@@ -248,6 +248,8 @@ export function createCronConnector(core: Core, initial: Config): Connector {
     name: "cron",
     scheduler,
     async start() {
+      const left = schedules.interruptRunning(Date.now() - performance.now());
+      if (left) log.warn({ firings: left }, "scheduled runs that a stopped hermes left unfinished are marked interrupted");
       for (const job of cfg.jobs.filter((j) => j.enabled)) {
         armJob(job);
         catchUp(job);

@@ -1,7 +1,7 @@
 import type { Db } from "./db.js";
 import { statements } from "./statements.js";
 
-export type FiringStatus = "running" | "ok" | "error" | "delivery_failed" | "missed";
+export type FiringStatus = "running" | "ok" | "error" | "delivery_failed" | "missed" | "interrupted";
 
 export interface FiringRow {
   id: number;
@@ -36,6 +36,7 @@ export class ScheduleStore {
       claim: () => db.prepare("INSERT OR IGNORE INTO firings (job, slot_at, fired_at, status) VALUES (?, ?, ?, ?) RETURNING id"),
       finish: () => db.prepare("UPDATE firings SET status = ?, run_id = COALESCE(?, run_id), message_id = ?, error = ? WHERE id = ?"),
       setRun: () => db.prepare("UPDATE firings SET run_id = ? WHERE id = ?"),
+      interruptRunning: () => db.prepare("UPDATE firings SET status = 'interrupted', error = ? WHERE status = 'running' AND fired_at < ?"),
       lastSlot: () => db.prepare("SELECT MAX(slot_at) FROM firings WHERE job = ?").pluck(),
       last: () => db.prepare("SELECT * FROM firings WHERE job = ? ORDER BY slot_at DESC LIMIT 1"),
       firings: () => db.prepare("SELECT * FROM firings WHERE job = ? ORDER BY slot_at"),
@@ -51,6 +52,14 @@ export class ScheduleStore {
   /** Records a firing for (job, slot) unless one exists: a slot never runs twice. Returns its id, or undefined. */
   claim(job: string, slotAt: number, status: FiringStatus = "running"): number | undefined {
     return (this.q.claim.get(job, slotAt, Date.now(), status) as { id: number } | undefined)?.id;
+  }
+
+  /**
+   * Firings a process that is gone left running (it was killed, or the machine lost power): nothing runs
+   * them now, so they are marked interrupted instead of showing as running for good. Returns how many.
+   */
+  interruptRunning(before: number): number {
+    return this.q.interruptRunning.run("hermes stopped before it ended", before).changes;
   }
 
   setRun(id: number, runId: string): void {

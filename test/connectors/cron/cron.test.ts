@@ -231,6 +231,17 @@ describe("the cron connector", () => {
     expect(new Set(slots).size).toBe(slots.length);
   });
 
+  it("marks a run a killed hermes left going as interrupted, not running for good", async () => {
+    const dir = withReminders((schedules) => {
+      schedules.claim("briefing", Date.now() - 3_600_000); // running when the power went
+    });
+    const job = { name: "briefing", schedule: "0 7 * * *", prompt: "Brief me.", deliver: `telegram:${OWNER}` };
+    hermes = await useHermes(settings({ jobs: [job] }), { dir });
+    await hermes.waitForLog((l) => l.msg === "scheduled runs that a stopped hermes left unfinished are marked interrupted");
+    expect(firings(hermes, "briefing").map((f) => f.status)).toEqual(["interrupted"]);
+    expect((await hermes.cli(["schedules", "list"])).stdout).toMatch(/briefing .*last: interrupted/s);
+  });
+
   it("catches up the first downtime of a job a reload added", async () => {
     model.respond(() => ({ text: "caught up" }));
     const h = await useHermes(settings({ jobs: [] }));
