@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { fillRecallIndex } from "./recall.js";
+import { fillRecallIndex, reindexSkillMessages } from "./recall.js";
 
 /** The connection type, named here rather than imported from db.ts, which imports this file. */
 type Db = Database.Database;
@@ -318,5 +318,11 @@ export const MIGRATIONS: {
     version: 18,
     name: "inbound updates keep their payload only until handled: a done update is its id, not a second copy of everyone's message",
     sql: "UPDATE inbound_updates SET payload = '{}' WHERE status = 'done' AND payload <> '{}';",
+  },
+  {
+    version: 19,
+    name: "recall: a chat's /<skill> message is indexed with the person's words, without the skill's instructions",
+    sql: "",
+    data: reindexSkillMessages,
   },
 ];

@@ -33,8 +33,20 @@ export const MATCH_END = "\u0003";
 export function indexedText(role: string, content: string, toolName: string | null): string | undefined {
   if (role === "system" || !content.trim()) return undefined;
   if (role === "tool" && (content.length > MAX_TOOL_RESULT_CHARS || toolName === "recall")) return undefined;
-  // Without the time note the runner appends to each user message: every message would match "december".
-  return spaceUnspaced(role === "user" ? withoutTimeNote(content) : content);
+  // Without the time note the runner appends to each user message (every message would match "december"),
+  // and without a skill's instructions a chat's /<skill> command puts in front of the person's words.
+  return spaceUnspaced(role === "user" ? withoutSkillInstructions(withoutTimeNote(content)) : content);
+}
+
+/**
+ * The instructions `withSkill` (src/skills/commands.ts) puts in front of the words of a `/<skill> text`
+ * message: the skill's, not the person's, so a search for a word of them would find every use of the skill.
+ */
+const SKILL_INSTRUCTIONS =
+  /^Use the skill "[a-z0-9-]+" for this request\. Its instructions:\n<skill name="[a-z0-9-]+">\n[\s\S]*?\n<\/skill>\n\n/;
+
+export function withoutSkillInstructions(text: string): string {
+  return text.startsWith("Use the skill ") ? text.replace(SKILL_INSTRUCTIONS, "") : text;
 }
 
 /** Sets every character of an unspaced script apart, so the tokenizer sees each as a word. */

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
-import { cleanSnippet, indexedText, MATCH_END, MATCH_START, toFtsQuery } from "./recall-text.js";
+import { withoutTimeNote } from "../time-note.js";
+import { cleanSnippet, indexedText, MATCH_END, MATCH_START, spaceUnspaced, toFtsQuery } from "./recall-text.js";
 import { statements } from "./statements.js";
 
 /** The connection type, named here rather than imported from db.ts, which loads this file through the migrations. */
@@ -130,6 +131,23 @@ export function registerRecallText(db: Db): void {
       ? (indexedText(role, content, typeof toolName === "string" ? toolName : null) ?? null)
       : null,
   );
+}
+
+/**
+ * Migration 19's data step: the messages of a chat's `/<skill>` command were indexed with the skill's
+ * instructions; each is taken out of the index with the text it was indexed with, and put back with the
+ * person's words alone.
+ */
+export function reindexSkillMessages(db: Db): void {
+  const remove = db.prepare("INSERT INTO recall_index (recall_index, rowid, text) VALUES ('delete', ?, ?)");
+  const write = recallWriter(db);
+  const rows = db
+    .prepare("SELECT id, content FROM messages WHERE role = 'user' AND content LIKE 'Use the skill \"%' ORDER BY id")
+    .all() as { id: number; content: string }[];
+  for (const r of rows) {
+    remove.run(r.id, spaceUnspaced(withoutTimeNote(r.content)));
+    write(r.id, "user", r.content, null);
+  }
 }
 
 /** Migrations 14's and 17's data step: indexes every message already stored, in batches (a write may not run inside a read). */

@@ -1,6 +1,8 @@
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import { withSkill } from "../../src/skills/commands.js";
+import type { Skill } from "../../src/skills/types.js";
 import { MIGRATIONS } from "../../src/store/migrations.js";
 import { markSnippet, RecallStore, scopeOf } from "../../src/store/recall.js";
 import { openStore, type Store } from "../../src/store/store.js";
@@ -51,6 +53,32 @@ describe("recall", () => {
   }
   const owner = { id: "cli", name: "the owner" };
   const all = { all: true } as const;
+
+  it("indexes a /<skill> message by the person's words, not the skill's instructions, also one stored before", () => {
+    const skill = { name: "plan-trip", body: "Compare the trains and the coaches; give times and prices." } as Skill;
+    const path = tempDb();
+    const store = open(path);
+    say(store, ALICE, { id: ALICE, name: "Alice" }, withSkill(skill, "to Lisbon in May"));
+    const found = (query: string) => store.recall.search({ query, scope: all }).map((h) => markSnippet(h.snippet));
+    expect(found("coaches")).toEqual([]);
+    expect(found("lisbon")).toEqual(["to [Lisbon] in May"]);
+
+    // As the index of an earlier version held it: the instructions indexed with the words.
+    const [row] = store.db.prepare("SELECT id, content FROM messages").all() as { id: number; content: string }[];
+    const { id, content } = row as { id: number; content: string };
+    store.db.prepare("INSERT INTO recall_index (recall_index, rowid, text) VALUES ('delete', ?, ?)").run(id, "to Lisbon in May");
+    store.db.prepare("INSERT INTO recall_index (rowid, text) VALUES (?, ?)").run(id, content);
+    store.db.prepare("DELETE FROM schema_migrations WHERE version = 19").run();
+    stores.splice(stores.indexOf(store), 1);
+    store.close();
+    const upgraded = open(path);
+    const again = (query: string) => upgraded.recall.search({ query, scope: all }).map((h) => markSnippet(h.snippet));
+    expect(again("coaches")).toEqual([]);
+    expect(again("lisbon")).toEqual(["to [Lisbon] in May"]);
+    // The index agrees with the text it reads snippets from (FTS5 checks every row, and throws if not).
+    const check = upgraded.db.prepare("INSERT INTO recall_index (recall_index, rank) VALUES ('integrity-check', 1)");
+    expect(() => check.run()).not.toThrow();
+  });
 
   it("finds a message by its words, newest first, with its session, time, speaker and a snippet around the match", () => {
     const store = open();
