@@ -25,11 +25,15 @@ export class Limiter {
     return this.waiting.length;
   }
 
-  /** Runs `task` in a slot; the slot is freed when the task ends, or earlier when it calls `release`. */
-  run<T>(task: (release: () => void) => Promise<T>): Promise<T> {
+  /**
+   * Runs `task` in a slot; the slot is freed when the task ends, or earlier when it calls `release`. A task
+   * whose `signal` aborts while it waits for a slot leaves the line and starts at once without one: its
+   * run was stopped, and its task (a model call with that signal) ends straight away.
+   */
+  run<T>(task: (release: () => void) => Promise<T>, signal?: AbortSignal): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const start = () => {
-        let held = true;
+      const start = (counted = true) => {
+        let held = counted;
         const release = () => {
           if (!held) return;
           held = false;
@@ -56,7 +60,20 @@ export class Limiter {
       if (this.active < this.limit) {
         this.active++;
         start();
-      } else this.waiting.push(start);
+        return;
+      }
+      const queued = () => {
+        signal?.removeEventListener("abort", stopped);
+        start();
+      };
+      const stopped = () => {
+        const at = this.waiting.indexOf(queued);
+        if (at < 0) return;
+        this.waiting.splice(at, 1);
+        start(false);
+      };
+      this.waiting.push(queued);
+      signal?.addEventListener("abort", stopped, { once: true });
     });
   }
 

@@ -167,14 +167,16 @@ async function callModel(run: ActiveRun, deps: LoopDeps, call: CallContext): Pro
     run.emit({ type: "notice", runId: run.runId, text });
   };
   const send = model.prepare(request);
-  const result = await deps.limiter.run((release) =>
-    send({
-      signal: run.signal,
-      onText: (delta) => run.emit({ type: "text", runId: run.runId, delta }),
-      onAnswered: release,
-      onCall,
-      onNotice,
-    }),
+  const result = await deps.limiter.run(
+    (release) =>
+      send({
+        signal: run.signal,
+        onText: (delta) => run.emit({ type: "text", runId: run.runId, delta }),
+        onAnswered: release,
+        onCall,
+        onNotice,
+      }),
+    run.signal,
   );
   return { kind: "called", result };
 }

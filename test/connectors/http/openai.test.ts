@@ -345,6 +345,25 @@ describe("the OpenAI-compatible API", () => {
     expect(count("SELECT COUNT(*) AS n FROM runs WHERE status = 'aborted'")).toBe(2);
   });
 
+  it("a run stopped while it waits for the model's one slot ends at once, not when the slot frees", async () => {
+    let release!: () => void;
+    model.script({ text: "Long.", gate: new Promise<void>((r) => (release = r)) });
+    await start();
+    const first = client().chat.completions.create({ model: "hermes", user: "a", messages: [{ role: "user", content: "long one" }] });
+    await model.waitForRequests(1);
+    const gone = new AbortController();
+    const second = client()
+      .chat.completions.create({ model: "hermes", messages: [{ role: "user", content: "waits for the slot" }] }, { signal: gone.signal })
+      .catch((e: unknown) => e);
+    await waitFor(() => count("SELECT COUNT(*) AS n FROM runs WHERE status = 'running'") === 2, { message: "both runs running" });
+    gone.abort();
+    expect(await second).toBeInstanceOf(OpenAI.APIUserAbortError);
+    await waitFor(() => count("SELECT COUNT(*) AS n FROM runs WHERE status = 'aborted'") === 1, { message: "the waiting run ended" });
+    expect(model.requests).toHaveLength(1);
+    release();
+    expect((await first).choices[0]?.message.content).toBe("Long.");
+  });
+
   it("ends a run without a session after a restart: its context was in memory only, its approval expires", async () => {
     model.script({ toolCalls: [{ name: "write_file", arguments: { path: "late.txt", content: "x" } }] });
     const h = await start();
