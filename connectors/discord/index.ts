@@ -177,12 +177,21 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
     retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
   }
 
+  /** The application whose commands were registered, and the commands as last sent (a reload sends changed ones). */
+  let application: string | undefined;
+  let registered = "";
   async function registerCommands(applicationId: string): Promise<void> {
+    application = applicationId;
     const text = { type: 3, name: "text", description: "What to do with the skill", required: false };
     const skills = skillMenu(core, "discord").map((c) => ({ ...c, options: [text] }));
+    const body = [...menuCommands(100), ...skills];
+    const sent = JSON.stringify(body);
+    if (sent === registered) return;
+    registered = sent;
     try {
-      await rest.put(Routes.applicationCommands(applicationId), { body: [...menuCommands(100), ...skills] });
+      await rest.put(Routes.applicationCommands(applicationId), { body });
     } catch (err) {
+      registered = "";
       log.warn({ err }, "registering the slash commands failed; the text commands still work");
     }
   }
@@ -281,6 +290,10 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
 
   return {
     name: "discord",
+    /** A reload may have changed the skills: the slash commands follow them. */
+    reload() {
+      if (application) void registerCommands(application);
+    },
     async start() {
       started = true;
       await waitAtMost(connect(), START_WAIT_MS);

@@ -173,11 +173,7 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
       }
       throw err;
     }
-    // The command menu is cosmetic: set in the background, so start-up does not wait one more round trip.
-    const menu = [...menuCommands(256), ...skillMenu(core, "telegram")].map((c) => ({ command: c.name, description: c.description }));
-    void bot.api.setMyCommands(menu, undefined, life.signal as never).catch((err: unknown) => {
-      if (!life.signal.aborted) log.warn({ err }, "setMyCommands failed");
-    });
+    sendMenu();
     ready = true;
     unreachable = undefined;
     for (const update of flow.journal.unfinished<Update>("telegram")) {
@@ -201,8 +197,26 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
     await bot.handleUpdate(update);
   }
 
+  /** The menu as last sent, so that a reload sends it only when its skills changed. */
+  let sentMenu = "";
+  /** The command menu is cosmetic: set in the background, so start-up does not wait one more round trip. */
+  function sendMenu(): void {
+    const menu = [...menuCommands(256), ...skillMenu(core, "telegram")].map((c) => ({ command: c.name, description: c.description }));
+    const text = JSON.stringify(menu);
+    if (text === sentMenu) return;
+    sentMenu = text;
+    void bot.api.setMyCommands(menu, undefined, life.signal as never).catch((err: unknown) => {
+      sentMenu = "";
+      if (!life.signal.aborted) log.warn({ err }, "setMyCommands failed");
+    });
+  }
+
   return {
     name: "telegram",
+    /** A reload may have changed the skills: the menu follows them. */
+    reload() {
+      if (ready) sendMenu();
+    },
     /** Polling starts at once; a Telegram that cannot be reached yet (no network at boot) does not hold up the daemon. */
     async start() {
       await waitAtMost(initUntilDone(0), START_WAIT_MS);

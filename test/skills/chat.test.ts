@@ -4,7 +4,7 @@ import { BOT_USER, type FakeDiscord } from "../fakes/discord-server.js";
 import type { FakeModel } from "../fakes/model-server.js";
 import type { FakeTelegram } from "../fakes/telegram-server.js";
 import { useDiscord, useHermes, useModel, useTelegram, useTempDir } from "../helpers/fixture.js";
-import { baseSettings } from "../helpers/hermes.js";
+import { baseSettings, type Hermes } from "../helpers/hermes.js";
 import { writeManySkills, writeSkill } from "./fixture.js";
 
 const OWNER = 42;
@@ -33,8 +33,10 @@ describe("/<skill-name> text in the chats", () => {
     beforeEach(async () => {
       telegram = await useTelegram();
     });
+    let hermes: Hermes | undefined;
+    const held = () => hermes as Hermes;
     const start = async () => {
-      await useHermes(
+      hermes = await useHermes(
         {
           ...baseSettings(model.url),
           skills: { dirs: ["./skills"] },
@@ -70,6 +72,34 @@ describe("/<skill-name> text in the chats", () => {
       expect(model.requests).toHaveLength(2);
     });
 
+    it("updates the menu when a reload changes the skills, and only then", async () => {
+      writeFixtureSkills(join(dir, "skills"));
+      await start();
+      const hermes = held();
+      await telegram.waitFor((c) => c.method === "setMyCommands");
+      const reloaded = async () => {
+        const before = hermes.logs.length;
+        hermes.process.kill("SIGHUP");
+        await hermes.waitForLog((l) => l.msg === "config reloaded" && hermes.logs.indexOf(l) >= before);
+      };
+      await reloaded(); // nothing changed: the menu is not sent again
+      writeSkill(join(dir, "skills"), "plan-trip", { description: "Plan a trip by train." });
+      const from = telegram.calls.length;
+      await reloaded();
+      const menu = await telegram.waitFor((c) => c.method === "setMyCommands", from);
+      expect(menu.params.commands.map((c: { command: string }) => c.command)).toEqual([
+        "new",
+        "stop",
+        "status",
+        "compact",
+        "whoami",
+        "help",
+        "daily_brief",
+        "plan_trip",
+      ]);
+      expect(telegram.calls.filter((c) => c.method === "setMyCommands")).toHaveLength(2);
+    });
+
     it("caps the menu under Telegram's 100 commands", async () => {
       writeManySkills(join(dir, "skills"), 120, 30);
       await start();
@@ -84,6 +114,27 @@ describe("/<skill-name> text in the chats", () => {
     let discord: FakeDiscord;
     beforeEach(async () => {
       discord = await useDiscord();
+    });
+
+    it("registers the slash commands again when a reload changes the skills", async () => {
+      writeFixtureSkills(join(dir, "skills"));
+      const hermes = await useHermes(
+        {
+          ...baseSettings(model.url),
+          skills: { dirs: ["./skills"] },
+          connectors: { cron: { enabled: false }, discord: discord.settings([DISCORD_OWNER]) },
+        },
+        { dir },
+      );
+      const put = `PUT /applications/${BOT_USER.id}/commands`;
+      await discord.waitFor((c) => c.method === put);
+      writeSkill(join(dir, "skills"), "plan-trip", { description: "Plan a trip by train." });
+      const from = discord.calls.length;
+      const before = hermes.logs.length;
+      hermes.process.kill("SIGHUP");
+      await hermes.waitForLog((l) => l.msg === "config reloaded" && hermes.logs.indexOf(l) >= before);
+      const again = await discord.waitFor((c) => c.method === put, from);
+      expect(again.body.map((c: { name: string }) => c.name).slice(-2)).toEqual(["daily-brief", "plan-trip"]);
     });
 
     it("registers the skills as slash commands and runs them typed or from the menu", async () => {
