@@ -2,8 +2,9 @@
 
 export interface ModelInfo {
   name: string;
-  tools: boolean;
-  vision: boolean;
+  /** Whether it can call tools and see images; undefined where the server does not say (OpenAI's /models). */
+  tools?: boolean;
+  vision?: boolean;
 }
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string };
@@ -46,6 +47,23 @@ export async function listModels(baseUrl: string): Promise<Checked<ModelInfo[]>>
     }),
   );
   return { ok: true, value: models };
+}
+
+/** An OpenAI-compatible server's models (`GET <base_url>/models`, with the API key when there is one). */
+export async function listOpenAiModels(baseUrl: string, apiKey: string): Promise<Checked<ModelInfo[]>> {
+  const base = baseUrl.replace(/\/+$/, "");
+  try {
+    const list = (await getJson(`${base}/models`, apiKey ? { headers: { authorization: `Bearer ${apiKey}` } } : {})) as {
+      data?: { id?: unknown }[];
+    };
+    return { ok: true, value: (list.data ?? []).flatMap((m) => (typeof m.id === "string" ? [{ name: m.id }] : [])) };
+  } catch (err) {
+    const why = reason(err);
+    const problem = /^401/.test(why)
+      ? `the server at ${base} refused the API key (401): set model.api_key (say \${OPENAI_API_KEY} in hermes.env)`
+      : `cannot list the models at ${base}/models (${why}); is the server running, and does base_url end in /v1?`;
+    return { ok: false, problem };
+  }
 }
 
 /** Telegram's getMe for a token: the bot's @name. */

@@ -3,7 +3,7 @@ import { createInterface, type Interface } from "node:readline/promises";
 import { type Document, isSeq } from "yaml";
 import { addAllowedUser } from "./allowed-users.js";
 import { UsageError } from "./options.js";
-import { isTimeZone, listModels, telegramBot } from "./setup-checks.js";
+import { isTimeZone, listModels, listOpenAiModels, telegramBot } from "./setup-checks.js";
 import { readConfigDoc, readEnvFile, writeConfigDoc, writeEnvFile } from "./setup-files.js";
 import { pairByPolling } from "./setup-pair.js";
 import { envFileOf } from "./socket-path.js";
@@ -48,7 +48,7 @@ export async function setup(configPath: string, sections: string[], flags: Setup
   const chosen = (s: Section) => (sections.length ? sections.includes(s) : !flags.nonInteractive || flagFor(s, flags) !== undefined);
   try {
     say(`hermes setup: ${configPath}${fresh ? " (new)" : ""}`);
-    if (chosen("model")) await modelSection(doc, io, flags, say);
+    if (chosen("model")) await modelSection(doc, io, flags, say, env);
     if (chosen("telegram")) await telegramSection(doc, io, flags, say, env, secrets);
     if (chosen("discord")) await discordSection(doc, io, flags, say, env, secrets);
     if (chosen("timezone")) await timezoneSection(doc, io, flags, say);
@@ -85,10 +85,21 @@ async function ask(io: Interface | undefined, question: string, fallback: string
 
 type Say = (line: string) => void;
 
-async function modelSection(doc: Document, io: Interface | undefined, f: SetupFlags, say: Say): Promise<void> {
+async function modelSection(doc: Document, io: Interface | undefined, f: SetupFlags, say: Say, env: Record<string, string>): Promise<void> {
+  // An OpenAI-compatible server (llama.cpp, LM Studio, vLLM, …) lists its models at /models, with the config's key.
+  const openai = doc.getIn(["model", "provider"]) === "openai";
+  const fromEnv = (text: string) =>
+    text.replace(
+      /\$\{([^:}]+)(?::-([^}]*))?\}/g,
+      (_m, name: string, fallback?: string) => env[name] ?? process.env[name] ?? fallback ?? "",
+    );
   for (;;) {
-    const url = await ask(io, "Ollama URL", String(doc.getIn(["model", "base_url"]) ?? "http://127.0.0.1:11434"), f.modelUrl);
-    const listed = await listModels(url.replace(/\$\{[^:}]+:-([^}]*)\}/, "$1"));
+    const url = openai
+      ? await ask(io, "OpenAI-compatible base URL (ending in /v1)", String(doc.getIn(["model", "base_url"]) ?? ""), f.modelUrl)
+      : await ask(io, "Ollama URL", String(doc.getIn(["model", "base_url"]) ?? "http://127.0.0.1:11434"), f.modelUrl);
+    const listed = openai
+      ? await listOpenAiModels(fromEnv(url), fromEnv(String(doc.getIn(["model", "api_key"]) ?? "")))
+      : await listModels(fromEnv(url));
     if (!listed.ok) {
       say(`✗ ${listed.problem}`);
       if (!io || f.modelUrl) throw new Error(listed.problem);
@@ -97,12 +108,13 @@ async function modelSection(doc: Document, io: Interface | undefined, f: SetupFl
     doc.setIn(["model", "base_url"], url);
     const models = listed.value;
     if (models.length === 0) {
-      say("✗ Ollama has no models yet. Pull one that can call tools, then run `hermes setup model` again:\n    ollama pull qwen3:8b");
+      if (openai) say("✗ the server lists no models: load one in it, then run `hermes setup model` again");
+      else say("✗ Ollama has no models yet. Pull one that can call tools, then run `hermes setup model` again:\n    ollama pull qwen3:8b");
       return;
     }
-    say("Models on this server (tools = can call tools, vision = can see photos):");
+    say(openai ? "Models on this server:" : "Models on this server (tools = can call tools, vision = can see photos):");
     for (const [i, m] of models.entries()) say(`  ${i + 1}. ${m.name}${m.tools ? "  tools" : ""}${m.vision ? "  vision" : ""}`);
-    if (!models.some((m) => m.tools))
+    if (!openai && !models.some((m) => m.tools))
       say("  None can call tools: hermes needs that for reminders, notes and the rest. Try: ollama pull qwen3:8b");
     const current = String(doc.getIn(["model", "name"]) ?? "");
     const fallback =
@@ -110,7 +122,7 @@ async function modelSection(doc: Document, io: Interface | undefined, f: SetupFl
     const pick = await ask(io, "Model (number or name)", fallback, f.model);
     const model = models[Number(pick) - 1]?.name ?? pick;
     if (!models.some((m) => m.name === model)) {
-      say(`✗ ${model} is not on this server; pull it with: ollama pull ${model}`);
+      say(openai ? `✗ ${model} is not on this server` : `✗ ${model} is not on this server; pull it with: ollama pull ${model}`);
       if (!io) throw new Error(`model ${model} is not pulled`);
       continue;
     }

@@ -242,6 +242,24 @@ describe("hermes setup", () => {
     expect(parse(readFileSync(configPath, "utf8")).connectors.telegram.enabled).toBe(true);
   });
 
+  it("with provider openai, lists the server's models at /v1/models with the config's key", async () => {
+    model.apiKey = "sk-local";
+    writeFileSync(configPath, "model:\n  provider: openai # llama.cpp\n  api_key: ${OPENAI_API_KEY}\n");
+    const envFile = join(home.path, ".config/hermes/hermes.env");
+    writeFileSync(envFile, "OPENAI_API_KEY=wrong\n", { mode: 0o600 });
+    const args = ["setup", "model", "--model-url", `${model.url}/v1`, "--model", "qwen3:8b", "--non-interactive"];
+    const refused = await runCli(args, { env, cwd: home.path });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout + refused.stderr).toMatch(/refused the API key \(401\)/);
+    writeFileSync(envFile, "OPENAI_API_KEY=sk-local\n", { mode: 0o600 });
+    const run = await runCli(args, { env, cwd: home.path });
+    expect(run.code).toBe(0);
+    expect(lines(run.stdout)).toEqual(expect.arrayContaining(["1. llava:7b", "2. qwen3:8b", "✓ model qwen3:8b"]));
+    const text = readFileSync(configPath, "utf8");
+    expect(parse(text).model).toEqual({ provider: "openai", api_key: "${OPENAI_API_KEY}", base_url: `${model.url}/v1`, name: "qwen3:8b" });
+    expect(text).toContain("# llama.cpp");
+  });
+
   it("with no model pulled, says which `ollama pull` to run", async () => {
     model.models = [];
     const result = await runCli(["setup", "model", "--model-url", model.url, "--non-interactive"], { env });
