@@ -84,6 +84,26 @@ export async function telegramBot(apiRoot: string, token: string): Promise<Check
   }
 }
 
+/** Discord's `GET /users/@me` for a bot token: the bot's name. */
+export async function discordBot(apiRoot: string, token: string): Promise<Checked<{ username: string }>> {
+  if (!/^[\w-]{16,}\.[\w-]{4,}\.[\w-]{16,}$/.test(token))
+    return { ok: false, problem: "that does not look like a bot token (three parts with dots, from the Developer Portal's Bot page)" };
+  try {
+    const me = (await getJson(`${apiRoot.replace(/\/+$/, "")}/v10/users/@me`, { headers: { authorization: `Bot ${token}` } })) as {
+      username?: string;
+    };
+    return { ok: true, value: { username: me.username ?? "?" } };
+  } catch (err) {
+    const why = reason(err);
+    return {
+      ok: false,
+      problem: /^401/.test(why)
+        ? "Discord rejected the token (401): reset it on the Bot page and copy it again"
+        : `the check failed: ${why}`,
+    };
+  }
+}
+
 export function isTimeZone(zone: string): boolean {
   try {
     new Intl.DateTimeFormat("en", { timeZone: zone });

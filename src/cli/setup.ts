@@ -3,7 +3,7 @@ import { createInterface, type Interface } from "node:readline/promises";
 import { type Document, isSeq } from "yaml";
 import { addAllowedUser } from "./allowed-users.js";
 import { UsageError } from "./options.js";
-import { isTimeZone, listModels, listOpenAiModels, telegramBot } from "./setup-checks.js";
+import { discordBot, isTimeZone, listModels, listOpenAiModels, telegramBot } from "./setup-checks.js";
 import { readConfigDoc, readEnvFile, writeConfigDoc, writeEnvFile } from "./setup-files.js";
 import { pairByPolling } from "./setup-pair.js";
 import { envFileOf } from "./socket-path.js";
@@ -26,6 +26,7 @@ export const SECTIONS = ["model", "telegram", "discord", "timezone", "briefing"]
 type Section = (typeof SECTIONS)[number];
 
 const TELEGRAM_ROOT = "https://api.telegram.org";
+const DISCORD_ROOT = "https://discord.com/api";
 
 /**
  * `hermes setup [SECTION…]`: asks for what hermes needs and checks each answer live, then writes the
@@ -178,16 +179,25 @@ async function discordSection(
   secrets: Record<string, string>,
 ) {
   const known = env.DISCORD_BOT_TOKEN ?? "";
-  const typed = await ask(io, `Discord bot token (${known ? "Enter keeps the current one" : "empty: no Discord"})`, "", f.discordToken);
-  const token = typed || known;
-  if (!token) return say("- Discord skipped");
-  if (!typed && doc.getIn(["connectors", "discord", "enabled"]) === false) return say("- Discord stays off");
-  secrets.DISCORD_BOT_TOKEN = token;
-  doc.setIn(["connectors", "discord", "enabled"], true);
-  doc.setIn(["connectors", "discord", "token"], "${DISCORD_BOT_TOKEN}");
-  if (!doc.hasIn(["connectors", "discord", "allowed_users"]))
-    doc.setIn(["connectors", "discord", "allowed_users"], doc.createNode([], { flow: true }));
-  say("✓ Discord token saved (checked when hermes starts: `hermes doctor`); pair with `hermes pair discord`");
+  const apiRoot = String(doc.getIn(["connectors", "discord", "api_root"]) ?? DISCORD_ROOT);
+  for (;;) {
+    const typed = await ask(io, `Discord bot token (${known ? "Enter keeps the current one" : "empty: no Discord"})`, "", f.discordToken);
+    const token = typed || known;
+    if (!token) return say("- Discord skipped");
+    if (!typed && doc.getIn(["connectors", "discord", "enabled"]) === false) return say("- Discord stays off");
+    const bot = await discordBot(apiRoot, token);
+    if (!bot.ok) {
+      say(`✗ ${bot.problem}`);
+      if (!io || f.discordToken) throw new Error(bot.problem);
+      continue;
+    }
+    secrets.DISCORD_BOT_TOKEN = token;
+    doc.setIn(["connectors", "discord", "enabled"], true);
+    doc.setIn(["connectors", "discord", "token"], "${DISCORD_BOT_TOKEN}");
+    if (!doc.hasIn(["connectors", "discord", "allowed_users"]))
+      doc.setIn(["connectors", "discord", "allowed_users"], doc.createNode([], { flow: true }));
+    return say(`✓ Discord bot ${bot.value.username}; pair with \`hermes pair discord\` once hermes runs`);
+  }
 }
 
 async function timezoneSection(doc: Document, io: Interface | undefined, f: SetupFlags, say: Say): Promise<void> {

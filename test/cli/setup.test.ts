@@ -7,6 +7,7 @@ import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, onTestFailed } from "vitest";
 import { parse } from "yaml";
 import { DEFAULT_TOOLS } from "../../src/config/schema.js";
+import { DISCORD_TOKEN, startFakeDiscord } from "../fakes/discord-server.js";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
 import { type FakeTelegram, startFakeTelegram, TOKEN } from "../fakes/telegram-server.js";
 import { CLI, createTempDir, runCli } from "../helpers/hermes.js";
@@ -258,6 +259,27 @@ describe("hermes setup", () => {
     const text = readFileSync(configPath, "utf8");
     expect(parse(text).model).toEqual({ provider: "openai", api_key: "${OPENAI_API_KEY}", base_url: `${model.url}/v1`, name: "qwen3:8b" });
     expect(text).toContain("# llama.cpp");
+  });
+
+  it("checks a Discord token live before it is saved", async () => {
+    const discord = await startFakeDiscord();
+    try {
+      writeFileSync(configPath, `connectors:\n  discord:\n    api_root: ${discord.apiRoot}\n`);
+      const run = (token: string) => runCli(["setup", "discord", "--discord-token", token, "--non-interactive"], { env, cwd: home.path });
+      const malformed = await run("not-a-token");
+      expect(malformed.code).toBe(1);
+      expect(malformed.stdout).toContain("✗ that does not look like a bot token");
+      const wrong = await run(`${DISCORD_TOKEN.slice(0, -5)}xxxxx`);
+      expect(wrong.code).toBe(1);
+      expect(wrong.stdout).toContain("✗ Discord rejected the token (401)");
+      expect(existsSync(join(home.path, ".config/hermes/hermes.env"))).toBe(false);
+      const right = await run(DISCORD_TOKEN);
+      expect(right.code).toBe(0);
+      expect(lines(right.stdout)).toContain("✓ Discord bot hermes; pair with `hermes pair discord` once hermes runs");
+      expect(parse(readFileSync(configPath, "utf8")).connectors.discord).toMatchObject({ enabled: true, token: "${DISCORD_BOT_TOKEN}" });
+    } finally {
+      await discord.close();
+    }
   });
 
   it("with no model pulled, says which `ollama pull` to run", async () => {

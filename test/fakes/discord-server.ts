@@ -292,6 +292,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
   }
 
   function answer(verb: string, path: string, body: any): unknown {
+    if (verb === "GET" && path === "/users/@me") return { ...BOT_USER, bot: true };
     if (verb === "GET" && path === "/gateway/bot") {
       return { url: wsUrl, shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 0, max_concurrency: 1 } };
     }
