@@ -69,7 +69,15 @@ function entryText(platform: PairPlatform, id: string, name?: string): string {
   const idText = platform === "telegram" ? id : JSON.stringify(id);
   if (!name) return idText;
   const plain = `{ id: ${idText}, name: ${name} }`;
-  const read = parseDocument(`[${plain}]`);
-  const asItself = read.errors.length === 0 && (read.toJS() as { name?: unknown }[])[0]?.name === name;
-  return asItself && name.trim() === name ? plain : `{ id: ${idText}, name: ${JSON.stringify(name)} }`;
+  return readsAsItself(plain, name) && name.trim() === name ? plain : `{ id: ${idText}, name: ${JSON.stringify(name)} }`;
+}
+
+/** Whether `entry` in a flow list reads back with `name` (an alias such as `*star` does not even resolve). */
+function readsAsItself(entry: string, name: string): boolean {
+  try {
+    const read = parseDocument(`[${entry}]`);
+    return read.errors.length === 0 && (read.toJS() as { name?: unknown }[])[0]?.name === name;
+  } catch {
+    return false;
+  }
 }

@@ -234,7 +234,20 @@ describe("addAllowedUser", () => {
   const users = (text: string) => (parse(text) as { connectors: { telegram: { allowed_users: unknown[] } } }).connectors.telegram;
 
   it("quotes a name that would not read back as itself, in a flow list and in a new one", () => {
-    for (const name of ["Smith, John", "Ann {x}", "a]b", "# one", "x: y", " padded ", "José", "'quoted'"]) {
+    for (const name of [
+      "Smith, John",
+      "Ann {x}",
+      "a]b",
+      "# one",
+      "x: y",
+      " padded ",
+      "José",
+      "'quoted'",
+      "*star",
+      "&anchor",
+      "!tag",
+      "@at",
+    ]) {
       const flow = addAllowedUser("connectors:\n  telegram:\n    allowed_users: [111] # mine\n", "telegram", "222", name);
       expect(users(flow).allowed_users).toEqual([111, { id: 222, name }]);
       expect(flow).toContain("# mine");
