@@ -41,12 +41,13 @@ export function indexedText(role: string, content: string, toolName: string | nu
 /**
  * The instructions `withSkill` (src/skills/commands.ts) puts in front of the words of a `/<skill> text`
  * message: the skill's, not the person's, so a search for a word of them would find every use of the skill.
+ * In a group the runner puts the sender's name in front ("Alice: "), which stays.
  */
 const SKILL_INSTRUCTIONS =
-  /^Use the skill "[a-z0-9-]+" for this request\. Its instructions:\n<skill name="[a-z0-9-]+">\n[\s\S]*?\n<\/skill>\n\n/;
+  /^([^\n]*?: )?Use the skill "[a-z0-9-]+" for this request\. Its instructions:\n<skill name="[a-z0-9-]+">\n[\s\S]*?\n<\/skill>\n\n/;
 
 export function withoutSkillInstructions(text: string): string {
-  return text.startsWith("Use the skill ") ? text.replace(SKILL_INSTRUCTIONS, "") : text;
+  return text.includes("Use the skill ") ? text.replace(SKILL_INSTRUCTIONS, "$1") : text;
 }
 
 /** Sets every character of an unspaced script apart, so the tokenizer sees each as a word. */

@@ -142,10 +142,12 @@ export function reindexSkillMessages(db: Db): void {
   const remove = db.prepare("INSERT INTO recall_index (recall_index, rowid, text) VALUES ('delete', ?, ?)");
   const write = recallWriter(db);
   const rows = db
-    .prepare("SELECT id, content FROM messages WHERE role = 'user' AND content LIKE 'Use the skill \"%' ORDER BY id")
+    .prepare("SELECT id, content FROM messages WHERE role = 'user' AND content LIKE '%Use the skill \"%' ORDER BY id")
     .all() as { id: number; content: string }[];
   for (const r of rows) {
-    remove.run(r.id, spaceUnspaced(withoutTimeNote(r.content)));
+    const before = spaceUnspaced(withoutTimeNote(r.content));
+    if (indexedText("user", r.content, null) === before) continue; // the words only mention it: indexed as they are
+    remove.run(r.id, before);
     write(r.id, "user", r.content, null);
   }
 }

@@ -59,22 +59,34 @@ describe("recall", () => {
     const path = tempDb();
     const store = open(path);
     say(store, ALICE, { id: ALICE, name: "Alice" }, withSkill(skill, "to Lisbon in May"));
+    // In a group the runner puts the sender's name in front.
+    say(store, "telegram:-100", { id: ALICE, name: "Alice" }, `Alice: ${withSkill(skill, "to Porto in June")}`);
+    say(store, ALICE, { id: ALICE, name: "Alice" }, 'How do I Use the skill "plan-trip"? For Lisbon.');
     const found = (query: string) => store.recall.search({ query, scope: all }).map((h) => markSnippet(h.snippet));
+    const words = ['How do I Use the skill "plan-trip"? For [Lisbon].', "Alice: to [Porto] in June", "to [Lisbon] in May"];
     expect(found("coaches")).toEqual([]);
-    expect(found("lisbon")).toEqual(["to [Lisbon] in May"]);
+    expect(found("lisbon")).toEqual([words[0], words[2]]);
+    expect(found("porto")).toEqual([words[1]]);
 
-    // As the index of an earlier version held it: the instructions indexed with the words.
-    const [row] = store.db.prepare("SELECT id, content FROM messages").all() as { id: number; content: string }[];
-    const { id, content } = row as { id: number; content: string };
-    store.db.prepare("INSERT INTO recall_index (recall_index, rowid, text) VALUES ('delete', ?, ?)").run(id, "to Lisbon in May");
-    store.db.prepare("INSERT INTO recall_index (rowid, text) VALUES (?, ?)").run(id, content);
+    // As the index of an earlier version held them: the instructions indexed with the words.
+    const rows = store.db.prepare("SELECT id, content FROM messages WHERE content LIKE '%<skill %'").all() as {
+      id: number;
+      content: string;
+    }[];
+    expect(rows).toHaveLength(2);
+    for (const { id, content } of rows) {
+      const now = store.db.prepare("SELECT text FROM recall_source WHERE id = ?").pluck().get(id);
+      store.db.prepare("INSERT INTO recall_index (recall_index, rowid, text) VALUES ('delete', ?, ?)").run(id, now);
+      store.db.prepare("INSERT INTO recall_index (rowid, text) VALUES (?, ?)").run(id, content);
+    }
     store.db.prepare("DELETE FROM schema_migrations WHERE version = 19").run();
     stores.splice(stores.indexOf(store), 1);
     store.close();
     const upgraded = open(path);
     const again = (query: string) => upgraded.recall.search({ query, scope: all }).map((h) => markSnippet(h.snippet));
     expect(again("coaches")).toEqual([]);
-    expect(again("lisbon")).toEqual(["to [Lisbon] in May"]);
+    expect(again("lisbon")).toEqual([words[0], words[2]]);
+    expect(again("porto")).toEqual([words[1]]);
     // The index agrees with the text it reads snippets from (FTS5 checks every row, and throws if not).
     const check = upgraded.db.prepare("INSERT INTO recall_index (recall_index, rank) VALUES ('integrity-check', 1)");
     expect(() => check.run()).not.toThrow();
