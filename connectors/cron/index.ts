@@ -249,7 +249,8 @@ export function createCronConnector(core: Core, initial: Config): Connector {
     scheduler,
     async start() {
       const left = schedules.interruptRunning(Date.now() - performance.now());
-      if (left) log.warn({ firings: left }, "scheduled runs that a stopped hermes left unfinished are marked interrupted");
+      if (left)
+        log.warn({ firings: left }, "scheduled runs a stopped hermes left unfinished are settled (interrupted, or ok if resumed and done)");
       for (const job of cfg.jobs.filter((j) => j.enabled)) {
         armJob(job);
         catchUp(job);

@@ -36,7 +36,14 @@ export class ScheduleStore {
       claim: () => db.prepare("INSERT OR IGNORE INTO firings (job, slot_at, fired_at, status) VALUES (?, ?, ?, ?) RETURNING id"),
       finish: () => db.prepare("UPDATE firings SET status = ?, run_id = COALESCE(?, run_id), message_id = ?, error = ? WHERE id = ?"),
       setRun: () => db.prepare("UPDATE firings SET run_id = ? WHERE id = ?"),
-      interruptRunning: () => db.prepare("UPDATE firings SET status = 'interrupted', error = ? WHERE status = 'running' AND fired_at < ?"),
+      // A firing's run may have been resumed at start (running, or waiting for its approval): that one is left.
+      // One whose run has ended since is done: its reply went out through the run's chat.
+      settleLeftRunning: () =>
+        db.prepare(`UPDATE firings SET
+             status = CASE WHEN (SELECT status FROM runs WHERE id = firings.run_id) = 'done' THEN 'ok' ELSE 'interrupted' END,
+             error = CASE WHEN (SELECT status FROM runs WHERE id = firings.run_id) = 'done' THEN NULL ELSE ? END
+           WHERE status = 'running' AND fired_at < ?
+             AND COALESCE((SELECT status FROM runs WHERE id = firings.run_id), '') NOT IN ('queued', 'running', 'suspended')`),
       lastSlot: () => db.prepare("SELECT MAX(slot_at) FROM firings WHERE job = ?").pluck(),
       last: () => db.prepare("SELECT * FROM firings WHERE job = ? ORDER BY slot_at DESC LIMIT 1"),
       firings: () => db.prepare("SELECT * FROM firings WHERE job = ? ORDER BY slot_at"),
@@ -55,11 +62,12 @@ export class ScheduleStore {
   }
 
   /**
-   * Firings a process that is gone left running (it was killed, or the machine lost power): nothing runs
-   * them now, so they are marked interrupted instead of showing as running for good. Returns how many.
+   * Firings a process that is gone left running (it was killed, or the machine lost power): marked
+   * interrupted instead of showing as running for good, or ok when their run was resumed and has ended
+   * done. Those whose run is live again (resumed, or waiting for an approval) are left. Returns how many.
    */
   interruptRunning(before: number): number {
-    return this.q.interruptRunning.run("hermes stopped before it ended", before).changes;
+    return this.q.settleLeftRunning.run("hermes stopped before it ended", before).changes;
   }
 
   setRun(id: number, runId: string): void {

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { Cron } from "croner";
 import { beforeEach, describe, expect, it, onTestFinished } from "vitest";
+import { HistoryStore } from "../../../src/store/history.js";
 import { openStore } from "../../../src/store/store.js";
 import { describeTime, parseLocalDateTime, zonedCron, zonedToUtc } from "../../../src/time.js";
 import type { FakeModel } from "../../fakes/model-server.js";
@@ -231,15 +232,21 @@ describe("the cron connector", () => {
     expect(new Set(slots).size).toBe(slots.length);
   });
 
-  it("marks a run a killed hermes left going as interrupted, not running for good", async () => {
-    const dir = withReminders((schedules) => {
+  it("marks a run a killed hermes left going as interrupted, not running for good; one resumed and done as ok", async () => {
+    const dir = withReminders((schedules, db) => {
       schedules.claim("briefing", Date.now() - 3_600_000); // running when the power went
+      // Another, whose run the next start resumed and finished before the schedules started.
+      const firing = schedules.claim("briefing", Date.now() - 1_800_000) as number;
+      const history = new HistoryStore(db);
+      history.createRun("run-resumed", history.activeSession("cron:briefing").id, "cron", { input: "Brief me.", channel: "cli:x" });
+      history.endRun("run-resumed", "done", "done", "Here is your brief.");
+      schedules.setRun(firing, "run-resumed");
     });
     const job = { name: "briefing", schedule: "0 7 * * *", prompt: "Brief me.", deliver: `telegram:${OWNER}` };
     hermes = await useHermes(settings({ jobs: [job] }), { dir });
-    await hermes.waitForLog((l) => l.msg === "scheduled runs that a stopped hermes left unfinished are marked interrupted");
-    expect(firings(hermes, "briefing").map((f) => f.status)).toEqual(["interrupted"]);
-    expect((await hermes.cli(["schedules", "list"])).stdout).toMatch(/briefing .*last: interrupted/s);
+    await hermes.waitForLog((l) => l.msg.startsWith("scheduled runs a stopped hermes left unfinished are settled") && l.firings === 2);
+    expect(firings(hermes, "briefing").map((f) => f.status)).toEqual(["interrupted", "ok"]);
+    expect((await hermes.cli(["schedules", "list"])).stdout).toMatch(/briefing .*last: ok/s);
   });
 
   it("catches up the first downtime of a job a reload added", async () => {
