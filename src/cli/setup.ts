@@ -272,8 +272,12 @@ async function briefingSection(
   if (!hm || Number(hm[1]) > 23 || Number(hm[2]) > 59) throw new Error(`${time} is not a time of day (HH:MM)`);
   const at = `${Number(hm[2])} ${Number(hm[1])}`;
   if (index >= 0) {
-    doc.setIn([...jobsPath, index, "schedule"], `${at}${simple?.[3] ?? " * * *"}`);
-    return say(`✓ morning briefing at ${time} (its prompt, tools and target kept)`);
+    // Its days stay: of five fields, only the minute and the hour change; another shape is the owner's to edit.
+    const fields = schedule?.trim().split(/\s+/) ?? [];
+    if (fields.length !== 5)
+      throw new Error(`the morning-briefing job's schedule "${schedule}" is not five cron fields: change it in the file`);
+    doc.setIn([...jobsPath, index, "schedule"], [at, ...fields.slice(2)].join(" "));
+    return say(`✓ morning briefing at ${time} (its days, prompt, tools and target kept)`);
   }
   if (!owner) return say("- the briefing needs a chat to go to: pair first (hermes pair telegram), then run `hermes setup briefing`");
   const location = await ask(io, "Weather for (a place name)", String(doc.getIn(["tools", "weather", "location"]) ?? ""), f.location);

@@ -213,11 +213,18 @@ describe("hermes setup", () => {
     const text = readFileSync(configPath, "utf8");
     for (const comment of ["# mine", "# weekdays", "# the family group"]) expect(text).toContain(comment);
 
-    // A schedule that is no time of day is offered as it is; Enter keeps it.
-    writeFileSync(configPath, own.replace('"30 6 * * 1-5"', '"0 7,19 * * *"'));
+    // A schedule that is no time of day is offered as it is; Enter keeps it, a new time keeps its days.
+    writeFileSync(configPath, own.replace('"30 6 * * 1-5"', '"0 7,19 * * 1-5"'));
     const odd = await run();
     expect(odd.code).toBe(0);
-    expect(jobs()[0]).toEqual({ ...mine, schedule: "0 7,19 * * *" });
+    expect(jobs()[0]).toEqual({ ...mine, schedule: "0 7,19 * * 1-5" });
+    expect((await run("--briefing", "08:00")).code).toBe(0);
+    expect(jobs()[0]).toEqual({ ...mine, schedule: "0 8 * * 1-5" });
+    writeFileSync(configPath, own.replace('"30 6 * * 1-5"', '"@daily"'));
+    const daily = await run("--briefing", "08:00");
+    expect(daily.code).toBe(1);
+    expect(daily.stderr).toMatch(/"@daily" is not five cron fields/);
+    expect(jobs()[0]).toEqual({ ...mine, schedule: "@daily" });
 
     expect((await run("--briefing", "off")).code).toBe(0);
     expect(jobs()).toEqual([parse(own).connectors.cron.jobs[1]]);
