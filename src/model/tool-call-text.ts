@@ -83,23 +83,41 @@ function readBlock(text: string, start: number, find: { object: Search; close: S
   return { call: toCall(json), end };
 }
 
+/**
+ * The reply's first fenced block that holds a call, read line by line as `createFencedCallFilter` reads a
+ * stream: a line that starts with three or more backticks opens a block, a line of at least as many
+ * backticks closes it, and the block is a call when its info is empty or `json` and its body is a JSON
+ * object shaped like a call. The block goes from the reply; other blocks, and text, stay.
+ */
 function parseFenced(text: string): ParsedReply {
-  const fence = /```(?:json)?[ \t]*\n([\s\S]*?)\n?```/g;
-  for (const match of text.matchAll(fence)) {
-    const body = (match[1] ?? "").trim();
-    if (!body.startsWith("{")) continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(body);
-    } catch {
-      continue;
+  let open: { start: number; n: number; info: string; bodyStart: number } | undefined;
+  for (let pos = 0; pos <= text.length; ) {
+    const nl = text.indexOf("\n", pos);
+    const next = nl < 0 ? text.length : nl + 1;
+    const fence = fenceOf(text.slice(pos, nl < 0 ? text.length : nl));
+    if (!open && fence) open = { start: pos, n: fence.n, info: fence.info, bodyStart: next };
+    else if (open && fence && fence.n >= open.n && fence.info === "") {
+      const body = text.slice(open.bodyStart, pos);
+      if (callInfo(open.info) && isCall(body)) {
+        const value = JSON.parse(body.trim()) as Record<string, unknown>;
+        return { text: tidy(text.slice(0, open.start) + text.slice(next)), calls: [fromObject(value)] };
+      }
+      open = undefined;
     }
-    if (!isCallShaped(value)) continue;
-    const rest = text.slice(0, match.index) + text.slice((match.index ?? 0) + match[0].length);
-    return { text: tidy(rest), calls: [fromObject(value)] };
+    if (nl < 0) break;
+    pos = next;
   }
   return { text, calls: [] };
 }
+
+/** A fence line's backticks and info (`json`, `bash`, …; lower case, trimmed), or undefined for any other line. */
+function fenceOf(line: string): { n: number; info: string } | undefined {
+  const run = /^`{3,}/.exec(line)?.[0].length ?? 0;
+  return run ? { n: run, info: line.slice(run).trim().toLowerCase() } : undefined;
+}
+
+/** A block of this info may hold a call: none, or json. */
+const callInfo = (info: string) => info === "" || info === "json";
 
 /**
  * Index just past the JSON object starting at `start`, honouring strings and escapes; -1 if it never closes.
@@ -202,78 +220,108 @@ export function createToolCallTextFilter(emit: (text: string) => void, options: 
 /** Takes the streamed text piece by piece; `flush` at the reply's end lets out what was held back and is text after all. */
 export type TextFilter = ((delta: string) => void) & { flush(): void };
 
-/** A fence that opens a block `parseFenced` reads: three backticks, `json` or nothing, then the line's end. */
-const FENCE_OPEN = /^```(?:json)?[ \t]*\n/;
+type FenceState =
+  | { kind: "text" }
+  | { kind: "code"; n: number }
+  | { kind: "candidate"; n: number; held: string; body: string }
+  | { kind: "after"; block: string; held: string };
 
 /**
- * Holds back a fenced code block whose body starts with `{` until it closes, then drops it when it is the
- * reply's one fenced call (as `parseFenced` takes the first call-shaped block, and none once a `<tool_call>`
- * block was seen: `tagged`). Any other block is shown: a JSON example once it closes, other code as it comes.
+ * Hides the fenced block `parseFenced` takes as the reply's call, reading the stream line by line as it
+ * does. A fence line is held until it is whole; other text passes at once. A block that may hold a call
+ * (info empty or `json`, body starting with `{`) is held until it closes: a call is dropped, anything else
+ * shown. After the call, the rest is held until `flush`: should a `<tool_call>` block come later
+ * (`tagged`), the parser keeps the fenced one as text, and so does the stream then.
  */
 function createFencedCallFilter(emit: (text: string) => void, tagged: () => boolean): TextFilter {
-  let pending = "";
-  /** Inside a block: "held" (a JSON body, not shown yet) or "shown" (other code, passed through). */
-  let inside: "held" | "shown" | undefined;
+  let state: FenceState = { kind: "text" };
+  /** The current line while it may still be a fence line (backticks so far, or three and more). */
+  let line = "";
+  /** Part of the current line went on already: it is no fence line. */
+  let passing = false;
   let taken = false;
-  const flush = () => {
-    // Backticks, a fence's first line or a block that never closed: the parser keeps them as text.
-    if (pending) emit(pending);
-    pending = "";
-    inside = undefined;
-  };
-  const feed = (delta: string) => {
-    pending += delta;
-    for (;;) {
-      if (inside === "shown") {
-        const close = pending.indexOf("```");
-        if (close < 0) {
-          const keep = pending.endsWith("``") ? 2 : pending.endsWith("`") ? 1 : 0;
-          emit(pending.slice(0, pending.length - keep));
-          pending = pending.slice(pending.length - keep);
-          return;
-        }
-        let end = close + 3;
-        while (pending[end] === "`") end++; // a longer fence closes with all of its run
-        emit(pending.slice(0, end));
-        pending = pending.slice(end);
-        inside = undefined;
-        continue;
-      }
-      if (inside === "held") {
-        const open = pending.match(FENCE_OPEN)?.[0] ?? "";
-        const body = pending.slice(open.length);
-        if (body.trim() !== "" && !body.trimStart().startsWith("{")) {
-          inside = "shown"; // not JSON: code, shown as it comes
-          emit(open);
-          pending = body;
-          continue;
-        }
-        const close = body.indexOf("```");
-        if (close < 0) return;
-        const block = pending.slice(0, open.length + close + 3);
-        pending = pending.slice(block.length);
-        inside = undefined;
-        if (!taken && !tagged() && isCall(body.slice(0, close))) taken = true;
-        else emit(block);
-        continue;
-      }
-      const fence = pending.indexOf("```");
-      if (fence < 0) {
-        const keep = pending.endsWith("``") ? 2 : pending.endsWith("`") ? 1 : 0;
-        if (pending.length > keep) emit(pending.slice(0, pending.length - keep));
-        pending = pending.slice(pending.length - keep);
-        return;
-      }
-      if (fence > 0) emit(pending.slice(0, fence));
-      pending = pending.slice(fence);
-      const line = pending.indexOf("\n");
-      if (line < 0) return; // the fence's line is not complete yet
-      inside = FENCE_OPEN.test(pending) ? "held" : "shown";
-      if (inside === "shown") {
-        emit(pending.slice(0, line + 1));
-        pending = pending.slice(line + 1);
+  const couldBeFence = (text: string) => /^(`{3,}|`{0,2}$)/.test(text);
+
+  /** Text of no fence line, in the current state. */
+  const pass = (text: string) => {
+    if (state.kind === "text" || state.kind === "code") emit(text);
+    else if (state.kind === "after") state.held += text;
+    else {
+      state.held += text;
+      state.body += text;
+      const body = state.body.trimStart();
+      if (body && !body.startsWith("{")) {
+        // No JSON object: a code block, shown as it comes.
+        emit(state.held);
+        state = { kind: "code", n: state.n };
       }
     }
+  };
+
+  /** A whole line that may be a fence line (with its line break, or the reply's last line at `flush`). */
+  const whole = (full: string) => {
+    const fence = fenceOf(full.endsWith("\n") ? full.slice(0, -1) : full);
+    const closes = (n: number) => fence !== undefined && fence.n >= n && fence.info === "";
+    switch (state.kind) {
+      case "text":
+        if (fence && callInfo(fence.info) && !taken && !tagged()) state = { kind: "candidate", n: fence.n, held: full, body: "" };
+        else {
+          if (fence) state = { kind: "code", n: fence.n };
+          emit(full);
+        }
+        return;
+      case "code":
+        if (closes(state.n)) state = { kind: "text" };
+        emit(full);
+        return;
+      case "candidate":
+        if (!closes(state.n)) return pass(full);
+        if (isCall(state.body)) {
+          taken = true;
+          state = { kind: "after", block: state.held + full, held: "" };
+        } else {
+          emit(state.held + full);
+          state = { kind: "text" };
+        }
+        return;
+      case "after":
+        state.held += full;
+    }
+  };
+
+  const feed = (delta: string) => {
+    let rest = delta;
+    while (rest) {
+      const nl = rest.indexOf("\n");
+      const piece = nl < 0 ? rest : rest.slice(0, nl + 1);
+      rest = nl < 0 ? "" : rest.slice(nl + 1);
+      if (passing) {
+        pass(piece);
+        if (nl >= 0) passing = false;
+        continue;
+      }
+      line += piece;
+      if (nl >= 0) {
+        const full = line;
+        line = "";
+        whole(full);
+      } else if (!couldBeFence(line)) {
+        const text = line;
+        line = "";
+        passing = true;
+        pass(text);
+      }
+    }
+  };
+
+  const flush = () => {
+    if (line) whole(line);
+    line = "";
+    passing = false;
+    // A block that never closed is text to the parser; after the call, the rest (and the call, if tags came).
+    if (state.kind === "candidate") emit(state.held);
+    else if (state.kind === "after") emit(tagged() ? state.block + state.held : state.held);
+    state = { kind: "text" };
   };
   return Object.assign(feed, { flush });
 }
@@ -290,21 +338,55 @@ function createTagFilter(emit: (text: string) => void, onBlock?: () => void): Te
   let pending = "";
   let inside = false;
   let code = CODE_START;
+  /**
+   * Where the block that `pending` is inside of ends, as `readBlock` reads it: past its `</tool_call>`, or
+   * at the end of its JSON object when other text follows that; undefined while the stream may still tell
+   * (`final`: it has ended). Text after that end is reply text.
+   */
+  const blockEnd = (final: boolean): number | undefined => {
+    const close = pending.indexOf(CLOSE);
+    const next = pending.indexOf(OPEN);
+    const limit = close >= 0 && (next < 0 || close < next) ? close : next;
+    const objectStart = pending.indexOf("{");
+    if (objectStart < 0 || (limit >= 0 && objectStart > limit)) {
+      if (limit < 0) return final ? pending.length : undefined;
+      return limit === close ? close + CLOSE.length : limit;
+    }
+    const objectEnd = scanObject(pending, objectStart);
+    if (objectEnd < 0) {
+      // Cut off, or broken before its close: a call that fails, whose block runs to its close.
+      if (close >= 0) return close + CLOSE.length;
+      if (final) return pending.length;
+      unfinished = true;
+      return undefined;
+    }
+    const after = pending.slice(objectEnd);
+    const closing = /^\s*<\/tool_call>/.exec(after);
+    if (closing) return objectEnd + closing[0].length;
+    // Spaces, or the start of the close tag: it may still come.
+    if (!final && CLOSE.startsWith(after.trimStart())) return undefined;
+    return objectEnd;
+  };
   const flush = () => {
-    // The start of a tag that never came is text; a block that never closed is a call cut off, not text.
-    if (!inside && pending) emit(pending);
+    // The start of a tag that never came is text; so is what follows a block's object without its close.
+    if (inside) {
+      pending = pending.slice(blockEnd(true));
+      inside = false;
+    }
+    if (pending) emit(pending);
     pending = "";
   };
+  /** The block's object has not ended yet: only a `}` or a `<` can change that (no rescan for other pieces). */
+  let unfinished = false;
   const feed = (delta: string) => {
     pending += delta;
+    if (inside && unfinished && !/[}<]/.test(delta)) return;
+    unfinished = false;
     for (;;) {
       if (inside) {
-        const close = pending.indexOf(CLOSE);
-        if (close < 0) {
-          pending = pending.slice(Math.max(0, pending.length - CLOSE.length));
-          return;
-        }
-        pending = pending.slice(close + CLOSE.length);
+        const end = blockEnd(false);
+        if (end === undefined) return;
+        pending = pending.slice(end);
         inside = false;
         continue;
       }

@@ -283,23 +283,62 @@ describe("the streamed-text filter", () => {
     return out;
   };
 
-  it("with fenced calls read, hides the one the parser takes, however it is split, and shows every other block", () => {
+  it("with fenced calls read, shows what the parser leaves as text, however it is split", () => {
     const call = '```json\n{"name": "clock", "arguments": {}}\n```';
-    const texts = [
-      `Checking.\n${call}`,
-      `Checking.\n${call}\nand \`\`\`json\n{"name": "clock", "arguments": {"timezone": "UTC"}}\n\`\`\``, // the parser takes one
-      'Data:\n```json\n{"a": 1}\n```\nCode:\n```python\nprint("{")\n```\nend',
-      `Before ${T}{"name": "clock"}${E} and ${call}`, // a tag block first: the fenced one stays text
-      "````\n{}\n````",
-      'Cut off: ```json\n{"name": "clock", "argu', // never closed: text, let out at the end
-      "Ends like a tag: <tool_c",
+    const other = '```json\n{"name": "clock", "arguments": {"timezone": "UTC"}}\n```';
+    // [text, whether the parser takes a fenced call from it]
+    const texts: [string, boolean][] = [
+      [`Checking.\n${call}`, true],
+      [`Checking.\n${call}\nand then:\n${other}`, true], // the parser takes the first
+      ['Data:\n```json\n{"a": 1}\n```\nCode:\n```python\nprint("{")\n```\nend', false],
+      [`Here is the script:\n\`\`\`bash\nls\n\`\`\`\nI'll run it:\n${call}`, true], // a code block's closing fence opens nothing
+      [`Before ${T}{"name": "clock"}${E} and\n${call}`, false], // a tag block first: the fenced one stays text
+      [`${call}\nthen ${T}{"name": "clock"}${E} done`, false], // a tag block after it: the same
+      [`use \`\`\`foo\`\`\` here\n${call}\nafter`, true],
+      ['````json\n{"name": "clock", "arguments": {}}\n````', true],
+      ["````\n{}\n````", false],
+      ['  ```json\n  {"name": "clock", "arguments": {}}\n  ```', false], // indented: no fence
+      ['```json\r\n{"name": "clock", "arguments": {}}\r\n```\r\nok', true],
+      ['```JSON\n{"name": "clock", "arguments": {}}\n```', true],
+      ['Cut off:\n```json\n{"name": "clock", "argu', false], // never closed: text, let out at the end
+      ["Ends like a fence:\n``", false],
+      ["Ends like a tag: <tool_c", false],
+      ['```json\n{"name": "clock", "arguments": {}}\n```x\nstill inside', false],
+      [`${T}{"name": "clock", "arguments": {}}\nThe time follows.`, false], // a tag block without its close
+      [`${T}{"name": "clock", "arguments": {}} extra${E} bye`, false],
+      [`${T}{"name": "clock", "arg`, false],
+      [`${T}not json${E} after`, false],
     ];
-    for (const text of texts) {
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const splits = (text: string) => {
+      const all = [text.split(""), [text]];
+      for (let k = 0; k < 60; k++) {
+        const pieces: string[] = [];
+        for (let at = 0; at < text.length; ) {
+          const n = 1 + Math.floor(random() * 12);
+          pieces.push(text.slice(at, at + n));
+          at += n;
+        }
+        all.push(pieces);
+      }
+      return all;
+    };
+    for (const [text, isCall] of texts) {
       const parsed = parseToolCallText(text, { fenced: true });
+      expect(parsed.calls.length > 0 && !parsed.calls[0]?.parseError && !text.includes(T)).toBe(isCall);
       const shown = run([text], true);
-      for (const pieces of [text.split(""), [text.slice(0, 13), text.slice(13, 30), text.slice(30)]]) expect(run(pieces, true)).toBe(shown);
+      for (const pieces of splits(text)) expect(run(pieces, true)).toBe(shown);
       // What is shown is the reply the parser leaves (up to the blank lines it tidies).
-      expect(shown.replace(/\n{2,}/g, "\n").trim()).toBe(parsed.text.replace(/\n{2,}/g, "\n").trim());
+      const tidy = (t: string) =>
+        t
+          .replace(/\r/g, "")
+          .replace(/\n{2,}/g, "\n")
+          .trim();
+      expect(tidy(shown)).toBe(tidy(parsed.text));
     }
     expect(run([`Checking.\n${call}`], false)).toBe(`Checking.\n${call}`); // without fenced, as before
   });

@@ -244,7 +244,9 @@ describe("the cron connector", () => {
     });
     const job = { name: "briefing", schedule: "0 7 * * *", prompt: "Brief me.", deliver: `telegram:${OWNER}` };
     hermes = await useHermes(settings({ jobs: [job] }), { dir });
-    await hermes.waitForLog((l) => l.msg.startsWith("scheduled runs a stopped hermes left unfinished are settled") && l.firings === 2);
+    await hermes.waitForLog(
+      (l) => String(l.msg).startsWith("scheduled runs a stopped hermes left unfinished are settled") && l.firings === 2,
+    );
     expect(firings(hermes, "briefing").map((f) => f.status)).toEqual(["interrupted", "ok"]);
     expect((await hermes.cli(["schedules", "list"])).stdout).toMatch(/briefing .*last: ok/s);
   });
