@@ -144,9 +144,13 @@ export function reindexSkillMessages(db: Db): void {
   const rows = db
     .prepare("SELECT id, content FROM messages WHERE role = 'user' AND content LIKE '%Use the skill \"%' ORDER BY id")
     .all() as { id: number; content: string }[];
+  // Only a message the index holds with the instructions: one indexed by migration 17 in the same start (a
+  // database from before it) has its words alone already, and deleting a text never indexed corrupts FTS5.
+  const indexedWithThem = db.prepare("SELECT 1 FROM recall_index WHERE recall_index MATCH ? AND rowid = ?").pluck();
   for (const r of rows) {
     const before = spaceUnspaced(withoutTimeNote(r.content));
     if (indexedText("user", r.content, null) === before) continue; // the words only mention it: indexed as they are
+    if (!indexedWithThem.get('"for this request its instructions"', r.id)) continue;
     remove.run(r.id, before);
     write(r.id, "user", r.content, null);
   }

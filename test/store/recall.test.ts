@@ -92,6 +92,26 @@ describe("recall", () => {
     expect(() => check.run()).not.toThrow();
   });
 
+  it("opens a database from before migration 17 that holds /<skill> messages, and indexes their words alone", () => {
+    const path = tempDb();
+    const old = databaseAt(path, 16);
+    const skill = { name: "plan-trip", body: "Compare the trains and the coaches; give times and prices." } as Skill;
+    old.prepare("INSERT INTO sessions (id, key, created_at) VALUES (1, 'telegram:-100', ?)").run(Date.now());
+    const insert = old.prepare("INSERT INTO messages (session_id, role, content, created_at) VALUES (1, 'user', ?, ?)");
+    for (const content of [withSkill(skill, "to Lisbon in May"), `Alice: ${withSkill(skill, "to Porto in June")}`]) {
+      const { lastInsertRowid } = insert.run(content, Date.now());
+      old.prepare("INSERT INTO recall_index (rowid, text) VALUES (?, ?)").run(lastInsertRowid, content); // 16's index kept a copy
+    }
+    old.close();
+    const store = open(path);
+    const found = (query: string) => store.recall.search({ query, scope: all }).map((h) => markSnippet(h.snippet));
+    expect(found("coaches")).toEqual([]);
+    expect(found("lisbon")).toEqual(["to [Lisbon] in May"]);
+    expect(found("porto")).toEqual(["Alice: to [Porto] in June"]);
+    const check = store.db.prepare("INSERT INTO recall_index (recall_index, rank) VALUES ('integrity-check', 1)");
+    expect(() => check.run()).not.toThrow();
+  });
+
   it("finds a message by its words, newest first, with its session, time, speaker and a snippet around the match", () => {
     const store = open();
     const before = Date.now();
