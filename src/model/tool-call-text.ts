@@ -142,6 +142,49 @@ export function scanObject(text: string, start: number): number {
   return -1;
 }
 
+/** How far a streamed block has been read: its close and next open (-1: not seen), its object's start and scan. */
+interface BlockScan {
+  searched: number;
+  close: number;
+  next: number;
+  object: number;
+  /** The object's scan: where it goes on, its depth, inside a string; `end` past it, or -1 (-2: gave up at a `<`). */
+  pos: number;
+  depth: number;
+  inString: boolean;
+  end: number;
+}
+
+function newBlockScan(): BlockScan {
+  return { searched: 0, close: -1, next: -1, object: -1, pos: -1, depth: 0, inString: false, end: -1 };
+}
+
+/** `scanObject` over a text that only grows: goes on from where the last call stopped. */
+function scanOn(b: BlockScan, text: string): number {
+  if (b.end !== -1) return b.end >= 0 ? b.end : -1;
+  let i = b.pos < 0 ? b.object : b.pos;
+  for (; i < text.length; i++) {
+    const c = text[i];
+    if (b.inString) {
+      if (c === "\\") i++;
+      else if (c === '"') b.inString = false;
+    } else if (c === '"') b.inString = true;
+    else if (c === "<") {
+      b.end = -2;
+      return -1;
+    } else if (c === "{" || c === "[") b.depth++;
+    else if (c === "}" || c === "]") {
+      b.depth--;
+      if (b.depth === 0) {
+        b.end = i + 1;
+        return b.end;
+      }
+    }
+  }
+  b.pos = i;
+  return -1;
+}
+
 function toCall(json: string): ToolCall {
   let value: unknown;
   try {
@@ -338,27 +381,31 @@ function createTagFilter(emit: (text: string) => void, onBlock?: () => void): Te
   let pending = "";
   let inside = false;
   let code = CODE_START;
+  /** Inside a block, what is known of `pending` so far: read on from there as pieces come (linear, not rescanned). */
+  let block = newBlockScan();
   /**
    * Where the block that `pending` is inside of ends, as `readBlock` reads it: past its `</tool_call>`, or
    * at the end of its JSON object when other text follows that; undefined while the stream may still tell
    * (`final`: it has ended). Text after that end is reply text.
    */
   const blockEnd = (final: boolean): number | undefined => {
-    const close = pending.indexOf(CLOSE);
-    const next = pending.indexOf(OPEN);
+    const b = block;
+    const from = (tag: string) => Math.max(0, b.searched - tag.length + 1);
+    if (b.close < 0) b.close = pending.indexOf(CLOSE, from(CLOSE));
+    if (b.next < 0) b.next = pending.indexOf(OPEN, from(OPEN));
+    if (b.object < 0) b.object = pending.indexOf("{", b.searched);
+    b.searched = pending.length;
+    const { close, next } = b;
     const limit = close >= 0 && (next < 0 || close < next) ? close : next;
-    const objectStart = pending.indexOf("{");
-    if (objectStart < 0 || (limit >= 0 && objectStart > limit)) {
+    if (b.object < 0 || (limit >= 0 && b.object > limit)) {
       if (limit < 0) return final ? pending.length : undefined;
       return limit === close ? close + CLOSE.length : limit;
     }
-    const objectEnd = scanObject(pending, objectStart);
+    const objectEnd = scanOn(b, pending);
     if (objectEnd < 0) {
       // Cut off, or broken before its close: a call that fails, whose block runs to its close.
       if (close >= 0) return close + CLOSE.length;
-      if (final) return pending.length;
-      unfinished = true;
-      return undefined;
+      return final ? pending.length : undefined;
     }
     const after = pending.slice(objectEnd);
     const closing = /^\s*<\/tool_call>/.exec(after);
@@ -376,12 +423,8 @@ function createTagFilter(emit: (text: string) => void, onBlock?: () => void): Te
     if (pending) emit(pending);
     pending = "";
   };
-  /** The block's object has not ended yet: only a `}` or a `<` can change that (no rescan for other pieces). */
-  let unfinished = false;
   const feed = (delta: string) => {
     pending += delta;
-    if (inside && unfinished && !/[}<]/.test(delta)) return;
-    unfinished = false;
     for (;;) {
       if (inside) {
         const end = blockEnd(false);
@@ -397,6 +440,7 @@ function createTagFilter(emit: (text: string) => void, onBlock?: () => void): Te
         if (found.index > 0) emit(pending.slice(0, found.index));
         pending = pending.slice(found.index + OPEN.length);
         inside = true;
+        block = newBlockScan();
         onBlock?.();
         continue;
       }
