@@ -62,6 +62,7 @@ export class Limiter {
         start();
         return;
       }
+      if (signal?.aborted) return start(false); // stopped already: no need to wait for a slot
       const queued = () => {
         signal?.removeEventListener("abort", stopped);
         start();

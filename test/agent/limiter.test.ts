@@ -11,6 +11,39 @@ function step() {
 }
 
 describe("the model slot limiter", () => {
+  it("lets a stopped task out of the line at once, whether it was stopped while waiting or before, and keeps the slot count", async () => {
+    const limiter = new Limiter(1);
+    const holder = step();
+    const held = limiter.run(() => holder.done);
+    const waiting = new AbortController();
+    const log: string[] = [];
+    const stoppedLater = limiter.run(async () => void log.push("stopped while waiting ran"), waiting.signal);
+    const stoppedBefore = limiter.run(async () => void log.push("stopped before ran"), AbortSignal.abort());
+    const next = limiter.run(async () => void log.push("next ran"));
+    await stoppedBefore;
+    expect(log).toEqual(["stopped before ran"]);
+    expect(limiter.queued).toBe(2);
+    waiting.abort();
+    await stoppedLater;
+    expect(log).toEqual(["stopped before ran", "stopped while waiting ran"]);
+    expect(limiter.queued).toBe(1); // the next one still waits for the holder's slot: nobody freed it
+    holder.go();
+    await Promise.all([held, next]);
+    expect(log.at(-1)).toBe("next ran");
+    // The count is right afterwards: two tasks at a time are one too many for a limit of 1.
+    const second = step();
+    const one = limiter.run(() => second.done);
+    let two = false;
+    const other = limiter.run(async () => {
+      two = true;
+    });
+    await Promise.resolve();
+    expect(two).toBe(false);
+    second.go();
+    await Promise.all([one, other]);
+    expect(two).toBe(true);
+  });
+
   it("starts the next task when a task releases its slot early, and a late second release frees nothing", async () => {
     const limiter = new Limiter(1);
     const log: string[] = [];
