@@ -37,11 +37,11 @@ export class ScheduleStore {
       finish: () => db.prepare("UPDATE firings SET status = ?, run_id = COALESCE(?, run_id), message_id = ?, error = ? WHERE id = ?"),
       setRun: () => db.prepare("UPDATE firings SET run_id = ? WHERE id = ?"),
       // A firing's run may have been resumed at start (running, or waiting for its approval): that one is left.
-      // One whose run has ended since is done: its reply went out through the run's chat.
+      // One whose run has ended done with its reply sent (through the run's chat, after a resume) went out.
       settleLeftRunning: () =>
         db.prepare(`UPDATE firings SET
-             status = CASE WHEN (SELECT status FROM runs WHERE id = firings.run_id) = 'done' THEN 'ok' ELSE 'interrupted' END,
-             error = CASE WHEN (SELECT status FROM runs WHERE id = firings.run_id) = 'done' THEN NULL ELSE ? END
+             status = CASE WHEN (SELECT status = 'done' AND reply_sent_at IS NOT NULL FROM runs WHERE id = firings.run_id) THEN 'ok' ELSE 'interrupted' END,
+             error = CASE WHEN (SELECT status = 'done' AND reply_sent_at IS NOT NULL FROM runs WHERE id = firings.run_id) THEN NULL ELSE ? END
            WHERE status = 'running' AND fired_at < ?
              AND COALESCE((SELECT status FROM runs WHERE id = firings.run_id), '') NOT IN ('queued', 'running', 'suspended')`),
       lastSlot: () => db.prepare("SELECT MAX(slot_at) FROM firings WHERE job = ?").pluck(),
@@ -64,7 +64,7 @@ export class ScheduleStore {
   /**
    * Firings a process that is gone left running (it was killed, or the machine lost power): marked
    * interrupted instead of showing as running for good, or ok when their run was resumed and has ended
-   * done. Those whose run is live again (resumed, or waiting for an approval) are left. Returns how many.
+   * done with its reply sent. Those whose run is live again (resumed, or waiting for an approval) are left. Returns how many.
    */
   interruptRunning(before: number): number {
     return this.q.settleLeftRunning.run("hermes stopped before it ended", before).changes;

@@ -232,7 +232,7 @@ describe("the cron connector", () => {
     expect(new Set(slots).size).toBe(slots.length);
   });
 
-  it("marks a run a killed hermes left going as interrupted, not running for good; one resumed and done as ok", async () => {
+  it("marks a run a killed hermes left going as interrupted, not running for good; one resumed and sent as ok", async () => {
     const dir = withReminders((schedules, db) => {
       schedules.claim("briefing", Date.now() - 3_600_000); // running when the power went
       // Another, whose run the next start resumed and finished before the schedules started.
@@ -240,15 +240,21 @@ describe("the cron connector", () => {
       const history = new HistoryStore(db);
       history.createRun("run-resumed", history.activeSession("cron:briefing").id, "cron", { input: "Brief me.", channel: "cli:x" });
       history.endRun("run-resumed", "done", "done", "Here is your brief.");
+      history.markReplySent("run-resumed");
       schedules.setRun(firing, "run-resumed");
+      // And one whose run ended done while its reply was being delivered when hermes was killed: not sent.
+      const cut = schedules.claim("briefing", Date.now() - 900_000) as number;
+      history.createRun("run-unsent", history.activeSession("cron:briefing").id, "cron", { input: "Brief me.", channel: "cli:x" });
+      history.endRun("run-unsent", "done", "done", "Another brief.");
+      schedules.setRun(cut, "run-unsent");
     });
     const job = { name: "briefing", schedule: "0 7 * * *", prompt: "Brief me.", deliver: `telegram:${OWNER}` };
     hermes = await useHermes(settings({ jobs: [job] }), { dir });
     await hermes.waitForLog(
-      (l) => String(l.msg).startsWith("scheduled runs a stopped hermes left unfinished are settled") && l.firings === 2,
+      (l) => String(l.msg).startsWith("scheduled runs a stopped hermes left unfinished are settled") && l.firings === 3,
     );
-    expect(firings(hermes, "briefing").map((f) => f.status)).toEqual(["interrupted", "ok"]);
-    expect((await hermes.cli(["schedules", "list"])).stdout).toMatch(/briefing .*last: ok/s);
+    expect(firings(hermes, "briefing").map((f) => f.status)).toEqual(["interrupted", "ok", "interrupted"]);
+    expect((await hermes.cli(["schedules", "list"])).stdout).toMatch(/briefing .*last: interrupted/s);
   });
 
   it("catches up the first downtime of a job a reload added", async () => {
