@@ -1,5 +1,7 @@
 /** The live checks of `hermes setup`: each answers in words and never throws. */
 
+import { maskUrl, maskUrlsInText } from "../url-secrets.js";
+
 export interface ModelInfo {
   name: string;
   /** Whether it can call tools and see images; undefined where the server does not say (OpenAI's /models). */
@@ -18,19 +20,21 @@ async function getJson(url: string, init: RequestInit = {}): Promise<unknown> {
   return JSON.parse(body);
 }
 
+/** Why a request failed, in words; a key or password in a URL it names is masked. */
 function reason(err: unknown): string {
   const e = err as Error & { cause?: { code?: string; message?: string } };
-  return e.cause?.code ?? e.cause?.message ?? e.message;
+  return maskUrlsInText(e.cause?.code ?? e.cause?.message ?? e.message);
 }
 
 /** Ollama's pulled models (`/api/tags`) and what each can do (`/api/show` capabilities). */
 export async function listModels(baseUrl: string): Promise<Checked<ModelInfo[]>> {
   const base = baseUrl.replace(/\/+$/, "");
+  const shown = maskUrl(base);
   let tags: { models?: { name?: string }[] };
   try {
     tags = (await getJson(`${base}/api/tags`)) as typeof tags;
   } catch (err) {
-    return { ok: false, problem: `cannot reach Ollama at ${base} (${reason(err)}); is it running? (systemctl status ollama)` };
+    return { ok: false, problem: `cannot reach Ollama at ${shown} (${reason(err)}); is it running? (systemctl status ollama)` };
   }
   const names = (tags.models ?? []).flatMap((m) => (typeof m.name === "string" ? [m.name] : []));
   const models = await Promise.all(
@@ -52,6 +56,7 @@ export async function listModels(baseUrl: string): Promise<Checked<ModelInfo[]>>
 /** An OpenAI-compatible server's models (`GET <base_url>/models`, with the API key when there is one). */
 export async function listOpenAiModels(baseUrl: string, apiKey: string): Promise<Checked<ModelInfo[]>> {
   const base = baseUrl.replace(/\/+$/, "");
+  const shown = maskUrl(base);
   try {
     const list = (await getJson(`${base}/models`, apiKey ? { headers: { authorization: `Bearer ${apiKey}` } } : {})) as {
       data?: { id?: unknown }[];
@@ -60,8 +65,8 @@ export async function listOpenAiModels(baseUrl: string, apiKey: string): Promise
   } catch (err) {
     const why = reason(err);
     const problem = /^401/.test(why)
-      ? `the server at ${base} refused the API key (401): set model.api_key (say \${OPENAI_API_KEY} in hermes.env)`
-      : `cannot list the models at ${base}/models (${why}); is the server running, and does base_url end in /v1?`;
+      ? `the server at ${shown} refused the API key (401): set model.api_key (say \${OPENAI_API_KEY} in hermes.env)`
+      : `cannot list the models at ${shown}/models (${why}); is the server running, and does base_url end in /v1?`;
     return { ok: false, problem };
   }
 }

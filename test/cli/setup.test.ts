@@ -289,6 +289,18 @@ describe("hermes setup", () => {
     }
   });
 
+  it("never prints a password in the model URL it could not reach", async () => {
+    for (const config of ["", "model:\n  provider: openai\n"]) {
+      writeFileSync(configPath, config);
+      writeFileSync(join(home.path, ".config/hermes/hermes.env"), "MODEL_PASS=sekrit-pass\n", { mode: 0o600 });
+      const url = config ? "http://me:${MODEL_PASS}@127.0.0.1:1/v1" : "http://me:${MODEL_PASS}@127.0.0.1:1";
+      const run = await runCli(["setup", "model", "--model-url", url, "--non-interactive"], { env, cwd: home.path });
+      expect(run.code).toBe(1);
+      expect(run.stdout + run.stderr).toMatch(/me:\*+@127\.0\.0\.1:1/);
+      expect(run.stdout + run.stderr).not.toContain("sekrit");
+    }
+  });
+
   it("with no model pulled, says which `ollama pull` to run", async () => {
     model.models = [];
     const result = await runCli(["setup", "model", "--model-url", model.url, "--non-interactive"], { env });
