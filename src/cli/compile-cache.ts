@@ -99,20 +99,16 @@ const UNUSED_MS = 7 * 24 * 3600 * 1000;
 export function pruneCompileCache(now = Date.now()): number {
   const dir = compileCacheReport()?.dir;
   if (!dir) return 0;
-  const old = (path: string, ms: number) => now - statSync(path).mtimeMs > ms;
+  // The running Node's version as the names hold it after their `v` (20.20.2), for the patterns below.
+  const version = process.version.slice(1).replaceAll(".", "\\.");
   const removed =
-    removeWhere(dirname(dir), (name, path) => {
-      if (name === "node" || /\.cache(\.\d+)?$/.test(name)) return true; // the layout before build folders
-      return path !== dir && /^(build-[0-9a-f]{8}|modules)$/.test(name) && old(path, UNUSED_MS);
-    }) +
-    removeWhere(dir, (name, path) => {
-      if (/\.cache\.\d+$/.test(name)) return old(path, 3600 * 1000); // written aside by a process that died
-      return /-v\d+\.\d+\.\d+-.+\.cache$/.test(name) && !name.includes(`-${process.version}-`) && old(path, UNUSED_MS);
-    }) +
-    removeWhere(
-      join(dir, "node"),
-      (name, path) => /^v\d+\.\d+\.\d+-/.test(name) && !name.startsWith(`${process.version}-`) && old(path, UNUSED_MS),
-    );
+    // The layout before build folders (now), and the folders of other builds (once unused for a week).
+    removeWhere(dirname(dir), /^(?:node|.*\.cache(?:\.\d+)?)$/gm, now, 0) +
+    removeWhere(dirname(dir), /^(?:build-[0-9a-f]{8}|modules)$/gm, now, UNUSED_MS, dir) +
+    // In this build's folder: entries written aside by a process that died, and entries for another Node.
+    removeWhere(dir, /^.*\.cache\.\d+$/gm, now, 3600 * 1000) +
+    removeWhere(dir, new RegExp(`^.*-v(?!${version}-)\\d+\\.\\d+\\.\\d+-[^-\\n]+-\\d+\\.cache$`, "gm"), now, UNUSED_MS) +
+    removeWhere(join(dir, "node"), new RegExp(`^v(?!${version}-)\\d+\\.\\d+\\.\\d+-.*$`, "gm"), now, UNUSED_MS);
   try {
     utimesSync(dir, now / 1000, now / 1000);
   } catch {
@@ -121,19 +117,23 @@ export function pruneCompileCache(now = Date.now()): number {
   return removed;
 }
 
-/** Removes the entries of `dir` that `stale` picks; returns how many went. */
-function removeWhere(dir: string, stale: (name: string, path: string) => boolean): number {
-  let names: string[];
+/**
+ * Removes the entries of `dir` whose names `pattern` (global, multiline) matches and that were last changed
+ * over `unusedMs` ago, but `keep`; returns how many went. The names are matched as one text, so no function
+ * here runs once per entry: at idle, a loop that hot wakes V8's optimizing compiler (~5 MB on Node 24).
+ */
+function removeWhere(dir: string, pattern: RegExp, now: number, unusedMs: number, keep?: string): number {
+  let names: string;
   try {
-    names = readdirSync(dir);
+    names = readdirSync(dir).join("\n");
   } catch {
     return 0;
   }
   let removed = 0;
-  for (const name of names) {
+  for (const [name] of names.matchAll(pattern)) {
     const path = join(dir, name);
     try {
-      if (!stale(name, path)) continue;
+      if (path === keep || (unusedMs > 0 && now - statSync(path).mtimeMs <= unusedMs)) continue;
       rmSync(path, { recursive: true, force: true });
       removed++;
     } catch {

@@ -212,12 +212,20 @@ describe("the compile cache of the hermes command", () => {
     writeFileSync(join(dir, "daemon-AbCd1234-v20.17.0-x64-1234.cache"), "for another Node, written yesterday");
     mkdirSync(join(dir, "node", "v20.16.0-x64-1234abcd-0"), { recursive: true });
     weekAgo(join(dir, "node", "v20.16.0-x64-1234abcd-0"));
+    // This Node's own entries and folder, however long ago they were written, stay.
+    const current = chunkEntries(dir).filter((file) => file.includes(`-${process.version}-`));
+    for (const file of current) weekAgo(file);
+    const ownNode = join(dir, "node", `${process.version}-${process.arch}-0000abcd-0`);
+    mkdirSync(ownNode, { recursive: true });
+    weekAgo(ownNode);
     const again = await start(home, {}, undefined, { cli, pruned: true });
     expect(again).toMatchObject({ dir, hits: first.misses, misses: 0, removed: 3 });
     expect(existsSync(first.dir ?? "")).toBe(false);
     expect(existsSync(join(base, "build-0000000b"))).toBe(true);
     expect(existsSync(join(dir, "daemon-AbCd1234-v20.17.0-x64-1234.cache"))).toBe(true);
     expect(chunkEntries(dir).filter((file) => file.includes(`-${process.version}-`))).toHaveLength(first.misses ?? 0);
+    for (const file of current) expect(existsSync(file)).toBe(true);
+    expect(existsSync(ownNode)).toBe(true);
   });
 
   it("is not used from a directory that others can write, nor when turned off", async () => {
