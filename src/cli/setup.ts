@@ -3,7 +3,7 @@ import { createInterface, type Interface } from "node:readline/promises";
 import { type Document, isSeq } from "yaml";
 import { addAllowedUser } from "./allowed-users.js";
 import { UsageError } from "./options.js";
-import { discordBot, isTimeZone, listModels, listOpenAiModels, telegramBot } from "./setup-checks.js";
+import { type Checked, discordBot, isTimeZone, listModels, listOpenAiModels, telegramBot } from "./setup-checks.js";
 import { readConfigDoc, readEnvFile, writeConfigDoc, writeEnvFile } from "./setup-files.js";
 import { pairByPolling } from "./setup-pair.js";
 import { envFileOf } from "./socket-path.js";
@@ -50,8 +50,8 @@ export async function setup(configPath: string, sections: string[], flags: Setup
   try {
     say(`hermes setup: ${configPath}${fresh ? " (new)" : ""}`);
     if (chosen("model")) await modelSection(doc, io, flags, say, env);
-    if (chosen("telegram")) await telegramSection(doc, io, flags, say, env, secrets);
-    if (chosen("discord")) await discordSection(doc, io, flags, say, env, secrets);
+    if (chosen("telegram")) await tokenSection(doc, io, say, env, secrets, telegramToken(flags));
+    if (chosen("discord")) await tokenSection(doc, io, say, env, secrets, discordToken(flags));
     if (chosen("timezone")) await timezoneSection(doc, io, flags, say);
     writeConfigDoc(configPath, doc);
     if (Object.keys(secrets).length) writeEnvFile(envPath, secrets);
@@ -133,72 +133,74 @@ async function modelSection(doc: Document, io: Interface | undefined, f: SetupFl
   }
 }
 
-async function telegramSection(
+/** A chat's bot token: asked, checked live with `check` (which words the bot on success), kept in hermes.env. */
+interface ChatToken {
+  connector: "telegram" | "discord";
+  title: string;
+  envName: "TELEGRAM_BOT_TOKEN" | "DISCORD_BOT_TOKEN";
+  question: string;
+  flag: string | undefined;
+  root: string;
+  check: (apiRoot: string, token: string) => Promise<Checked<string>>;
+}
+
+async function tokenSection(
   doc: Document,
   io: Interface | undefined,
-  f: SetupFlags,
   say: Say,
   env: Record<string, string>,
   secrets: Record<string, string>,
-) {
-  const apiRoot = String(doc.getIn(["connectors", "telegram", "api_root"]) ?? TELEGRAM_ROOT);
+  t: ChatToken,
+): Promise<void> {
+  const at = (key: string) => ["connectors", t.connector, key];
+  const apiRoot = String(doc.getIn(at("api_root")) ?? t.root);
+  const known = env[t.envName] ?? "";
   for (;;) {
-    const known = env.TELEGRAM_BOT_TOKEN ?? "";
-    const typed = await ask(
-      io,
-      `Telegram bot token from @BotFather (${known ? "Enter keeps the current one" : "empty: no Telegram"})`,
-      "",
-      f.telegramToken,
-    );
+    const typed = await ask(io, `${t.question} (${known ? "Enter keeps the current one" : `empty: no ${t.title}`})`, "", t.flag);
     const token = typed || known;
-    if (!token) return say("- Telegram skipped");
+    if (!token) return say(`- ${t.title} skipped`);
     // Enter keeps what is there: a chat turned off stays off (a token typed turns it on).
-    if (!typed && doc.getIn(["connectors", "telegram", "enabled"]) === false) return say("- Telegram stays off");
-    const bot = await telegramBot(apiRoot, token);
-    if (!bot.ok) {
-      say(`✗ ${bot.problem}`);
-      if (!io || f.telegramToken) throw new Error(bot.problem);
+    if (!typed && doc.getIn(at("enabled")) === false) return say(`- ${t.title} stays off`);
+    const checked = await t.check(apiRoot, token);
+    if (!checked.ok) {
+      say(`✗ ${checked.problem}`);
+      if (!io || t.flag) throw new Error(checked.problem);
       continue;
     }
-    say(`✓ Telegram bot @${bot.value.username} (${bot.value.name})`);
-    secrets.TELEGRAM_BOT_TOKEN = token;
-    doc.setIn(["connectors", "telegram", "enabled"], true);
-    doc.setIn(["connectors", "telegram", "token"], "${TELEGRAM_BOT_TOKEN}");
-    if (!doc.hasIn(["connectors", "telegram", "allowed_users"]))
-      doc.setIn(["connectors", "telegram", "allowed_users"], doc.createNode([], { flow: true }));
+    say(checked.value);
+    secrets[t.envName] = token;
+    doc.setIn(at("enabled"), true);
+    doc.setIn(at("token"), `\${${t.envName}}`);
+    if (!doc.hasIn(at("allowed_users"))) doc.setIn(at("allowed_users"), doc.createNode([], { flow: true }));
     return;
   }
 }
 
-async function discordSection(
-  doc: Document,
-  io: Interface | undefined,
-  f: SetupFlags,
-  say: Say,
-  env: Record<string, string>,
-  secrets: Record<string, string>,
-) {
-  const known = env.DISCORD_BOT_TOKEN ?? "";
-  const apiRoot = String(doc.getIn(["connectors", "discord", "api_root"]) ?? DISCORD_ROOT);
-  for (;;) {
-    const typed = await ask(io, `Discord bot token (${known ? "Enter keeps the current one" : "empty: no Discord"})`, "", f.discordToken);
-    const token = typed || known;
-    if (!token) return say("- Discord skipped");
-    if (!typed && doc.getIn(["connectors", "discord", "enabled"]) === false) return say("- Discord stays off");
-    const bot = await discordBot(apiRoot, token);
-    if (!bot.ok) {
-      say(`✗ ${bot.problem}`);
-      if (!io || f.discordToken) throw new Error(bot.problem);
-      continue;
-    }
-    secrets.DISCORD_BOT_TOKEN = token;
-    doc.setIn(["connectors", "discord", "enabled"], true);
-    doc.setIn(["connectors", "discord", "token"], "${DISCORD_BOT_TOKEN}");
-    if (!doc.hasIn(["connectors", "discord", "allowed_users"]))
-      doc.setIn(["connectors", "discord", "allowed_users"], doc.createNode([], { flow: true }));
-    return say(`✓ Discord bot ${bot.value.username}; pair with \`hermes pair discord\` once hermes runs`);
-  }
-}
+const telegramToken = (f: SetupFlags): ChatToken => ({
+  connector: "telegram",
+  title: "Telegram",
+  envName: "TELEGRAM_BOT_TOKEN",
+  question: "Telegram bot token from @BotFather",
+  flag: f.telegramToken,
+  root: TELEGRAM_ROOT,
+  check: async (root, token) => {
+    const bot = await telegramBot(root, token);
+    return bot.ok ? { ok: true, value: `✓ Telegram bot @${bot.value.username} (${bot.value.name})` } : bot;
+  },
+});
+
+const discordToken = (f: SetupFlags): ChatToken => ({
+  connector: "discord",
+  title: "Discord",
+  envName: "DISCORD_BOT_TOKEN",
+  question: "Discord bot token",
+  flag: f.discordToken,
+  root: DISCORD_ROOT,
+  check: async (root, token) => {
+    const bot = await discordBot(root, token);
+    return bot.ok ? { ok: true, value: `✓ Discord bot ${bot.value.username}; pair with \`hermes pair discord\` once hermes runs` } : bot;
+  },
+});
 
 async function timezoneSection(doc: Document, io: Interface | undefined, f: SetupFlags, say: Say): Promise<void> {
   for (;;) {

@@ -8,6 +8,8 @@ import { baseSettings, type Hermes } from "../helpers/hermes.js";
 import { writeManySkills, writeSkill } from "./fixture.js";
 
 const OWNER = 42;
+/** The menu's built-in commands (SPEC §20), before the skills. */
+const BUILT_IN = ["new", "stop", "status", "compact", "whoami", "help"];
 const DISCORD_OWNER = "2000000000000000042";
 const lastUser = (req: { messages: { role: string; content: string }[] } | undefined) =>
   req?.messages.filter((m) => m.role === "user").at(-1)?.content ?? "";
@@ -55,7 +57,7 @@ describe("/<skill-name> text in the chats", () => {
       await start();
       const menu = await telegram.waitFor((c) => c.method === "setMyCommands");
       const names = menu.params.commands.map((c: { command: string }) => c.command);
-      expect(names).toEqual(["new", "stop", "status", "compact", "whoami", "help", "daily_brief"]);
+      expect(names).toEqual([...BUILT_IN, "daily_brief"]);
       telegram.sendText(OWNER, "/daily_brief for Monday");
       await replied("done");
       const first = lastUser(model.requests[0]);
@@ -87,16 +89,7 @@ describe("/<skill-name> text in the chats", () => {
       const from = telegram.calls.length;
       await reloaded();
       const menu = await telegram.waitFor((c) => c.method === "setMyCommands", from);
-      expect(menu.params.commands.map((c: { command: string }) => c.command)).toEqual([
-        "new",
-        "stop",
-        "status",
-        "compact",
-        "whoami",
-        "help",
-        "daily_brief",
-        "plan_trip",
-      ]);
+      expect(menu.params.commands.map((c: { command: string }) => c.command)).toEqual([...BUILT_IN, "daily_brief", "plan_trip"]);
       expect(telegram.calls.filter((c) => c.method === "setMyCommands")).toHaveLength(2);
     });
 
@@ -150,15 +143,7 @@ describe("/<skill-name> text in the chats", () => {
       );
       await hermes.waitForLog((l) => l.msg === "discord gateway ready");
       const commands = await discord.waitFor((c) => c.method === `PUT /applications/${BOT_USER.id}/commands`);
-      expect(commands.body.map((c: { name: string }) => c.name)).toEqual([
-        "new",
-        "stop",
-        "status",
-        "compact",
-        "whoami",
-        "help",
-        "daily-brief",
-      ]);
+      expect(commands.body.map((c: { name: string }) => c.name)).toEqual([...BUILT_IN, "daily-brief"]);
       expect(commands.body.at(-1).options).toEqual([{ type: 3, name: "text", description: "What to do with the skill", required: false }]);
       const dm = discord.dmChannelOf(DISCORD_OWNER);
       discord.dm(DISCORD_OWNER, "/daily-brief for Tuesday");
