@@ -1,5 +1,6 @@
 import { modelClient } from "./client.js";
-import { createToolCallTextFilter, parseToolCallText } from "./tool-call-text.js";
+import { createToolCallTextFilter } from "./tool-call-stream.js";
+import { parseToolCallText } from "./tool-call-text.js";
 import type { ChatMessage, ChatOptions, ModelClient, ModelRequest, ModelResult, PreparedChat, ToolSpec } from "./types.js";
 
 export type ToolCallFormat = "auto" | "native" | "hermes";

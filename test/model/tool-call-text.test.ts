@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createToolCallTextFilter, parseToolCallText } from "../../src/model/tool-call-text.js";
+import { createToolCallTextFilter } from "../../src/model/tool-call-stream.js";
+import { parseToolCallText } from "../../src/model/tool-call-text.js";
 
 interface Case {
   name: string;
