@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { createInterface, type Interface } from "node:readline/promises";
 import { type Document, isSeq } from "yaml";
+import { substituteEnvRefs } from "../config/env.js";
 import { addAllowedUser } from "./allowed-users.js";
 import { UsageError } from "./options.js";
 import { type Checked, discordBot, isTimeZone, listModels, listOpenAiModels, telegramBot } from "./setup-checks.js";
@@ -89,11 +90,7 @@ type Say = (line: string) => void;
 async function modelSection(doc: Document, io: Interface | undefined, f: SetupFlags, say: Say, env: Record<string, string>): Promise<void> {
   // An OpenAI-compatible server (llama.cpp, LM Studio, vLLM, …) lists its models at /models, with the config's key.
   const openai = doc.getIn(["model", "provider"]) === "openai";
-  const fromEnv = (text: string) =>
-    text.replace(
-      /\$\{([^:}]+)(?::-([^}]*))?\}/g,
-      (_m, name: string, fallback?: string) => env[name] ?? process.env[name] ?? fallback ?? "",
-    );
+  const fromEnv = (text: string) => substituteEnvRefs(text, { ...process.env, ...env });
   for (;;) {
     const url = openai
       ? await ask(io, "OpenAI-compatible base URL (ending in /v1)", String(doc.getIn(["model", "base_url"]) ?? ""), f.modelUrl)
