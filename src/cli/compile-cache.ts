@@ -90,15 +90,25 @@ function buildName(root: string): string {
 const UNUSED_MS = 7 * 24 * 3600 * 1000;
 
 /**
+ * A start that compiled nothing does not sweep again a build folder marked in use this recently: the
+ * week's rule needs no finer mark, and the sweep's work shows in an idle daemon on Node 24 (a few
+ * tenths of a MB, within the run-to-run spread).
+ */
+const SWEPT_MS = 24 * 3600 * 1000;
+
+/**
  * Marks this build's folder as in use, and removes what no start of this build reads: the folders of
  * other builds unused for a week, Node's folders and hermes' entries for another Node version written
  * over a week ago, entries left half-written by a process that died, and the files of the layout before
- * builds had folders. Called by the daemon after its start. Returns how many files and folders went;
- * one that cannot be read or removed is left.
+ * builds had folders. Called by the daemon after its start. Returns how many files and folders went
+ * (one that cannot be read or removed is left), or undefined when this start had nothing to sweep: it
+ * compiled nothing (the same build on the same Node as before) and the folder was marked within a day.
  */
-export function pruneCompileCache(now = Date.now()): number {
-  const dir = compileCacheReport()?.dir;
+export function pruneCompileCache(now = Date.now()): number | undefined {
+  const report = compileCacheReport();
+  const dir = report?.dir;
   if (!dir) return 0;
+  if (report.misses === 0 && markedSince(dir, now - SWEPT_MS)) return undefined;
   // The running Node's version as the names hold it after their `v` (20.20.2), for the patterns below.
   const version = process.version.slice(1).replaceAll(".", "\\.");
   const removed =
@@ -115,6 +125,15 @@ export function pruneCompileCache(now = Date.now()): number {
     // gone meanwhile: the next start makes it again
   }
   return removed;
+}
+
+/** Whether `dir` was marked in use (or written to) after `since`. */
+function markedSince(dir: string, since: number): boolean {
+  try {
+    return statSync(dir).mtimeMs > since;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -38,7 +38,8 @@ export async function start(configPath: string): Promise<number> {
   log.debug({ ...compileCacheReport() }, "compile cache");
   // Right after READY, with what the start left behind (which the first idle trim gives back): at idle,
   // the pass's own work held ~1 MB more on Node 24.
-  log.debug({ removed: pruneCompileCache() }, "compile cache pruned");
+  const removed = pruneCompileCache();
+  log.debug({ removed: removed ?? 0, swept: removed !== undefined }, "compile cache pruned");
   setTimeout(flushCompileCache, 1000).unref();
   const idleTrim = startIdleTrim({ log });
   return new Promise<number>((resolve) => {

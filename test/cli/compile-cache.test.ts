@@ -71,7 +71,7 @@ describe("the compile cache of the hermes command", () => {
     const pruned = options.pruned ? await hermes.waitForLog((l) => l.msg === "compile cache pruned") : undefined;
     await hermes.stop();
     t.hermes = undefined;
-    return { ...line, ...(pruned && { removed: pruned.removed as number }) };
+    return { ...line, ...(pruned && { removed: pruned.removed as number, swept: pruned.swept as boolean }) };
   }
 
   it("is written by the first start and read by the next, in a folder of the build", async () => {
@@ -201,7 +201,7 @@ describe("the compile cache of the hermes command", () => {
     const cli = join(copy, "dist/app/hermes.js");
     const upgraded = await start(home, {}, undefined, { cli, pruned: true });
     expect(upgraded.dir).not.toBe(first.dir);
-    expect(upgraded).toMatchObject({ hits: 0, misses: first.misses, removed: 0 });
+    expect(upgraded).toMatchObject({ hits: 0, misses: first.misses, removed: 0, swept: true });
     expect(existsSync(first.dir ?? "")).toBe(true); // used a moment ago
 
     // A week on: the first build's folder goes, and so do entries for a Node this build no longer runs on.
@@ -218,8 +218,13 @@ describe("the compile cache of the hermes command", () => {
     const ownNode = join(dir, "node", `${process.version}-${process.arch}-0000abcd-0`);
     mkdirSync(ownNode, { recursive: true });
     weekAgo(ownNode);
+    // A restart that compiled nothing leaves a folder marked within the day as it is; a week on, it is not.
+    const restarted = await start(home, {}, undefined, { cli, pruned: true });
+    expect(restarted).toMatchObject({ dir, misses: 0, removed: 0, swept: false });
+    expect(existsSync(first.dir ?? "")).toBe(true);
+    weekAgo(dir, -6 * 24 * 3600_000 + 3600_000); // marked a day and an hour ago
     const again = await start(home, {}, undefined, { cli, pruned: true });
-    expect(again).toMatchObject({ dir, hits: first.misses, misses: 0, removed: 3 });
+    expect(again).toMatchObject({ dir, hits: first.misses, misses: 0, removed: 3, swept: true });
     expect(existsSync(first.dir ?? "")).toBe(false);
     expect(existsSync(join(base, "build-0000000b"))).toBe(true);
     expect(existsSync(join(dir, "daemon-AbCd1234-v20.17.0-x64-1234.cache"))).toBe(true);
