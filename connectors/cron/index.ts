@@ -27,6 +27,8 @@ export function createCronConnector(core: Core, initial: Config): Connector {
   let unsubscribe: (() => void) | undefined;
   const stopping = new AbortController();
   const zoneOf = (job: Job) => job.timezone ?? config.timezone;
+  /** This process's start: firings from before it were left by an earlier process. */
+  const startedAt = Date.now() - performance.now();
 
   async function fireJob(job: Job, slotAt: number, why: string): Promise<FireResult> {
     const firing = schedules.claim(job.name, slotAt);
@@ -201,6 +203,7 @@ export function createCronConnector(core: Core, initial: Config): Connector {
 
   const scheduler: Scheduler = {
     list(): ScheduleInfo[] {
+      schedules.settleResumed(startedAt);
       const now = new Date();
       const jobInfos = [...jobs.values()].map(({ job, cron }) =>
         info(job.name, "job", job.schedule, zoneOf(job), job.deliver, cron.nextRun(), now),
@@ -248,7 +251,7 @@ export function createCronConnector(core: Core, initial: Config): Connector {
     name: "cron",
     scheduler,
     async start() {
-      const left = schedules.interruptRunning(Date.now() - performance.now());
+      const left = schedules.interruptRunning(startedAt);
       if (left)
         log.warn({ firings: left }, "scheduled runs a stopped hermes left unfinished are settled (interrupted, or ok if resumed and done)");
       for (const job of cfg.jobs.filter((j) => j.enabled)) {

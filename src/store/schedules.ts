@@ -44,6 +44,14 @@ export class ScheduleStore {
              error = CASE WHEN (SELECT status = 'done' AND reply_sent_at IS NOT NULL FROM runs WHERE id = firings.run_id) THEN NULL ELSE ? END
            WHERE status = 'running' AND fired_at < ?
              AND COALESCE((SELECT status FROM runs WHERE id = firings.run_id), '') NOT IN ('queued', 'running', 'suspended')`),
+      // One left running by an earlier process whose run was resumed and has ended, its outcome sent.
+      settleResumed: () =>
+        db.prepare(`UPDATE firings SET
+             status = CASE WHEN (SELECT status FROM runs WHERE id = firings.run_id) = 'done' THEN 'ok' ELSE 'interrupted' END,
+             error = CASE WHEN (SELECT status FROM runs WHERE id = firings.run_id) = 'done' THEN NULL ELSE ? END
+           WHERE status = 'running' AND fired_at < ?
+             AND EXISTS (SELECT 1 FROM runs WHERE id = firings.run_id AND reply_sent_at IS NOT NULL
+                           AND status NOT IN ('queued', 'running', 'suspended'))`),
       lastSlot: () => db.prepare("SELECT MAX(slot_at) FROM firings WHERE job = ?").pluck(),
       last: () => db.prepare("SELECT * FROM firings WHERE job = ? ORDER BY slot_at DESC LIMIT 1"),
       firings: () => db.prepare("SELECT * FROM firings WHERE job = ? ORDER BY slot_at"),
@@ -68,6 +76,15 @@ export class ScheduleStore {
    */
   interruptRunning(before: number): number {
     return this.q.settleLeftRunning.run("hermes stopped before it ended", before).changes;
+  }
+
+  /**
+   * Settles the firings left running by a process that started before `before` whose runs this process
+   * resumed (after a restart, or when their approval was decided) and has since ended, their reply sent:
+   * ok when the run was done, else interrupted. Returns how many.
+   */
+  settleResumed(before: number): number {
+    return this.q.settleResumed.run("its run did not finish", before).changes;
   }
 
   setRun(id: number, runId: string): void {

@@ -8,6 +8,7 @@ import type { FakeModel } from "../../fakes/model-server.js";
 import type { FakeTelegram } from "../../fakes/telegram-server.js";
 import { useHermes, useModel, useTelegram } from "../../helpers/fixture.js";
 import { baseSettings, createTempDir, type Hermes, readDb, writeConfig } from "../../helpers/hermes.js";
+import { waitFor } from "../../helpers/wait.js";
 
 const OWNER = 42;
 
@@ -255,6 +256,26 @@ describe("the cron connector", () => {
     );
     expect(firings(hermes, "briefing").map((f) => f.status)).toEqual(["interrupted", "ok", "interrupted"]);
     expect((await hermes.cli(["schedules", "list"])).stdout).toMatch(/briefing .*last: interrupted/s);
+  });
+
+  it("a job's run resumed after a restart (approved then) shows as ok once its reply is out, not running until the next start", async () => {
+    model.script({ toolCalls: [{ name: "shell", arguments: { command: "echo brief >> ledger.txt" } }] });
+    model.respond(() => ({ text: "Brief, after your yes." }));
+    const job = { name: "briefing", schedule: "0 7 * * *", prompt: "Brief me.", deliver: `telegram:${OWNER}` };
+    const h = await useHermes(settings({ jobs: [job] }, { tools: { enabled: ["clock", "shell"] } }));
+    hermes = h;
+    void h.cli(["schedules", "run", "briefing"]).catch(() => undefined); // cut off by the kill below
+    const request = await telegram.waitFor((c) => c.method === "sendMessage" && Boolean(c.params.reply_markup));
+    await h.kill();
+    hermes = await h.restart();
+    const mark = telegram.calls.length;
+    const button = (request.params.reply_markup as { inline_keyboard: { callback_data: string }[][] }).inline_keyboard[0]?.[0];
+    telegram.press(OWNER, OWNER, request.result.message_id as number, button?.callback_data ?? "");
+    await telegram.waitFor((c) => c.method === "sendMessage" && c.params.text === "Brief, after your yes.", mark);
+    const sent = () => readDb(h.dbPath, (db) => db.prepare("SELECT COUNT(*) FROM runs WHERE reply_sent_at IS NOT NULL").pluck().get());
+    await waitFor(() => sent() === 1, { message: "the resumed run's reply marked sent" });
+    expect((await hermes.cli(["schedules", "list"])).stdout).toMatch(/briefing .*last: ok/s);
+    expect(firings(hermes, "briefing").map((f) => f.status)).toEqual(["ok"]);
   });
 
   it("catches up the first downtime of a job a reload added", async () => {
