@@ -53,6 +53,16 @@ export function withSkill(skill: Skill, text: string): string {
   return `Use the skill "${skill.name}" for this request. Its instructions:\n<skill name="${skill.name}">\n${truncateResult(skill.body, MAX_BODY_CHARS)}\n</skill>\n\n${request}`;
 }
 
+/**
+ * Whether `text` (a user message, perhaps with a group's "Name: " in front) is a `/<skill>` command's
+ * message for the skill `name`, as `withSkill` writes it.
+ */
+export function invokesSkill(text: string, name: string): boolean {
+  const head = `Use the skill "${name}" for this request. Its instructions:\n`;
+  const at = text.indexOf(head);
+  return at >= 0 && !text.slice(0, at).includes("\n");
+}
+
 function cut(text: string, limit: number): string {
   return text.length <= limit ? text : `${text.slice(0, limit - 1).trimEnd()}…`;
 }

@@ -2,7 +2,8 @@ import { z } from "zod";
 import type { ToolName } from "../config/schema.js";
 import { ToolError } from "../errors.js";
 import { defineTool } from "../tools/define.js";
-import type { AnyTool, ToolDeps } from "../tools/types.js";
+import type { AnyTool, ToolContext, ToolDeps } from "../tools/types.js";
+import { invokesSkill } from "./commands.js";
 import { readSkillFile } from "./files.js";
 import type { SkillSet } from "./types.js";
 
@@ -19,11 +20,28 @@ export function createTool(_name: ToolName, deps: ToolDeps): AnyTool {
     maxResultChars: MAX_SKILL_CHARS,
     run: async ({ name, file }, ctx) => {
       const skill = deps.skills?.()?.find(name);
-      if (!skill) throw new ToolError(unknownSkill(name, deps.skills?.()));
+      if (!skill || (skill.hiddenFromModel && !invokedInConversation(deps, ctx, skill.name)))
+        throw new ToolError(unknownSkill(name, deps.skills?.()));
       if (file === undefined) return skill.body || "(this skill has no instructions beyond its description)";
       return readSkillFile(skill.dir, file, deps, ctx);
     },
   });
+}
+
+/** How many of a session's newest messages are looked through for the `/<skill>` that opened a hidden skill. */
+const INVOKED_WITHIN = 40;
+
+/**
+ * A skill marked `disable-model-invocation: true` is the owner's to start: the model reads it (its files,
+ * mostly: the body came with the command) only in a conversation where someone sent its `/<skill>`, in
+ * this run or in the session's newest messages. Elsewhere it does not exist for the model.
+ */
+function invokedInConversation(deps: ToolDeps, ctx: ToolContext, name: string): boolean {
+  const { history } = deps.store;
+  const run = history.run(ctx.runId);
+  if (!run) return false;
+  if (run.input && invokesSkill(run.input, name)) return true;
+  return history.recentMessages(run.session_id, INVOKED_WITHIN).some((m) => m.role === "user" && invokesSkill(m.content, name));
 }
 
 function unknownSkill(name: string, set: SkillSet | undefined): string {

@@ -93,6 +93,45 @@ describe("/<skill-name> text in the chats", () => {
       expect(telegram.calls.filter((c) => c.method === "setMyCommands")).toHaveLength(2);
     });
 
+    it("a skill marked disable-model-invocation is the model's to read only in a chat where it was sent with /<skill>", async () => {
+      writeFixtureSkills(join(dir, "skills"));
+      writeSkill(join(dir, "skills"), "secret-routine", {
+        front: "disable-model-invocation: true\n",
+        body: "Follow steps.md.",
+        files: { "steps.md": "Step one: water the ferns." },
+      });
+      model.respond((req) => {
+        const last = req.messages.at(-1);
+        if (last?.role === "tool") return { text: `read: ${last.content}` };
+        const file = last?.content.includes("which routines") ? {} : { file: "steps.md" };
+        return { toolCalls: [{ name: "skill", arguments: { name: "secret-routine", ...file } }] };
+      });
+      hermes = await useHermes(
+        {
+          ...baseSettings(model.url),
+          tools: { enabled: ["clock", "skill"] },
+          skills: { dirs: ["./skills"] },
+          connectors: { cron: { enabled: false }, telegram: telegram.settings([OWNER]) },
+        },
+        { dir },
+      );
+      await telegram.waitFor((c) => c.method === "getUpdates");
+      // Asked on its own, the model does not find it, nor sees it named.
+      telegram.sendText(OWNER, "which routines are there?");
+      await replied("read: error: no skill named 'secret-routine'; the skills are: daily-brief, quiet-helper");
+      // Sent by the owner, its files are there for that conversation, in the turns after it too.
+      telegram.sendText(OWNER, "/secret_routine now");
+      await replied("read: Step one: water the ferns.");
+      const mark = telegram.calls.length;
+      telegram.sendText(OWNER, "and go on");
+      await telegram.waitFor((c) => c.method === "sendMessage" && c.params.text === "read: Step one: water the ferns.", mark);
+      // A new conversation starts without it.
+      telegram.sendText(OWNER, "/new");
+      await telegram.waitFor((c) => c.method === "sendMessage" && /new conversation/i.test(String(c.params.text)), mark);
+      telegram.sendText(OWNER, "read its steps");
+      await replied("read: error: no skill named 'secret-routine'; the skills are: daily-brief, quiet-helper");
+    });
+
     it("caps the menu under Telegram's 100 commands", async () => {
       writeManySkills(join(dir, "skills"), 120, 30);
       await start();
