@@ -114,12 +114,17 @@ export function createChatFlow(deps: ChatFlowDeps): ChatFlow {
       await reply(m.chat, `${err.message} Your message is kept by ${name} and can be sent again once there is room.`);
       throw err;
     }
-    if (stranger) await turnedAway(m);
-    if (tooLong) {
-      log.warn({ chat: m.chat, chars: m.text.length }, "a message too long for hermes was refused");
-      await reply(m.chat, tooLongText(m.text.length));
-    }
-    if (command) await reply(m.chat, await runCommand(core, sessionKey(m), by(m.user), text));
+    // The message is stored: what hermes says back (a notice, a command's answer, which may take a model
+    // call) goes out in the background, so a plugin reading its stream one message at a time goes on.
+    const answer = async () => {
+      if (stranger) await turnedAway(m);
+      if (tooLong) {
+        log.warn({ chat: m.chat, chars: m.text.length }, "a message too long for hermes was refused");
+        await reply(m.chat, tooLongText(m.text.length));
+      }
+      if (command) await reply(m.chat, await runCommand(core, sessionKey(m), by(m.user), text));
+    };
+    if (stranger || tooLong || command) void answer().catch((err: unknown) => deps.onFault("reply", err));
   }
 
   const { press, command } = createPressHandlers({ ...deps, render, handle, sessionKey });

@@ -9,8 +9,15 @@ import type { LoadedPlugin } from "./load.js";
 
 /** What a plugin's message may hold when it declares no `limits.text`. */
 const DEFAULT_TEXT_LIMIT = 4000;
-/** A plugin whose start has not settled by then is left starting: the daemon and the other connectors go on. */
-const START_WAIT_MS = 10_000;
+/** How long hermes waits on a plugin's calls (the tests shorten them). */
+export const PLUGIN_WAITS = {
+  /** A plugin whose start has not settled by then is left starting: the daemon and the other connectors go on. */
+  startMs: 10_000,
+  /** A plugin's stop that has not settled by then is left: the daemon's stop or reload goes on without it. */
+  stopMs: 5_000,
+  /** A send or edit that has not settled by then failed: a delivery or a reply does not wait on it for good. */
+  sendMs: 30_000,
+};
 
 /** What `hermes status` says of a plugin besides its health. */
 export interface PluginInfo {
@@ -76,9 +83,8 @@ export function createPluginConnector(
   const stop = async () => {
     if (!instance || phase === "stopped") return;
     phase = "stopped";
-    await Promise.resolve()
-      .then(() => asPlugin(key, () => instance?.stop()))
-      .catch((err: unknown) => log.warn({ err }, "the plugin failed to stop cleanly"));
+    const stopped = Promise.resolve().then(() => asPlugin(key, () => instance?.stop()));
+    await within(stopped, PLUGIN_WAITS.stopMs, "stop()").catch((err: unknown) => log.warn({ err }, "the plugin failed to stop cleanly"));
   };
   const startIt = async (it: PluginInstance) => {
     phase = "starting";
@@ -97,9 +103,9 @@ export function createPluginConnector(
       if (!instance) return;
       const started = startIt(instance);
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([started, new Promise<void>((resolve) => (timer = setTimeout(resolve, START_WAIT_MS)))]);
+      await Promise.race([started, new Promise<void>((resolve) => (timer = setTimeout(resolve, PLUGIN_WAITS.startMs)))]);
       clearTimeout(timer);
-      if (phase === "starting") log.warn({ waitedMs: START_WAIT_MS }, "the plugin is still starting; going on without waiting");
+      if (phase === "starting") log.warn({ waitedMs: PLUGIN_WAITS.startMs }, "the plugin is still starting; going on without waiting");
     },
     stop,
     health: () => healthOf(instance, phase, crashed ?? fault),
@@ -140,11 +146,20 @@ function surfaceOf(it: PluginInstance, key: string | undefined): ChatSurface {
   const edit = it.edit;
   return {
     send: async (chat, message) => {
-      const sent = await asPlugin(key, () => it.send(chat, message));
+      const sent = await within(
+        asPlugin(key, () => it.send(chat, message)),
+        PLUGIN_WAITS.sendMs,
+        "send()",
+      );
       return { id: String(sent?.id ?? "") };
     },
     ...(typeof edit === "function" && {
-      edit: async (chat: string, id: string, message: OutboundMessage) => asPlugin(key, () => edit.call(it, chat, id, message)),
+      edit: async (chat: string, id: string, message: OutboundMessage) =>
+        within(
+          asPlugin(key, () => edit.call(it, chat, id, message)),
+          PLUGIN_WAITS.sendMs,
+          "edit()",
+        ),
     }),
     limits: { text: Number.isFinite(text) && text > 0 ? text : DEFAULT_TEXT_LIMIT, buttons: it.limits?.buttons !== false },
   };
@@ -155,16 +170,30 @@ function allowedUsers(core: Core, name: string): string[] {
   return core.config().connectors.plugins.find((p) => p.name === name)?.allowed_users ?? [];
 }
 
+/**
+ * Red health of a plugin never pauses the service watchdog (SPEC §17: a plugin never takes the daemon
+ * down): a refused send or a throwing start is for the owner to look at, and a plugin still starting or
+ * saying its network is down retries on its own; a restart of the whole daemon would help none of them.
+ */
 function healthOf(it: PluginInstance | undefined, phase: string, fault: string | undefined): ConnectorHealth {
-  // A refused send or a throwing start is for the owner to look at; a restart by the service watchdog would not help.
   if (fault) return { ok: false, detail: fault, needsOwner: true };
-  if (!it) return { ok: false, detail: "not created" };
-  if (phase !== "started") return { ok: false, detail: phase === "starting" ? "starting" : `not started (${phase})` };
+  if (!it) return { ok: false, detail: "not created", needsOwner: true };
+  if (phase === "starting") return { ok: false, detail: "starting", retrying: true };
+  if (phase !== "started") return { ok: false, detail: `not started (${phase})`, needsOwner: true };
   try {
     const h = it.health?.();
     if (!h) return { ok: true, detail: "started" };
-    return { ok: h.ok === true, detail: String(h.detail ?? "") };
+    return h.ok === true ? { ok: true, detail: String(h.detail ?? "") } : { ok: false, detail: String(h.detail ?? ""), retrying: true };
   } catch (err) {
-    return { ok: false, detail: `health() failed: ${errorMessage(err)}` };
+    return { ok: false, detail: `health() failed: ${errorMessage(err)}`, needsOwner: true };
   }
+}
+
+/** `call`, or a rejection naming `what` once `ms` have passed without it settling. */
+function within<T>(call: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([call, late]).finally(() => clearTimeout(timer));
 }

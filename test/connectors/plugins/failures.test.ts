@@ -115,6 +115,7 @@ it("a message a plugin hands over that is too long is refused with a reply, once
   await say(room, "c1", huge, "l1");
   // The network delivers it again: it was seen, so it is not answered twice.
   await say(room, "c1", huge, "l1");
+  await until(() => room.messages.get("c1")?.[0]); // the refusal goes out after the message is stored
   expect(room.messages.get("c1")?.map((m) => m.text)).toEqual([
     "Your message was not read: it is 2,000,000 characters long, and hermes takes at most 1,000,000. Please send a shorter one.",
   ]);
