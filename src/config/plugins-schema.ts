@@ -19,13 +19,14 @@ export const deliveryTarget = z
 /** A plugin's name: it prefixes session keys and delivery targets (`echo:<chat>`), so it is short and plain. */
 export const PLUGIN_NAME = /^[a-z0-9_-]+$/;
 
-const RESERVED = new Set(["cli", "telegram", "discord", "cron", "http", "hook", "email"]);
+/** The built-in connectors' names and the other prefixes of hermes' session keys (`api:<user>`: the OpenAI door). */
+const RESERVED = new Set(["cli", "telegram", "discord", "cron", "http", "hook", "email", "api"]);
 
 const pluginEntry = z.strictObject({
   name: z
     .string()
     .regex(PLUGIN_NAME, "expected a name of a-z, 0-9, '_' or '-'")
-    .refine((n) => !RESERVED.has(n), "this name belongs to a built-in connector; choose another"),
+    .refine((n) => !RESERVED.has(n), "this name belongs to hermes (a built-in connector or the OpenAI door's sessions); choose another"),
   /** A path (relative to hermes.yaml) or the name of an installed package. */
   module: z.string().min(1, "expected a path such as ./plugins/echo.mjs or a package name"),
   /**

@@ -77,6 +77,14 @@ describe("config loading", () => {
     expect(config.connectors.plugins[0]?.allowed_users).toEqual(["123456789012345678", "42", "alice"]);
   });
 
+  it("refuses a plugin named as a built-in connector or the OpenAI door, whose sessions it would share", () => {
+    for (const name of ["telegram", "cron", "api"]) {
+      const [p] = problemsOf(`connectors:\n  plugins:\n    - { name: ${name}, module: ./p.mjs, allowed_users: [bob] }\n`);
+      expect(p).toMatchObject({ line: 3, path: "connectors.plugins.0.name" });
+      expect(p?.message).toMatch(/belongs to hermes/);
+    }
+  });
+
   it("takes allowed_users as bare ids or {id, name}, for Telegram and Discord", () => {
     const text = [
       "connectors:",
