@@ -99,13 +99,13 @@ function catchEscapes(log: () => Core["log"] | undefined): void {
 /** `hermes config check`: validate, then print the effective config with secrets masked. */
 export async function configCheck(configPath: string): Promise<number> {
   try {
-    const { config, locate } = loadConfig(configPath);
+    const { config, locate, secrets } = loadConfig(configPath);
     // A plugin that cannot be loaded fails the check as it would fail the start.
     if (config.connectors.plugins.length)
       await (await import("../../connectors/plugins/load.js")).loadPlugins(config.connectors.plugins, configPath, locate, {
         strictSchemas: true,
       });
-    process.stdout.write(`# ${configPath}: valid\n${stringify(maskSecrets(config))}`);
+    process.stdout.write(`# ${configPath}: valid\n${stringify(maskSecrets(config, secrets))}`);
     return 0;
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;

@@ -207,7 +207,7 @@ function tokensOf(config: Config): string[] {
     ...mcp.map(bearerToken),
     email.imap.pass,
     email.smtp.pass,
-    ...plugins.flatMap((p) => Object.entries(p.options).flatMap(([k, v]) => (SECRET_OPTION.test(k) && typeof v === "string" ? [v] : []))),
+    ...plugins.flatMap((p) => secretOptionValues(p.options)),
   ];
 }
 
@@ -216,12 +216,16 @@ function bearerToken(value: string): string {
   return value.replace(/^(Bearer|Basic|Token)\s+/i, "");
 }
 
-/** The effective config with tokens, keys and the secrets inside URLs masked, for `hermes config check`. */
-export function maskSecrets(config: Config): Config {
-  return maskUrlsDeep(maskTokens(config));
+/**
+ * The effective config with tokens, keys and the secrets inside URLs masked, for `hermes config check`;
+ * in plugins' options (which only the plugin understands), also every one of `secrets` (the loader's: the
+ * values `${VAR}`s brought in among them) wherever it stands.
+ */
+export function maskSecrets(config: Config, secrets: readonly string[] = []): Config {
+  return maskUrlsDeep(maskTokens(config, secrets));
 }
 
-function maskTokens(config: Config): Config {
+function maskTokens(config: Config, secrets: readonly string[]): Config {
   const mask = (s: string) => (s ? "********" : "");
   const { telegram, discord, http, email } = config.connectors;
   const maskAll = (values: Record<string, string>) => Object.fromEntries(Object.keys(values).map((k) => [k, mask(values[k] ?? "")]));
@@ -238,7 +242,7 @@ function maskTokens(config: Config): Config {
     connectors: {
       ...config.connectors,
       telegram: { ...telegram, token: mask(telegram.token) },
-      plugins: config.connectors.plugins.map((p) => ({ ...p, options: maskSecretOptions(p.options) })),
+      plugins: config.connectors.plugins.map((p) => ({ ...p, options: maskOptions(p.options, secrets) as Record<string, unknown> })),
       discord: { ...discord, token: mask(discord.token) },
       http: { ...http, token: mask(http.token), hooks: http.hooks.map((h) => ({ ...h, secret: mask(h.secret) })) },
       email: { ...email, imap: { ...email.imap, pass: mask(email.imap.pass) }, smtp: { ...email.smtp, pass: mask(email.smtp.pass) } },
@@ -246,11 +250,29 @@ function maskTokens(config: Config): Config {
   };
 }
 
-/** Plugin options whose names say they hold a secret (token, password, key…) are masked like the built-in tokens. */
-function maskSecretOptions(options: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(options).map(([k, v]) => [k, SECRET_OPTION.test(k) && typeof v === "string" && v ? "********" : v]),
-  );
+/**
+ * Plugin options, at any depth: a text under a name that says it holds a secret (token, password, key…) is
+ * masked whole, like the built-in tokens; any other text has each of `secrets` in it masked.
+ */
+function maskOptions(value: unknown, secrets: readonly string[], secretName = false): unknown {
+  if (typeof value === "string") {
+    if (!value) return value;
+    if (secretName) return "********";
+    return secrets.reduce((text, secret) => (secret && text.includes(secret) ? text.replaceAll(secret, "********") : text), value);
+  }
+  if (Array.isArray(value)) return value.map((v) => maskOptions(v, secrets, secretName));
+  if (value && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskOptions(v, secrets, secretName || SECRET_OPTION.test(k))]));
+  return value;
+}
+
+/** The texts of plugin options, at any depth, under a name that says it holds a secret: scrubbed from the log. */
+function secretOptionValues(value: unknown, secretName = false): string[] {
+  if (typeof value === "string") return secretName && value ? [value] : [];
+  if (Array.isArray(value)) return value.flatMap((v) => secretOptionValues(v, secretName));
+  if (value && typeof value === "object")
+    return Object.entries(value).flatMap(([k, v]) => secretOptionValues(v, secretName || SECRET_OPTION.test(k)));
+  return [];
 }
 
 /** The names of plugin options that hold a secret: masked in `config check`, scrubbed from the log. */

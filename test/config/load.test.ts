@@ -246,6 +246,42 @@ describe("hermes config check and hermes start on bad configs", () => {
     });
   }
 
+  it("masks a plugin's secrets in config check at any depth, and the ${VAR}s inside its other texts", async () => {
+    const dir = createTempDir();
+    try {
+      const { writeFileSync } = await import("node:fs");
+      writeFileSync(
+        join(dir.path, "p.mjs"),
+        "export default { api: 1, create() { return { async start() {}, async stop() {}, async send() { return { id: '1' }; } }; } };\n",
+      );
+      const text = [
+        "connectors:",
+        "  plugins:",
+        "    - name: matrix",
+        "      module: ./p.mjs",
+        "      allowed_users: [alice]",
+        "      options:",
+        "        login: { user: hermes, password: hunter2-literal }",
+        "        headers: { X-Client: 'Bearer ${MATRIX_TOKEN}' }",
+        "        webhook: https://hooks.example.org/services/T000/${SLACK_HOOK}",
+        "        servers: [{ name: home, api_key: nested-key-1 }]",
+        "",
+      ].join("\n");
+      const path = join(dir.path, "hermes.yaml");
+      writeFileSync(path, text);
+      const env = { MATRIX_TOKEN: "syt_SECRET_TOKEN", SLACK_HOOK: "XyZsecret" };
+      const check = await runCli(["config", "check", "--config", path], { env });
+      expect(check.code).toBe(0);
+      for (const secret of ["hunter2-literal", "syt_SECRET_TOKEN", "XyZsecret", "nested-key-1"]) expect(check.stdout).not.toContain(secret);
+      expect(check.stdout).toContain("user: hermes");
+      expect(check.stdout).toContain("X-Client: Bearer ********");
+      expect(check.stdout).toContain("https://hooks.example.org/services/T000/********");
+      expect(parseConfig(text, path, env).secrets).toEqual(expect.arrayContaining(["hunter2-literal", "nested-key-1"]));
+    } finally {
+      dir.cleanup();
+    }
+  });
+
   it("masks the mailbox's passwords in config check and scrubs them from the log, written in the file or not", async () => {
     const dir = createTempDir();
     try {
