@@ -55,18 +55,34 @@ export function mountApi(app: App, d: ApiDeps): void {
   });
 }
 
+/**
+ * Signed hook calls whose bodies (up to 1 MiB each) are being read before their signature can be checked;
+ * beyond this many at once the next is answered 503, so strangers cannot fill the memory with bodies.
+ */
+const MAX_UNVERIFIED_READS = 16;
+let unverifiedReads = 0;
+
 async function hook(c: Context<{ Bindings: HttpBindings }>, d: ApiDeps): Promise<Response> {
   const hook = d.cfg().hooks.find((h) => h.name === c.req.param("name"));
   if (!hook) return apiError(c, 404, "not_found", `there is no hook named ${JSON.stringify(c.req.param("name"))}`);
   const byToken = bearerOk(c.req.header("authorization"), d.cfg().token);
+  const who = clientOf(c, d.cfg().trusted_proxies);
+  // As everywhere under /v1: a client with 30 failures in a minute waits, unless it has the token.
+  if (!byToken && d.failures.blocked(who)) return apiError(c, 429, "rate_limited", "too many failed attempts; wait a minute");
   if (!byToken && !hook.secret) {
-    d.failures.fail(clientOf(c, d.cfg().trusted_proxies));
+    d.failures.fail(who);
     return apiError(c, 401, "unauthorized", "send the token as 'Authorization: Bearer <token>'");
   }
-  const body = await readBody(c, { form: true });
+  // A signed call's body is read before anyone is known to have sent it: only so many at once.
+  if (!byToken && unverifiedReads >= MAX_UNVERIFIED_READS)
+    return apiError(c, 503, "busy", "too many unsigned bodies being read; try again shortly");
+  if (!byToken) unverifiedReads++;
+  const body = await readBody(c, { form: true }).finally(() => {
+    if (!byToken) unverifiedReads--;
+  });
   if (!body.ok) return body.response;
   if (!byToken && !signatureOk(c.req.header("x-hub-signature-256"), hook.secret, body.raw)) {
-    d.failures.fail(clientOf(c, d.cfg().trusted_proxies));
+    d.failures.fail(who);
     return apiError(c, 401, "unauthorized", "bad or missing X-Hub-Signature-256 (sha256=<hex HMAC of the body>) and no bearer token");
   }
   if (c.req.header("x-github-event") === "ping") return c.json({ ok: true, pong: true });

@@ -64,7 +64,13 @@ export function createHookRunner(core: Core) {
     if (!p) return;
     state.pending = undefined;
     state.lastRunAt = Date.now();
-    launch(hook, promptOf(hook, p.body, p.calls, Date.now() - p.since), p.runId);
+    try {
+      launch(hook, promptOf(hook, p.body, p.calls, Date.now() - p.since), p.runId);
+    } catch (err) {
+      // In a timer: nothing a caller sent may escape it and end the process.
+      owed.delete(p.runId);
+      log.error({ hook: hook.name, err }, "hook run could not start");
+    }
   }
 
   function launch(hook: HttpHook, text: string, runId: string): void {

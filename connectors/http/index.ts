@@ -20,7 +20,14 @@ type Listener = ReturnType<typeof requestListener>;
  */
 export function createHttpConnector(core: Core, initial: HttpConfig): Connector {
   const log = core.log.child({ connector: "http" });
-  const cfg = () => (core.config().connectors.http.enabled ? core.config().connectors.http : initial);
+  // `enabled` applies at a restart: a reload that turns the door off leaves it listening with the settings
+  // last given while it was on (a token rotated then stays rotated), not those it started with.
+  let lastOn = initial;
+  const cfg = () => {
+    const http = core.config().connectors.http;
+    if (http.enabled) lastOn = http;
+    return lastOn;
+  };
   const hooks = createHookRunner(core);
   const failures = createFailureLimiter();
   const { host, port } = parseListen(initial.listen);
@@ -52,7 +59,9 @@ export function createHttpConnector(core: Core, initial: HttpConfig): Connector 
     name: "http",
     async start() {
       server = await new Promise<Server>((resolve, reject) => {
-        const s = createServer(handle);
+        // A request's headers within 20 s and its body within 2 minutes (Node's default: 5 minutes each),
+        // so a client that sends a body slowly, or not at all, does not hold its connection and memory long.
+        const s = createServer({ headersTimeout: 20_000, requestTimeout: 120_000 }, handle);
         s.once("error", (err: NodeJS.ErrnoException) => reject(listenError(initial.listen, err)));
         s.listen(port, host, () => resolve(s));
       });

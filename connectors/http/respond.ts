@@ -9,6 +9,7 @@ export type ErrorCode =
   | "too_large"
   | "unsupported_media_type"
   | "rate_limited"
+  | "busy"
   | "bad_json"
   | "bad_request"
   | "unknown_approval"
@@ -37,11 +38,38 @@ export async function readBody(c: Context, o: { form: boolean }): Promise<Parsed
   const raw = Buffer.from(await c.req.arrayBuffer());
   if (!isJson) return { ok: true, raw, value: formObject(raw.toString("utf8")) };
   if (raw.length === 0) return { ok: true, raw, value: {} };
+  const text = raw.toString("utf8");
+  if (nestsDeeper(text, MAX_JSON_DEPTH))
+    return { ok: false, response: apiError(c, 400, "bad_json", `the body nests deeper than ${MAX_JSON_DEPTH} levels`) };
   try {
-    return { ok: true, raw, value: JSON.parse(raw.toString("utf8")) as unknown };
+    return { ok: true, raw, value: JSON.parse(text) as unknown };
   } catch {
     return { ok: false, response: apiError(c, 400, "bad_json", "the body is not valid JSON") };
   }
+}
+
+/**
+ * How deep a JSON body may nest. JSON.parse takes ~100,000 levels in 200 KB, and JSON.stringify (a hook's
+ * template, the store) then runs out of stack on them; no webhook or chat request nests past a dozen.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** Whether the JSON `text` opens more than `max` arrays and objects inside each other (strings skipped). */
+export function nestsDeeper(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c)
+        i++; // a backslash: the next character is escaped
+      else if (ch === 0x22) inString = false;
+    } else if (ch === 0x22) inString = true;
+    else if (ch === 0x5b || ch === 0x7b) {
+      if (++depth > max) return true;
+    } else if (ch === 0x5d || ch === 0x7d) depth--;
+  }
+  return false;
 }
 
 /** A form as an object; a field given more than once becomes a list. */

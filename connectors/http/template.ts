@@ -26,7 +26,12 @@ function lookUp(value: unknown, path: string[]): unknown {
 
 function quote(value: unknown): string {
   if (value === undefined) return "null";
-  let text = JSON.stringify(value) ?? "null";
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? "null";
+  } catch {
+    return '"(a value too deeply nested to show)"'; // the door refuses such bodies; this keeps the promise above
+  }
   if (text.length > MAX_VALUE_CHARS) text = JSON.stringify(`${text.slice(0, MAX_VALUE_CHARS)}… (cut)`);
   return text.replace(/</g, "\\u003c").replace(/>/g, "\\u003e");
 }

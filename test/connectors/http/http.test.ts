@@ -6,7 +6,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { FakeModel } from "../../fakes/model-server.js";
 import type { FakeTelegram } from "../../fakes/telegram-server.js";
 import { useHermes, useModel, useTelegram, waitFor } from "../../helpers/fixture.js";
-import { baseSettings, type Hermes, readDb } from "../../helpers/hermes.js";
+import { baseSettings, type Hermes, readDb, writeConfig } from "../../helpers/hermes.js";
 import { baseUrlOf, bearer, githubSignature, HTTP_TOKEN, httpEnv, httpSettings, readSse } from "../../helpers/http.js";
 
 const OWNER = 42;
@@ -75,6 +75,9 @@ describe("the HTTP connector", () => {
     expect(firings("hook:github")).toMatchObject([{ status: "ok", run_id, message_id: String(sent.result.message_id) }]);
   });
 
+  /** A body whose `message` is `levels` arrays inside each other. */
+  const deep = (levels: number) => `{"message":${"[".repeat(levels)}${"]".repeat(levels)}}`;
+
   it("runs nothing for a bad signature, an unknown hook, a 2 MiB body (sized or chunked), a wrong content type, bad JSON or GitHub's ping", async () => {
     await start([{ name: "door", prompt: "Door: {{body.message}}", deliver: `telegram:${OWNER}`, secret: SECRET }]);
     const body = JSON.stringify({ message: "open" });
@@ -87,6 +90,9 @@ describe("the HTTP connector", () => {
       [() => post("/v1/hooks/door", Buffer.alloc(2 * 1024 * 1024, 0x20), bearer()), 413, "too_large"],
       [() => post("/v1/hooks/door", "message=open", { ...bearer(), "content-type": "text/plain" }), 415, "unsupported_media_type"],
       [() => post("/v1/hooks/door", "{not json", bearer()), 400, "bad_json"],
+      // Valid JSON that JSON.parse takes but nothing else can handle: refused, not a crash later in a timer.
+      [() => post("/v1/hooks/door", deep(100_000), bearer()), 400, "bad_json"],
+      [() => post("/v1/ask", deep(100_000), bearer()), 400, "bad_json"],
     ];
     for (const [send, status, code] of cases) {
       const res = await send();
@@ -329,6 +335,60 @@ describe("the HTTP connector", () => {
     expect(await status("guess", "203.0.113.7")).toBe(429);
     expect(await status(HTTP_TOKEN, "203.0.113.7")).toBe(200);
     expect(await status("guess", "198.51.100.2")).toBe(401);
+  });
+
+  it("counts bad tokens on a hook toward the limit: 429 after 30 in a minute, as everywhere under /v1", async () => {
+    await start([{ name: "door", prompt: "Door: {{body.message}}", deliver: `telegram:${OWNER}` }]);
+    const body = JSON.stringify({ message: "open" });
+    const codes: number[] = [];
+    for (let i = 0; i < 32; i++) codes.push((await post("/v1/hooks/door", body, bearer(`guess-${i}`))).status);
+    expect(codes.slice(0, 30)).toEqual(Array(30).fill(401));
+    expect(codes.slice(30)).toEqual([429, 429]);
+    expect((await post("/v1/hooks/door", body, bearer())).status).toBe(202);
+  });
+
+  it("reads at most 16 unsigned hook bodies at once: strangers sending bodies slowly cannot fill the memory", async () => {
+    await start([{ name: "door", prompt: "Door: {{body.message}}", deliver: `telegram:${OWNER}`, secret: SECRET }]);
+    const { hostname, port } = new URL(base);
+    const slow = await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        const socket = connect(Number(port), hostname);
+        await once(socket, "connect");
+        socket.write(
+          `POST /v1/hooks/door HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n{"message":"`,
+        );
+        return socket;
+      }),
+    );
+    try {
+      // A probe of the wrong type is refused (415) before its body is read, unless the reads are full (503).
+      const probe = () => post("/v1/hooks/door", "x", { "content-type": "text/plain" }).then((r) => r.status);
+      await waitFor(async () => (await probe()) === 503, { message: "a 503 once 16 bodies are being read" });
+    } finally {
+      for (const socket of slow) socket.destroy();
+    }
+    await waitFor(async () => (await post("/v1/hooks/door", "x", { "content-type": "text/plain" })).status === 415, {
+      message: "bodies read again once the slow clients are gone",
+    });
+  });
+
+  it("keeps a token rotated by a reload when a later reload turns the door off (which applies at a restart)", async () => {
+    const h = await start();
+    const status = (token: string) => fetch(`${base}/v1/status`, { headers: bearer(token) }).then((r) => r.status);
+    const reload = async (http: Record<string, unknown>) => {
+      const before = h.logs.length;
+      writeConfig(h.dir, {
+        ...baseSettings(model.url),
+        connectors: { cron: { enabled: false }, telegram: telegram.settings([OWNER]), http },
+      });
+      h.process.kill("SIGHUP");
+      await h.waitForLog((l) => l.msg === "config reloaded" && h.logs.indexOf(l) >= before);
+    };
+    const rotated = "rotated-token-0123456789abcdef";
+    await reload(httpSettings([], { token: rotated }));
+    expect([await status(HTTP_TOKEN), await status(rotated)]).toEqual([401, 200]);
+    await reload({ ...httpSettings([], { token: rotated }), enabled: false });
+    expect([await status(HTTP_TOKEN), await status(rotated)]).toEqual([401, 200]);
   });
 
   it("logs requests with method, path, status and time only, and never the token", async () => {
