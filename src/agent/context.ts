@@ -187,17 +187,25 @@ const MIN_RESULT_CHARS = 100;
 const MIN_MESSAGE_CHARS = 200;
 
 /**
- * The current turn alone is over budget. Its tool results are shortened as old ones are; while it still
- * does not fit, the message takes at most half the room, the run's oldest steps (a call with its results)
- * are left out, the newest kept, and the message says how many; then the results left are shortened
- * evenly; last, the message is cut to what is left.
+ * The current turn alone is over budget. When its tool results, shortened evenly to what the room holds,
+ * keep at least what an old result keeps, that is all. Else, as if shortened as old ones are: the message
+ * takes at most half the room, the run's oldest steps (a call with its results) are left out, the newest
+ * kept, and the message says how many; then the results left are shortened evenly to the room (from their
+ * whole text); last, the message is cut to what is left.
  */
 function fitCurrentTurn(turn: ChatMessage[], room: number, ratio: number): ChatMessage[] {
   const cost = (messages: ChatMessage[]) => messages.reduce((sum, m) => sum + Math.ceil(messageTokens(m) * ratio), 0);
-  const [first, ...after] = turn.map(shortenOldResult) as [ChatMessage, ...ChatMessage[]];
+  const [first, ...after] = turn as [ChatMessage, ...ChatMessage[]];
   let message = first;
   let steps = stepsOf(after);
-  const over = () => cost([message, ...steps.flat()]) > room;
+  if (cost(turn) <= room) return turn;
+  if (evenShare(steps, room - cost([message]), ratio) >= OLD_RESULT_CHARS) {
+    steps = shortenResults(steps, room - cost([message]), ratio);
+    if (cost([message, ...steps.flat()]) > room) message = cutMessage(message, room - cost(steps.flat()), ratio);
+    return [message, ...steps.flat()];
+  }
+  const shortened = (s: ChatMessage[][]) => s.map((step) => step.map(shortenOldResult));
+  const over = () => cost([message, ...shortened(steps).flat()]) > room;
   if (over() && steps.length > 0) message = cutMessage(message, Math.floor(room / 2), ratio);
   let left = 0;
   while (over() && steps.length > 1) {
@@ -210,8 +218,8 @@ function fitCurrentTurn(turn: ChatMessage[], room: number, ratio: number): ChatM
       content: `${message.content}\n[… ${left} earlier step(s) of this run were left out to fit the model's context …]`,
     };
   }
-  if (over()) steps = shortenResults(steps, room - cost([message]), ratio);
-  if (over()) message = cutMessage(message, room - cost(steps.flat()), ratio);
+  steps = shortenResults(steps, room - cost([message]), ratio);
+  if (cost([message, ...steps.flat()]) > room) message = cutMessage(message, room - cost(steps.flat()), ratio);
   return [message, ...steps.flat()];
 }
 
@@ -226,13 +234,28 @@ function stepsOf(messages: ChatMessage[]): ChatMessage[][] {
   return steps;
 }
 
+/**
+ * How many characters each tool result of `steps` may keep for the steps to take about `tokens`: results
+ * shorter than an even share keep their whole text, and what they leave goes to the longer ones.
+ * Infinite when every result fits whole.
+ */
+function evenShare(steps: ChatMessage[][], tokens: number, ratio: number): number {
+  const messages = steps.flat();
+  const results = messages.filter((m) => m.role === "tool").sort((a, b) => a.content.length - b.content.length);
+  let left = tokens - messages.reduce((sum, m) => sum + (m.role === "tool" ? 0 : Math.ceil(messageTokens(m) * ratio)), 0);
+  for (let i = 0; i < results.length; i++) {
+    const share = charsWithin(Math.floor(left / (results.length - i)), ratio);
+    const result = results[i] as ChatMessage;
+    if (result.content.length > share) return share;
+    left -= Math.ceil(messageTokens(result) * ratio);
+  }
+  return Number.POSITIVE_INFINITY;
+}
+
 /** Every tool result of `steps` shortened evenly, so that the steps take about `tokens` (not below MIN_RESULT_CHARS). */
 function shortenResults(steps: ChatMessage[][], tokens: number, ratio: number): ChatMessage[][] {
-  const messages = steps.flat();
-  const results = messages.filter((m) => m.role === "tool").length;
-  if (results === 0) return steps;
-  const others = messages.reduce((sum, m) => sum + (m.role === "tool" ? 0 : Math.ceil(messageTokens(m) * ratio)), 0);
-  const each = Math.max(MIN_RESULT_CHARS, charsWithin(Math.floor((tokens - others) / results), ratio));
+  const each = Math.max(MIN_RESULT_CHARS, evenShare(steps, tokens, ratio));
+  if (!Number.isFinite(each)) return steps;
   return steps.map((step) =>
     step.map((m) => (m.role === "tool" && m.content.length > each ? { ...m, content: truncateResult(m.content, each) } : m)),
   );

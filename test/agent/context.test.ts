@@ -98,6 +98,39 @@ describe("the prompt budget", () => {
     }
   });
 
+  it("gives the current turn's results the room there is, not an old result's 600 characters", () => {
+    const body = "Step: do this exactly. ".repeat(520); // ~12,000 characters: a skill the model just read
+    const skillTurn: ChatMessage[] = [
+      { role: "user", content: "use the trip-planner skill" },
+      { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "skill", args: { name: "trip-planner" } }] },
+      { role: "tool", content: body, toolCallId: "c1", toolName: "skill" },
+    ];
+    for (const ratio of [1, 1.3]) {
+      const prompt = buildPrompt({ system: "sys", tools: [], history: skillTurn, budgetTokens: 3072, ratio });
+      expect(calibratedCost(prompt, ratio)).toBeLessThanOrEqual(3072);
+      expect(calibratedCost(prompt, ratio)).toBeGreaterThan(3072 * 0.9);
+      expect(prompt.find((m) => m.role === "tool")?.content.length).toBeGreaterThan(7000);
+      expect(prompt[1]?.content).toBe("use the trip-planner skill");
+    }
+    // Nine short results and a long one: the short ones whole, the long one gets what they leave.
+    const calls = Array.from({ length: 10 }, (_, k) => ({ id: `c${k}`, name: "http_get", args: { k } }));
+    const mixed: ChatMessage[] = [
+      { role: "user", content: "check these" },
+      { role: "assistant", content: "", toolCalls: calls },
+      ...calls.map((c, k) => ({
+        role: "tool" as const,
+        content: k === 9 ? `long ${"x".repeat(20_000)}` : `short ${k}`,
+        toolCallId: c.id,
+        toolName: "http_get",
+      })),
+    ];
+    const prompt = buildPrompt({ system: "sys", tools: [], history: mixed, budgetTokens: 3072 });
+    expect(calibratedCost(prompt, 1)).toBeLessThanOrEqual(3072);
+    const results = prompt.filter((m) => m.role === "tool").map((m) => m.content);
+    expect(results.slice(0, 9)).toEqual(calls.slice(0, 9).map((_, k) => `short ${k}`));
+    expect(results[9]?.length).toBeGreaterThan(8000);
+  });
+
   it("puts every tool result right after its call: moved back into place, orphans dropped, missing ones filled in", () => {
     const call = (id: string) => ({ id, name: "clock", args: {} });
     const result = (id: string, content: string): ChatMessage => ({ role: "tool", content, toolCallId: id, toolName: "clock" });
