@@ -28,6 +28,11 @@ export interface ActiveRun {
   /** The system prompt for this run (base prompt and memory block), fixed for the run's duration. */
   system: string;
   /**
+   * What goes after the run's own message in each of its requests, not stored (in a group: what only
+   * the sender may see): the requests of the session's other senders keep the same start.
+   */
+  note?: string;
+  /**
    * The last prompt sent for this run, in the serving model's tokens, the budget it was built for, and
    * whether it held the session's whole stored history (no turn left out by a jump or a summary).
    */
@@ -116,21 +121,20 @@ async function callModel(run: ActiveRun, deps: LoopDeps, call: CallContext): Pro
   const { step, ledger, notices, images } = call;
   const imageTokens = (images?.length ?? 0) * IMAGE_TOKENS;
   const history = windowHistory(deps.store, run.sessionId, run.runId);
+  const noteTokens = run.note ? estimateTokens(run.note) + 1 : 0;
   const input = (window: PromptWindow): PromptInput => ({
     system: run.system,
     tools,
     history,
-    budgetTokens: window.contextTokens - window.outputTokens - imageTokens,
+    budgetTokens: window.contextTokens - window.outputTokens - imageTokens - Math.ceil(noteTokens * deps.calibration.ratio(window.model)),
     ratio: deps.calibration.ratio(window.model),
   });
   // A compaction, when due, happens for the serving endpoint's window; another endpoint's prompt is
   // rebuilt around the summary that is stored by then.
-  const build = (window: PromptWindow, messages = promptWithStoredSummary(deps, run.sessionId, input(window))): ModelRequest => ({
-    messages,
-    tools,
-    estimatedTokens: promptTokens(messages, tools),
-    rebuild: (other) => build(other),
-  });
+  const build = (window: PromptWindow, planned = promptWithStoredSummary(deps, run.sessionId, input(window))): ModelRequest => {
+    const messages = withNote(planned, run.note);
+    return { messages, tools, estimatedTokens: promptTokens(messages, tools), rebuild: (other) => build(other) };
+  };
   const window = model.window ?? {
     model: model.modelName,
     contextTokens: cfg.model.context_tokens,
@@ -179,6 +183,15 @@ async function callModel(run: ActiveRun, deps: LoopDeps, call: CallContext): Pro
     run.signal,
   );
   return { kind: "called", result };
+}
+
+/** `messages` with `note` after the newest user message's text (the run's own message). */
+function withNote(messages: ChatMessage[], note: string | undefined): ChatMessage[] {
+  if (!note) return messages;
+  const at = messages.findLastIndex((m) => m.role === "user");
+  const user = messages[at];
+  if (!user || user.role !== "user") return messages;
+  return messages.map((m, i) => (i === at ? { ...user, content: `${user.content}\n\n${note}` } : m));
 }
 
 /** Calibration is bookkeeping: when saving it fails, the run that got its answer goes on. */

@@ -19,6 +19,8 @@ interface Live {
   controller: AbortController;
   listener: EventListener | undefined;
   sender?: Person;
+  /** A run of a group chat, whose senders change from message to message. */
+  group?: boolean;
   /** Waiting for approvals: it holds its session's lane but no model or tool is working for it. */
   suspended?: boolean;
   /** Work for idle time once the reply has gone out (a compaction); the session's next run waits for it. */
@@ -41,7 +43,12 @@ export interface RunnerDeps extends LoopDeps {
   /** Resolves once the tools a run may see are known (MCP servers listed theirs, or gave up): runs wait for it. */
   toolsKnown?: () => Promise<void>;
   /** The system prompt for a run starting now, talking to `sender`. */
-  systemPrompt: (sender?: Person) => string;
+  /**
+   * The system prompt for a run of `sender`'s; in a group, without what only that sender may see, which
+   * `senderNote` gives (so the prompt's start is the same whoever speaks, and the model server's cache holds).
+   */
+  systemPrompt: (sender?: Person, group?: boolean) => string;
+  senderNote?: (sender?: Person) => string;
 }
 
 /** Serializes runs per session, runs sessions concurrently, and resumes runs when approvals are decided. */
@@ -107,6 +114,7 @@ export class Runner {
       controller: new AbortController(),
       listener: req.listener,
       sender,
+      ...(req.group && { group: true }),
     };
     const done = this.enqueue(req.sessionKey, live, () => this.startQueued(live, session.id, req.source));
     return { runId, done };
@@ -325,7 +333,8 @@ export class Runner {
         allowedTools: live.tools ? new Set(live.tools) : undefined,
         signal: live.controller.signal,
         emit: (e: AgentEvent) => this.emit(live, e),
-        system: this.deps.systemPrompt(live.sender),
+        system: this.deps.systemPrompt(live.sender, live.group),
+        ...(live.group && { note: this.deps.senderNote?.(live.sender) || undefined }),
       };
       const outcome = await driveRun(run, this.deps);
       if (outcome.stopReason !== "suspended") {

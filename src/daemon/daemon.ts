@@ -147,8 +147,9 @@ function buildCore(base: Base, built: { state: State; mcpTools: Promise<void> })
     log,
     model: hintedModel(() => state.model, modelMonitor),
     visionModel: () => state.visionModel,
-    systemPrompt: (sender) =>
-      systemPrompt(config(), store, state.tools.has("memory"), sender, skillIndexText(state.skills, state.tools.has("skill"))),
+    systemPrompt: (sender, group) =>
+      systemPrompt(config(), store, state.tools.has("memory"), sender, skillIndexText(state.skills, state.tools.has("skill")), group),
+    senderNote: (sender) => (state.tools.has("memory") ? senderNote(store, sender) : ""),
     toolSpecs: () => state.specs(),
     toolsKnown: () => mcpTools,
     calibration: new TokenCalibration({ load: (m) => store.memory.loadRatio(m), save: (m, r) => store.memory.saveRatio(m, r) }),
@@ -347,11 +348,33 @@ function applyConfig(w: Wired, running: Running, { next, parts, mcp }: Awaited<R
   w.waitingForRestart = restartKeys(w.initial.config, next.config);
 }
 
-/** The fixed prompt, the skill index (changed only by a reload), then memories (which change more often): the stable part first. */
-function systemPrompt(config: Config, store: Store, withMemory: boolean, sender?: Person, skillIndex = ""): string {
+/**
+ * The fixed prompt, the skill index (changed only by a reload), then memories (which change more often):
+ * the stable part first. In a group only the shared facts: the sender's own go after their message
+ * (`senderNote`), so a new speaker does not change the prompt's start.
+ */
+function systemPrompt(config: Config, store: Store, withMemory: boolean, sender?: Person, skillIndex = "", group = false): string {
   const base = config.agent.system_prompt ?? DEFAULT_SYSTEM_PROMPT;
-  const memories = withMemory ? memoryBlock(store.memory.visibleTo(sender?.id), 2000, sender) : "";
+  const memories = withMemory ? memoryBlock(store.memory.visibleTo(group ? undefined : sender?.id), MEMORY_CHARS, sender) : "";
   return [base, skillIndex, memories].filter(Boolean).join("\n\n");
+}
+
+/** What the memory block holds at most, the facts' lines counted. */
+const MEMORY_CHARS = 2000;
+
+/** A group run's note: the facts only its sender may see, in what the shared ones leave of the memory block's room. */
+function senderNote(store: Store, sender?: Person): string {
+  if (!sender?.id) return "";
+  const facts = store.memory.visibleTo(sender.id);
+  const shared = facts.filter((m) => m.owner === null);
+  const room = MEMORY_CHARS - shared.reduce((sum, m) => sum + JSON.stringify(m.fact).length + 8, 0);
+  return room > 0
+    ? memoryBlock(
+        facts.filter((m) => m.owner !== null),
+        room,
+        sender,
+      )
+    : "";
 }
 
 function startBackups(store: Store, config: Config, log: Logger): { stop(): void } {

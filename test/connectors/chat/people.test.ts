@@ -32,6 +32,9 @@ describe("people: senders, memory per person, group chats", () => {
     return model.requests[before] as RecordedRequest;
   };
 
+  /** What a request shows of the remembered facts: the system prompt and the note after the newest message. */
+  const factsShown = (req: RecordedRequest) => `${req.messages[0]?.content}\n${req.messages.at(-1)?.content}`;
+
   it("labels each group message with its sender, and shows each person their own facts plus the shared ones", async () => {
     const hermes = await useHermes({
       ...baseSettings(model.url),
@@ -67,16 +70,27 @@ describe("people: senders, memory per person, group chats", () => {
     await telegram.waitFor((c) => c.method === "sendMessage" && String(c.params.text).includes("Noted for everyone."), asked);
 
     model.script({ text: "Try the mushroom risotto." });
-    const alice = (await say(ALICE, "what should I cook tonight?")).messages[0]?.content ?? "";
+    const aliceAsks = await say(ALICE, "what should I cook tonight?");
+    const alice = factsShown(aliceAsks);
     expect(alice).toContain('- "is vegetarian" (#1)');
     expect(alice).toContain("What you know about Alice");
     expect(alice).toContain('- "the wifi password is hunter2" (#3)');
     expect(alice).not.toContain("loves steak");
     model.script({ text: "A ribeye." });
-    const bob = (await say(BOB, "what should I cook tonight?")).messages[0]?.content ?? "";
+    const bobAsks = await say(BOB, "what should I cook tonight?");
+    const bob = factsShown(bobAsks);
     expect(bob).toContain('- "loves steak" (#2)');
     expect(bob).toContain('- "the wifi password is hunter2" (#3)');
     expect(bob).not.toContain("vegetarian");
+    // The shared facts are in the system prompt, the same for both; each one's own facts follow their
+    // message, so a new speaker does not change the prompt's start (the model server's cache holds).
+    expect(aliceAsks.messages[0]?.content).toBe(bobAsks.messages[0]?.content);
+    expect(aliceAsks.messages[0]?.content).toContain("the wifi password is hunter2");
+    expect(aliceAsks.messages.at(-1)?.content).toMatch(
+      /^Alice: what should I cook tonight\?\n[\s\S]*What you know about Alice[\s\S]*is vegetarian/,
+    );
+    const shared = aliceAsks.messages.length - 1; // everything before Alice's message and her note
+    expect(bobAsks.messages.slice(0, shared)).toEqual(aliceAsks.messages.slice(0, shared));
 
     const owners = readDb(hermes.dbPath, (db) => db.prepare("SELECT id, owner, owner_name FROM memories ORDER BY id").all());
     expect(owners).toEqual([
@@ -92,7 +106,7 @@ describe("people: senders, memory per person, group chats", () => {
     expect(forget).toMatchObject({ code: 0, stdout: "forgot #2\n" });
     expect((await hermes.cli(["memory", "forget", "2"])).code).toBe(1);
     model.script({ text: "Anything you like." });
-    expect((await say(BOB, "and now?")).messages[0]?.content).not.toContain("loves steak");
+    expect(factsShown(await say(BOB, "and now?"))).not.toContain("loves steak");
   }, 60_000);
 
   it("compacts a Telegram chat on /compact", async () => {
