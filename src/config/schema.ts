@@ -47,17 +47,29 @@ const endpointShape = {
   daily_tokens: z.int().min(0).default(0),
 };
 
+/** What an endpoint's window must leave the prompt beside the answer's share. */
+const MIN_PROMPT_ROOM = 512;
+const leavesPromptRoom = (e: { context_tokens: number; max_output_tokens: number }, ctx: z.RefinementCtx) => {
+  if (e.context_tokens - e.max_output_tokens >= MIN_PROMPT_ROOM) return;
+  ctx.addIssue({
+    code: "custom",
+    path: ["max_output_tokens"],
+    message: `leaves the prompt ${e.context_tokens - e.max_output_tokens} of context_tokens' ${e.context_tokens}; keep it at least ${MIN_PROMPT_ROOM} under context_tokens`,
+  });
+};
+
 const model = z
   .strictObject({
     ...endpointShape,
     /** How often a failed-over-from primary is probed, to take it back once healthy. */
     retry_primary_after_s: z.number().positive().default(300),
-    fallbacks: z.array(z.strictObject(endpointShape)).default([]),
+    fallbacks: z.array(z.strictObject(endpointShape).superRefine(leavesPromptRoom)).default([]),
     /** auto: asked of Ollama's /api/show capabilities (an openai endpoint is assumed to see); true/false override. */
     vision: z.union([z.literal("auto"), z.boolean()], { error: "expected auto, true or false" }).default("auto"),
     vision_model: z.string().default(""),
     max_image_px: z.int().min(64).default(1568),
   })
+  .superRefine(leavesPromptRoom)
   .prefault({});
 
 /** Speech-to-text: any OpenAI-compatible POST /audio/transcriptions. Absent: voice notes are answered with how to set it up. */

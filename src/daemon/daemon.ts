@@ -22,7 +22,7 @@ import { loadConnectors, preparePluginReload, warnIfNoWorkingConnector } from ".
 import { createModelMonitor, type ModelMonitor, startHealthLoop, statusLine } from "./health.js";
 import { hintedModel } from "./health-hint.js";
 import { loadMcpHub } from "./mcp-hub.js";
-import { warnOfToolCost } from "./mcp-warn.js";
+import { warnOfSmallRoom, warnOfToolCost } from "./mcp-warn.js";
 import { buildParts, loadState, type PartsDeps, type State, withMcpTools } from "./parts.js";
 import { restartKeys } from "./restart-keys.js";
 import { claimInstance, type InstanceClaim } from "./single-instance.js";
@@ -244,11 +244,15 @@ async function announceReady(w: Wired): Promise<Running> {
   return { health, backups };
 }
 
-/** The tool schemas, made before the first message needs them; a warning when MCP tools crowd the prompt. */
+/** The tool schemas, made before the first message needs them; a warning when they (MCP's, or all with the system prompt) crowd the prompt. */
 function makeSpecs(w: Wired): void {
   try {
-    w.state.specs();
-    if (w.state.mcp) warnOfToolCost(w.state.specs(), w.state.mcp.reports(), w.config().model.context_tokens, w.log);
+    const specs = w.state.specs();
+    const { model } = w.config();
+    if (w.state.mcp) warnOfToolCost(specs, w.state.mcp.reports(), model.context_tokens, w.log);
+    const skills = skillIndexText(w.state.skills, w.state.tools.has("skill"));
+    const system = systemPrompt(w.config(), w.store, w.state.tools.has("memory"), undefined, skills);
+    warnOfSmallRoom(system, specs, model.context_tokens, model.max_output_tokens, w.log);
   } catch {
     // A tool whose schema cannot be made fails the first run that needs it, which logs why.
   }

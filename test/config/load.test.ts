@@ -85,6 +85,17 @@ describe("config loading", () => {
     }
   });
 
+  it("refuses a max_output_tokens that leaves the prompt under 512 of context_tokens, at its line, for fallbacks too", () => {
+    const [p] = problemsOf("model:\n  context_tokens: 1024\n");
+    expect(p).toMatchObject({ path: "model.max_output_tokens" });
+    expect(p?.message).toContain("leaves the prompt 0 of context_tokens' 1024");
+    const [f] = problemsOf("model:\n  fallbacks:\n    - { name: small, context_tokens: 2048, max_output_tokens: 1800 }\n");
+    expect(f).toMatchObject({ line: 3, path: "model.fallbacks.0.max_output_tokens" });
+    expect(parseConfig("model:\n  context_tokens: 2048\n  max_output_tokens: 1024\n", "hermes.yaml", {}).config.model.context_tokens).toBe(
+      2048,
+    );
+  });
+
   it("takes allowed_users as bare ids or {id, name}, for Telegram and Discord", () => {
     const text = [
       "connectors:",

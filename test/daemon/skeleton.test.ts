@@ -117,3 +117,22 @@ describe("the daemon when the model endpoint is down", () => {
     }
   });
 });
+
+describe("the daemon's prompt room", () => {
+  it("says at start when the system prompt and tools leave a chat no room, with the fix; not with the defaults", async () => {
+    const model = await useModel();
+    const small = await useHermes({
+      ...baseSettings(model.url),
+      model: { ...(baseSettings(model.url).model as object), context_tokens: 2048 },
+    });
+    const line = await small.waitForLog((l) => typeof l.msg === "string" && l.msg.startsWith("the system prompt and tool signatures take"));
+    expect(line).toMatchObject({ level: 50, roomTokens: 1024 });
+    expect(line.fixedTokens as number).toBeGreaterThanOrEqual(1024);
+    expect(line.msg).toMatch(/no room is left for the chat; raise model\.context_tokens/);
+    await small.stop();
+    const roomy = await useHermes(baseSettings(model.url));
+    await roomy.waitForLog((l) => l.msg === "hermes is ready");
+    expect((await roomy.ask("hello")).code).toBe(0);
+    expect(roomy.logs.some((l) => typeof l.msg === "string" && l.msg.startsWith("the system prompt and tool signatures"))).toBe(false);
+  });
+});

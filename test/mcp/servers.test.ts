@@ -185,7 +185,7 @@ describe("MCP tool servers", () => {
     hermes = await useHermes(
       {
         ...baseSettings(model.url),
-        model: { ...(baseSettings(model.url).model as object), context_tokens: 1024 },
+        model: { ...(baseSettings(model.url).model as object), context_tokens: 1024, max_output_tokens: 256 },
         tools: { enabled: ["files__*"] },
         mcp: { servers: { files: stdioServer() } },
       },
