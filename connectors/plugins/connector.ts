@@ -19,6 +19,15 @@ export const PLUGIN_WAITS = {
   sendMs: 30_000,
 };
 
+/** A plugin as a daemon connector; a reload that makes it again hands the old one over to the new. */
+export type PluginConnector = Connector & {
+  plugin: PluginInfo;
+  /** The plugin's network side as the chat flow sends through it (undefined when create() failed). */
+  surface: ChatSurface | undefined;
+  /** Once stopped, this connector's runs still under way send their replies through `next`. */
+  handOver(next: PluginConnector): void;
+};
+
 /** What `hermes status` says of a plugin besides its health. */
 export interface PluginInfo {
   module: string;
@@ -36,7 +45,7 @@ export function createPluginConnector(
   loaded: LoadedPlugin,
   /** A built-in connector written as a plugin brings its own allowlist (email: `allowed_senders`). */
   access?: { allowed(user: string): boolean; home: string },
-): Connector & { plugin: PluginInfo } {
+): PluginConnector {
   const { entry } = loaded;
   const log = core.log.child({ connector: entry.name });
   let fault: string | undefined;
@@ -52,7 +61,11 @@ export function createPluginConnector(
   };
   let instance: PluginInstance | undefined;
   let flow: ChatFlow | undefined;
-  const working = () => (crashed ? undefined : flow);
+  let surface: ChatSurface | undefined;
+  /** The instance a reload made in this one's place: replies of runs this one took go out through it. */
+  let successor: ChatSurface | undefined;
+  // A stopped plugin hands nothing more to hermes (its leftover timers may still call the host).
+  const working = () => (crashed || phase === "stopped" ? undefined : flow);
   const notReady = () => crashed ?? "its create() failed";
   const host = createHost(entry.name, log, new PluginStore(core.store.db), working, notReady);
   // Watched before its first call: whatever create() sets going is the plugin's too.
@@ -67,10 +80,11 @@ export function createPluginConnector(
     instance = asPlugin(key, () => loaded.plugin.create(host, loaded.options));
     if (!instance || typeof instance.send !== "function" || typeof instance.start !== "function")
       throw new Error("create() returned no connector with start and send");
+    surface = surfaceOf(instance, key, () => (phase === "stopped" && !crashed ? successor : undefined));
     flow = createChatFlow({
       core,
       name: entry.name,
-      surface: surfaceOf(instance, key),
+      surface,
       allowed: access?.allowed ?? ((user) => allowedUsers(core, entry.name).includes(user)),
       allowlistHome: access?.home ?? `the connectors.plugins entry '${entry.name}'`,
       log,
@@ -90,7 +104,7 @@ export function createPluginConnector(
     phase = "starting";
     try {
       await asPlugin(key, () => it.start());
-      phase = "started";
+      if (phase === "starting") phase = "started"; // not when stopped meanwhile
     } catch (err) {
       onFault("start", err);
     }
@@ -108,6 +122,10 @@ export function createPluginConnector(
       if (phase === "starting") log.warn({ waitedMs: PLUGIN_WAITS.startMs }, "the plugin is still starting; going on without waiting");
     },
     stop,
+    handOver(next) {
+      successor = next.surface;
+    },
+    surface,
     health: () => healthOf(instance, phase, crashed ?? fault),
     deliver: (target, text) =>
       working()?.deliver(target, text) ?? Promise.reject(new Error(crashed ?? fault ?? "the plugin did not start")),
@@ -140,12 +158,17 @@ function createHost(
   };
 }
 
-/** The plugin's network side as the chat flow sees it: its limits resolved, its calls made safe to await. */
-function surfaceOf(it: PluginInstance, key: string | undefined): ChatSurface {
+/**
+ * The plugin's network side as the chat flow sees it: its limits resolved, its calls made safe to await;
+ * once `forward` names another (the instance a reload put in its place), through that one.
+ */
+function surfaceOf(it: PluginInstance, key: string | undefined, forward: () => ChatSurface | undefined): ChatSurface {
   const text = Number(it.limits?.text);
   const edit = it.edit;
   return {
     send: async (chat, message) => {
+      const next = forward();
+      if (next) return next.send(chat, message);
       const sent = await within(
         asPlugin(key, () => it.send(chat, message)),
         PLUGIN_WAITS.sendMs,
@@ -154,12 +177,15 @@ function surfaceOf(it: PluginInstance, key: string | undefined): ChatSurface {
       return { id: String(sent?.id ?? "") };
     },
     ...(typeof edit === "function" && {
-      edit: async (chat: string, id: string, message: OutboundMessage) =>
-        within(
+      edit: async (chat: string, id: string, message: OutboundMessage) => {
+        const next = forward();
+        if (next) return next.edit ? next.edit(chat, id, message) : void (await next.send(chat, message));
+        return within(
           asPlugin(key, () => edit.call(it, chat, id, message)),
           PLUGIN_WAITS.sendMs,
           "edit()",
-        ),
+        );
+      },
     }),
     limits: { text: Number.isFinite(text) && text > 0 ? text : DEFAULT_TEXT_LIMIT, buttons: it.limits?.buttons !== false },
   };

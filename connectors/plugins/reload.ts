@@ -1,7 +1,7 @@
 import type { LoadedConfig } from "../../src/config/load.js";
 import type { PluginEntry } from "../../src/config/plugins-schema.js";
 import type { Connector, Core } from "../../src/connector.js";
-import { createPluginConnector } from "./connector.js";
+import { createPluginConnector, type PluginConnector } from "./connector.js";
 import { loadPlugins } from "./load.js";
 
 /** What a reload does to `connectors.plugins`, by entry name. */
@@ -46,9 +46,15 @@ export async function preparePluginReload(core: Core, running: PluginEntry[], ne
       const leaving = new Set([...changes.stopped, ...changes.restarted]);
       // By entry name: the email connector is hosted like a plugin but is no entry.
       const isPlugin = (c: Connector) => c.plugin !== undefined && before.has(c.name);
-      await Promise.allSettled(connectors.filter((c) => isPlugin(c) && leaving.has(c.name)).map((c) => c.stop()));
+      const left = connectors.filter((c) => isPlugin(c) && leaving.has(c.name)) as PluginConnector[];
+      await Promise.allSettled(left.map((c) => c.stop()));
       const made = loaded.map((plugin) => createPluginConnector(core, plugin));
       await Promise.all(made.map((c) => c.start()));
+      // Runs the old instance took answer through the new one (their renderers hold the old one's surface).
+      for (const old of left) {
+        const next = made.find((c) => c.name === old.name);
+        if (next) old.handOver(next);
+      }
       const plugins = new Map([...connectors.filter((c) => isPlugin(c) && !leaving.has(c.name)), ...made].map((c) => [c.name, c]));
       const inOrder = entries.flatMap((e) => plugins.get(e.name) ?? []);
       return [...connectors.filter((c) => !isPlugin(c)), ...inOrder];

@@ -115,7 +115,8 @@ export class HistoryStore {
       markReplySent: () => db.prepare("UPDATE runs SET reply_sent_at = ? WHERE id = ? AND reply_sent_at IS NULL"),
       unsentReplies: () =>
         db.prepare(
-          "SELECT * FROM runs WHERE reply_sent_at IS NULL AND ended_at IS NOT NULL AND source IN ('telegram', 'discord') ORDER BY ended_at",
+          // Chat runs: each chat connector (Telegram, Discord, email, a plugin) marks the reply it sent.
+          "SELECT * FROM runs WHERE reply_sent_at IS NULL AND ended_at IS NOT NULL AND source NOT IN ('cli', 'cron', 'hook', 'http', 'api') ORDER BY ended_at",
         ),
       endRun: () => db.prepare("UPDATE runs SET status = ?, stop_reason = ?, reply = ?, ended_at = ? WHERE id = ?"),
       insertMessage: () =>

@@ -117,3 +117,72 @@ it("receive returns once the message is stored, not after hermes' own answer wen
   await host?.receive({ chat: "c", user: "alice", text: "/status", id: "x2" });
   await waitFor(() => (globalThis as unknown as { __sent?: number }).__sent === 2, { message: "both answers handed to send" });
 });
+
+/** A plugin like a network client: `options.gen` marks the instance; after stop its sends fail, and while `down` too. */
+const NETWORK = `globalThis.__net ??= { hosts: [], shown: [], down: false };
+export default { api: 1, create(host, options) {
+  let closed = false;
+  globalThis.__net.hosts.push(host);
+  return {
+    async start() {}, async stop() { closed = true; },
+    async send(chat, m) {
+      if (closed || globalThis.__net.down) throw new Error("socket closed");
+      globalThis.__net.shown.push({ gen: options.gen, chat, text: m.text });
+      return { id: String(globalThis.__net.shown.length) };
+    },
+  }; } };
+`;
+const net = () =>
+  (
+    globalThis as unknown as {
+      __net: { hosts: { receive(m: unknown): Promise<void> }[]; shown: { gen: number; text: string }[]; down: boolean };
+    }
+  ).__net;
+
+function networkConfig(gen: number): string {
+  writeFileSync(join(dir.path, "net.mjs"), NETWORK);
+  return writeConfig(dir.path, {
+    ...baseSettings(model?.url ?? ""),
+    log: { level: "silent" },
+    connectors: {
+      cli: { enabled: false },
+      cron: { enabled: false },
+      plugins: [{ name: "net", module: "./net.mjs", allowed_users: ["alice"], options: { gen } }],
+    },
+  });
+}
+
+it("a run under way when a reload makes its plugin again answers through the new instance; the old one hands hermes nothing more", async () => {
+  (globalThis as { __net?: unknown }).__net = undefined;
+  model = await startFakeModel();
+  let release = () => {};
+  model.script({ text: "the answer", gate: new Promise<void>((resolve) => (release = resolve)) });
+  daemon = await startDaemon(networkConfig(1));
+  const first = net().hosts.at(-1);
+  await first?.receive({ chat: "c1", user: "alice", text: "hello", id: "m1" });
+  await model.waitForRequests(1);
+  networkConfig(2); // a rotated token, say
+  expect(await daemon.reload()).toBe(true);
+  release();
+  await waitFor(() => net().shown.find((m) => m.text === "the answer"), { message: "the answer shown" });
+  expect(net().shown).toEqual([{ gen: 2, chat: "c1", text: "the answer" }]);
+  await expect(first?.receive({ chat: "c1", user: "alice", text: "late", id: "m2" })).rejects.toThrow(/not ready/);
+});
+
+it("a plugin's reply that could not be sent goes out after a restart, as Telegram's does", async () => {
+  (globalThis as { __net?: unknown }).__net = undefined;
+  model = await startFakeModel();
+  model.script({ text: "the answer" });
+  const config = networkConfig(1);
+  daemon = await startDaemon(config);
+  net().down = true;
+  await net().hosts.at(-1)?.receive({ chat: "c1", user: "alice", text: "hello", id: "m1" });
+  await waitFor(async () => (await daemon?.core.status())?.connectors.find((c) => c.name === "net" && !c.ok), {
+    message: "the failed send seen",
+  });
+  await daemon.stop();
+  net().down = false;
+  daemon = await startDaemon(config);
+  await waitFor(() => net().shown.find((m) => m.text === "the answer"), { message: "the owed reply sent" });
+  expect(model.requests).toHaveLength(1);
+});
