@@ -68,7 +68,10 @@ export function mountDashboard(app: App, d: DashboardDeps): void {
 
   app.get(
     "/events",
-    guarded((c) => liveEvents(c, d.core.store)),
+    guarded((c) => {
+      const cookie = getCookie(c, SESSION_COOKIE);
+      return liveEvents(c, d.core.store, () => d.sessions.get(cookie) !== undefined);
+    }),
   );
   app.post(
     "/logout",

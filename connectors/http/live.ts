@@ -25,10 +25,11 @@ export const DASHBOARD_SCRIPT = `"use strict";
 })();
 `;
 
-export function liveEvents(c: Context, store: Store): Response {
+export function liveEvents(c: Context, store: Store, signedIn: () => boolean): Response {
   return streamSSE(c, async (stream) => {
     let last = "";
-    for (let tick = 0; !stream.aborted; tick++) {
+    // Ends with its session (a logout, its expiry, a changed token): the page then asks to log in again.
+    for (let tick = 0; !stream.aborted && signedIn(); tick++) {
       const pending = store.approvals.pending().map((a) => a.id);
       const now = pending.join(",");
       if (now !== last || tick === 0) await stream.writeSSE({ event: "approvals", data: JSON.stringify({ pending }) });

@@ -120,3 +120,33 @@ describe("the dashboard's usage and summaries", () => {
     expect(sessions).toContain("no summary yet (nothing had to be left out of a prompt)");
   }, 30_000);
 });
+
+describe("the dashboard's live stream", () => {
+  it("ends when its session ends: a logout closes the /events stream the page had open", async () => {
+    const model = await useModel();
+    const hermes = await useHermes(
+      { ...baseSettings(model.url), connectors: { cron: { enabled: false }, http: httpSettings() } },
+      { env: httpEnv },
+    );
+    const base = await baseUrlOf(hermes);
+    const cookie = await login(base);
+    const events = await fetch(`${base}/events`, { headers: { cookie } });
+    expect(events.status).toBe(200);
+    const reader = (events.body as ReadableStream<Uint8Array>).getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain("event: approvals");
+    const page = await (await fetch(`${base}/`, { headers: { cookie } })).text();
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? "";
+    const out = await fetch(`${base}/logout`, {
+      method: "POST",
+      headers: { cookie },
+      body: new URLSearchParams({ csrf }),
+      redirect: "manual",
+    });
+    expect(out.status).toBe(303);
+    // The stream looks at its session once a second; it ends instead of sending on.
+    for (;;) {
+      const { done } = await reader.read();
+      if (done) break;
+    }
+  });
+});
