@@ -51,7 +51,9 @@ export async function compactAfterReply(target: CompactionTarget, deps: Compacti
   // The summary grows at its end while an addition fits under its cap (the text before stays the same
   // bytes, so the server keeps it); when it would not, the whole is rewritten to half the cap.
   const adds = previous !== undefined && previous.summary.length + Math.floor(capChars * ADDITION_SHARE) + 1 <= capChars;
-  const ask = adds ? additionInstructions(wordsFor(capTokens * ADDITION_SHARE)) : idleInstructions(wordsFor(capTokens * REWRITE_SHARE));
+  const ask =
+    (adds ? additionInstructions(wordsFor(capTokens * ADDITION_SHARE)) : idleInstructions(wordsFor(capTokens * REWRITE_SHARE))) +
+    coveredUntil(plan.history[from]);
   const request = [...plan.messages, { role: "user" as const, content: ask }];
   const window = Math.min(cfg.model.context_tokens, input.budgetTokens + cfg.model.max_output_tokens);
   const fits = (promptTokens(request, input.tools) + capTokens) * ratio <= window;
@@ -62,6 +64,20 @@ export async function compactAfterReply(target: CompactionTarget, deps: Compacti
   };
   await compact(target, deps, plan.history, from, previous, fits ? (_, signal) => inPlace(signal) : undefined);
 }
+
+/**
+ * Where the summary stops when the newest turns stay in the chat word for word (the summary covers only
+ * the turns before them): said by the first words of the first turn kept, which the model sees above.
+ */
+function coveredUntil(kept: ChatMessage | undefined): string {
+  if (!kept) return "";
+  const start = (kept.content.split("\n")[0] ?? "").slice(0, SNIPPET_CHARS);
+  return `\n${SUMMARY_STOPS} ${JSON.stringify(start)}: that message and the ones after it stay in the chat word for word.`;
+}
+
+/** The words that say where a summary stops (the fake model in the tests knows them too). */
+export const SUMMARY_STOPS = "Cover only the conversation before the user message that begins";
+const SNIPPET_CHARS = 80;
 
 /** A rewritten summary is asked for in half its cap, an addition in a quarter: an addition or two, then a rewrite. */
 const REWRITE_SHARE = 0.5;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { SUMMARY_ADDITION } from "../../src/agent/compact-idle.js";
+import { SUMMARY_ADDITION, SUMMARY_STOPS } from "../../src/agent/compact-idle.js";
 import { DEFAULT_TOOLS } from "../../src/config/schema.js";
 import { promptTokens } from "../../src/model/tokens.js";
 import type { ChatMessage } from "../../src/model/types.js";
@@ -46,20 +46,20 @@ describe("a long chat and the model's prompt cache", () => {
     await model.close();
   });
 
-  /** 60 turns at a 4k window; each turn's reply time (when its outcome arrived). */
-  const chat = async (summaries: boolean) => {
+  /** `turns` turns (60) at a window of `context` tokens (4k); each turn's reply time (when its outcome arrived). */
+  const chat = async (summaries: boolean, context = CONTEXT, turns = 60) => {
     const settings = baseSettings(model.url);
     hermes = await startInProcess(
       {
         ...settings,
-        model: { ...(settings.model as object), context_tokens: CONTEXT },
+        model: { ...(settings.model as object), context_tokens: context },
         tools: { enabled: [...DEFAULT_TOOLS] },
         context: { summaries },
       },
       [],
     );
     const replied: number[] = [];
-    for (let i = 0; i < 60; i++) {
+    for (let i = 0; i < turns; i++) {
       const outcome = await hermes.ask(`turn ${i}: ${`point ${i} of a message with some words, `.repeat(12)}`, "cli:cache");
       expect(outcome.stopReason).toBe("done");
       replied.push(performance.now());
@@ -127,6 +127,28 @@ describe("a long chat and the model's prompt cache", () => {
       expect(rewrites).toBeGreaterThanOrEqual(2);
     }, 60_000);
   }
+
+  it("at 16k, a compaction's summary covers only the turns it replaces, not those kept word for word", async () => {
+    await chat(true, 16384, 110);
+    const requests = model.requests;
+    const base = requests[0]?.messages[0]?.content ?? "";
+    const compactions = requests.flatMap((r, k) => (r.compaction ? [k] : []));
+    let keptBeside = 0;
+    for (const k of compactions) {
+      const next = requests[k + 1] as RecordedRequest;
+      const summary = next.messages[0]?.content.slice(base.length) ?? "";
+      expect(summary).toContain(FAKE_SUMMARY);
+      const kept = next.messages.slice(1, -1).flatMap((m) => (m.role === "user" ? [m.content.match(/^turn (\d+):/)?.[1]] : []));
+      keptBeside += kept.length;
+      for (const n of kept) expect(summary).not.toContain(`turn ${n}:`);
+      // The request names where the summary stops: the first turn kept, as the model sees it above.
+      const ask = requests[k]?.messages.at(-1)?.content ?? "";
+      if (kept.length) expect(ask).toContain(`${SUMMARY_STOPS} "turn ${kept[0]}: point ${kept[0]} of`);
+      else expect(ask).not.toContain(SUMMARY_STOPS);
+    }
+    expect(compactions.length).toBeGreaterThanOrEqual(2);
+    expect(keptBeside).toBeGreaterThan(0);
+  }, 60_000);
 });
 
 describe("a window of more than 400 messages", () => {

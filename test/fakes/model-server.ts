@@ -6,7 +6,7 @@ import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
-import { SUMMARY_ADDITION } from "../../src/agent/compact-idle.js";
+import { SUMMARY_ADDITION, SUMMARY_STOPS } from "../../src/agent/compact-idle.js";
 import { COMPACTION_MARKER } from "../../src/agent/compaction.js";
 import { createChanges, waitFor } from "../helpers/wait.js";
 
@@ -299,10 +299,12 @@ function fakeSummaryInPlace(req: RecordedRequest): string {
   const system = String(req.messages[0]?.content ?? "");
   const ask = String(req.messages.at(-1)?.content ?? "");
   const previous = system.match(/Summary of the earlier conversation[^\n]*\n([\s\S]*)$/)?.[1] ?? "";
-  const said = req.messages
-    .slice(1, -1)
-    .filter((m) => m.role === "user")
-    .map((m) => String(m.content).split("\n")[0] ?? "");
+  // As a model following the request: only the messages before the one it names, when it names one.
+  const stop = ask.match(new RegExp(`${SUMMARY_STOPS} ("(?:[^"\\\\]|\\\\.)*")`))?.[1];
+  const until = stop === undefined ? undefined : (JSON.parse(stop) as string);
+  const users = req.messages.slice(1, -1).filter((m) => m.role === "user");
+  const end = until === undefined ? -1 : users.findIndex((m) => String(m.content).startsWith(until));
+  const said = (end < 0 ? users : users.slice(0, end)).map((m) => String(m.content).split("\n")[0] ?? "");
   const words = Number(ask.match(/At most (\d+) words/)?.[1] ?? 200);
   const limit = Math.min(1200, words * 6);
   if (ask.includes(SUMMARY_ADDITION)) return said.join("; ").slice(0, limit);
