@@ -136,13 +136,15 @@ export const CHECKS: Check[] = [
     async run(h) {
       await h.inbound("d1", OWNER, "hello twice");
       await h.waitFor("d1", "the reply", has("reply to hello twice"));
-      await h.network.redeliver("d1", OWNER, "hello twice");
+      const unsupported = await h.network.redeliver("d1", OWNER, "hello twice");
+      if (unsupported) return unsupported;
       await h.restart();
       await h.network.redeliver("d1", OWNER, "hello twice");
       const shown = await h.settled("d1");
       const runs = h.model.calls.filter((c) => c === "hello twice").length;
       expect(runs === 1, `the message ran ${runs} times`);
       expect(shown.filter((m) => m.text.includes("reply to hello twice")).length === 1, "the reply was shown more than once");
+      return undefined;
     },
   },
   {

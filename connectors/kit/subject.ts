@@ -65,8 +65,11 @@ export interface OpenSubject {
   userId(user: string): string;
   /** The network's id of a kit chat: delivery targets are `<name>:<chatId>`. */
   chatId(chat: string): string;
-  /** The network delivers the message `text` that `user` wrote in `chat` once more (a redelivery, a replay). Throws when it cannot. */
-  redeliver(chat: string, user: string, text: string): Promise<void>;
+  /**
+   * The network delivers the message `text` that `user` wrote in `chat` once more (a redelivery, a replay).
+   * Resolves a note ("not applicable: why") when the connector gives its messages no ids to tell one apart.
+   */
+  redeliver(chat: string, user: string, text: string): Promise<string | void>;
   /** A problem a stranger's message left behind (mail: it must stay unread), or undefined. */
   strangerLeftAlone?(): Promise<string | undefined>;
 }

@@ -17,8 +17,8 @@ it("hermes connector-test runs the kit against the ntfy example's folder and end
 });
 
 it("exits 1 and says why when a check fails", { timeout: 120_000 }, async () => {
-  const result = await runCli(["connector-test", MEMORY_CHAT, "--options", '{"drop_ids": true}']);
-  expect(result.stdout).toMatch(/✗ the same inbound id runs once, also after a restart\n {4}the plugin passed no id to host.receive/);
+  const result = await runCli(["connector-test", MEMORY_CHAT, "--options", '{"truncate_at": 400}']);
+  expect(result.stdout).toMatch(/✗ a long reply is split in order under limits.text\n {4}\S/);
   expect(result.stdout.trim().split("\n").at(-1)).toBe("10 passed, 1 failed");
   expect(result.code).toBe(1);
 });
