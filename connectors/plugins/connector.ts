@@ -15,8 +15,11 @@ export const PLUGIN_WAITS = {
   startMs: 10_000,
   /** A plugin's stop that has not settled by then is left: the daemon's stop or reload goes on without it. */
   stopMs: 5_000,
-  /** A send or edit that has not settled by then failed: a delivery or a reply does not wait on it for good. */
-  sendMs: 30_000,
+  /**
+   * A send or edit that has not settled by then failed: a delivery or a reply does not wait on it for good.
+   * Longer than the mail connector's own SMTP timeouts, so a slow server is not cut off and mailed twice.
+   */
+  sendMs: 120_000,
 };
 
 /** A plugin as a daemon connector; a reload that makes it again hands the old one over to the new. */
