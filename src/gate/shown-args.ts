@@ -1,18 +1,30 @@
 /**
  * A call's arguments as an approval shows them to the owner, who approves only what they can read. A run
- * of whitespace is shown as one space, so padding cannot push the rest out of view. A value still longer
+ * of whitespace is shown as one space, so padding cannot push the rest out of view, and an invisible or
+ * reordering character as its code point. A value still longer
  * than WHOLE_CHARS keeps its head and its tail around a count of the characters left out; a chat then
  * offers no Approve (see shownWhole), and the owner reads the whole call with `hermes approvals` or on the
  * dashboard, which show every value whole.
  */
+
+/**
+ * Characters that show nothing or change how the rest is shown (format characters: bidi controls that turn
+ * "txt.exe" around, zero-width spaces and joiners): shown as their code points, `<U+202E>`.
+ */
+const INVISIBLE = /\p{Cf}/gu;
 
 /** The longest value (or key) a chat's approval request shows whole. */
 const WHOLE_CHARS = 1500;
 /** What a chat shows of a longer one: its first and its last characters. */
 const END_CHARS = 200;
 
+/** A value as shown before any cut: whitespace runs as one space, invisible characters as code points. */
+function flatten(text: string): string {
+  return text.replace(/\s+/g, " ").replace(INVISIBLE, (c) => `<U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}>`);
+}
+
 export function shownText(text: string, whole = WHOLE_CHARS): string {
-  const flat = text.replace(/\s+/g, " ");
+  const flat = flatten(text);
   if (flat.length <= whole) return flat;
   return `${flat.slice(0, END_CHARS)}[… ${flat.length - 2 * END_CHARS} characters left out …]${flat.slice(-END_CHARS)}`;
 }
@@ -33,7 +45,7 @@ export function shownArgs(args: unknown, indent?: number, whole = WHOLE_CHARS): 
 export function shownWhole(args: unknown): boolean {
   let whole = true;
   mapStrings(args ?? {}, (s) => {
-    if (s.replace(/\s+/g, " ").length > WHOLE_CHARS) whole = false;
+    if (flatten(s).length > WHOLE_CHARS) whole = false;
     return s;
   });
   return whole;

@@ -58,6 +58,14 @@ describe("an approval request in a chat", () => {
     expect(labels(message)).toEqual(["Approve", "Deny"]);
   });
 
+  it("shows characters that would reorder or hide text (bidi controls, zero-width) as their code points", async () => {
+    // Displayed, U+202E turns "txt.exe" around: the owner would read a harmless file name.
+    const args = { command: "rm -rf ~/pho\u202Etxt.exe\u200B; echo done" };
+    const message = await shownApproval(TELEGRAM, "shell", args);
+    expect(message.text).toContain('"command": "rm -rf ~/pho<U+202E>txt.exe<U+200B>; echo done"');
+    expect(message.text).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200B-\u200F]/);
+  });
+
   it("shows a value up to 1,500 characters whole and offers Approve", async () => {
     const args = { path: "notes.txt", content: `start ${"y".repeat(1400)} end` };
     const message = await shownApproval(TELEGRAM, "mcp__files__write", args);
