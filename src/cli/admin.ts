@@ -1,4 +1,5 @@
 import type { DaemonStatus } from "../connector.js";
+import { shownArgs, shownText } from "../gate/shown-args.js";
 import type { AuditRow } from "../store/audit.js";
 import { type Client, resultData } from "./client.js";
 import { createStyle } from "./render.js";
@@ -71,7 +72,10 @@ async function approvals(client: Client, rest: string[]): Promise<number> {
     if (rows.length === 0) return out("no pending approvals");
     return out(
       rows
-        .map((a) => `${a.id}  ${a.session_key}  ${a.tool} ${a.args}  expires ${new Date(a.expires_at).toISOString()}\n    ${a.reason}`)
+        .map(
+          (a) =>
+            `${a.id}  ${a.session_key}  ${a.tool} ${shownStored(a.args)}  expires ${new Date(a.expires_at).toISOString()}\n    ${a.reason}`,
+        )
         .join("\n"),
     );
   }
@@ -166,6 +170,15 @@ type AuditColumn =
   | "step_prompt_tokens"
   | "step_output_tokens"
   | "step_tokens_estimated";
+
+/** A call's stored arguments as an approval shows them (every value whole; invisible characters as code points). */
+function shownStored(args: string): string {
+  try {
+    return shownArgs(JSON.parse(args), undefined, Number.POSITIVE_INFINITY);
+  } catch {
+    return shownText(args, Number.POSITIVE_INFINITY);
+  }
+}
 
 interface ApprovalData {
   id: string;

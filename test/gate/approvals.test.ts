@@ -98,7 +98,7 @@ describe("confirmation before risky tools", () => {
   });
 
   it("keeps a pending approval through SIGKILL; approving after the restart runs the call exactly once", async () => {
-    model.script(appendCall("four"));
+    model.script({ toolCalls: [{ name: "shell", arguments: { command: "echo four >> ledger.txt # \u202Etxt.exe" } }] });
     const h = await start();
     const [id] = await askAndLeavePending(h, "append four");
     await h.kill();
@@ -106,6 +106,7 @@ describe("confirmation before risky tools", () => {
     const list = await hermes.cli(["approvals", "list"]);
     expect(list.stdout).toContain(id);
     expect(list.stdout).toContain("echo four >> ledger.txt");
+    expect(list.stdout).toContain("<U+202E>"); // the word's override, shown, not obeyed
     const approve = await hermes.cli(["approvals", "approve", String(id)]);
     expect(approve.code).toBe(0);
     await hermes.waitForLog((l) => l.msg === "run ended" && l.session === "cli:pending");
