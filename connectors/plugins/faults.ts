@@ -23,8 +23,12 @@ interface Watched {
   fail(how: Escape, err: unknown): void;
 }
 
-/** Keyed by entry name and scope: a plugin made again by a reload replaces its old self; a removed one stays blamable. */
+/**
+ * Keyed by entry name, scope and instance: a plugin made again by a reload is watched beside its old self,
+ * whose leftover work (a timer it set) is blamed on it (stopped: it ignores that), not on the new one.
+ */
 const watched = new Map<string, Watched>();
+let instances = 0;
 
 /**
  * Watches a plugin's code: the folder of its package (`root`), or only `file` when it is no package's or
@@ -35,7 +39,7 @@ export function watchPlugin(name: string, code: { file: string; root?: string },
   const file = real(code.file);
   const root = code.root ? real(code.root) + sep : undefined;
   const scope = root && !HERMES_FILES.some((f) => f.startsWith(root)) ? root : file;
-  const key = `${name}\0${scope}`;
+  const key = `${name}\0${scope}\0${++instances}`;
   watched.set(key, { name, scope, fail });
   return key;
 }
@@ -59,12 +63,18 @@ export function asHermes<T>(call: () => T): T {
 }
 
 /**
- * Hands `err` to the plugin whose code it was thrown in and returns true; false when no watched plugin's
- * file is on its stack. The nearest frame decides; plugins sharing that file (two entries, one module)
- * are all told, as nothing tells them apart.
+ * Hands `err` to the plugin it escaped from and returns true; false when none can be named. The work it
+ * escaped from decides first (the process handler runs in its async context): that tells apart two
+ * entries of one module and an instance from the one a reload made in its place. Else the nearest frame
+ * of a watched plugin's file on its stack; plugins sharing that file are all told.
  */
 export function blamePlugin(how: Escape, err: unknown): boolean {
   if (watched.size === 0) return false;
+  const owner = watched.get(running?.getStore() ?? "");
+  if (owner) {
+    owner.fail(how, err);
+    return true;
+  }
   for (const file of stackFiles(err)) {
     const owners = [...watched.values()].filter((w) => (w.scope.endsWith(sep) ? file.startsWith(w.scope) : file === w.scope));
     if (!owners.length) continue;
@@ -72,11 +82,7 @@ export function blamePlugin(how: Escape, err: unknown): boolean {
     for (const w of owners) if (w.scope.length === closest) w.fail(how, err);
     return true;
   }
-  // No frame of a plugin: the work it escaped from says whose it was (the process handler runs in its context).
-  const owner = watched.get(running?.getStore() ?? "");
-  if (!owner) return false;
-  owner.fail(how, err);
-  return true;
+  return false;
 }
 
 /** The files of an error's stack frames, nearest first: paths and file:// URLs, without line, column or query. */

@@ -44,6 +44,19 @@ describe("an error that escapes a plugin (its own timer, a promise it never awai
     expect(hermes.process.exitCode).toBeNull();
   });
 
+  it("a throw from a timer the old instance left is its own, not the instance a reload made in its place", async () => {
+    const leaky = (tag: string, fail?: string) => ({ name: "leaky", module: RESTLESS, options: { tag, ...(fail && { fail }) } });
+    const hermes = await useHermes(withPlugins([leaky("old", "leftover")]), { dir });
+    await hermes.waitForLog((l) => l.msg === "restless started" && l.tag === "old");
+    writeConfig(hermes.dir, withPlugins([leaky("new")]));
+    hermes.process.kill("SIGHUP");
+    await hermes.waitForLog((l) => l.msg === "restless started" && l.tag === "new");
+    const ignored = await hermes.waitForLog((l) => String(l.msg).startsWith("plugin leaky (stopped) raised another uncaught error"));
+    expect(String((ignored.err as { message?: string }).message)).toContain("a timer old forgot");
+    expect((await connectorsOf(hermes)).find((c) => c.name === "leaky")).toMatchObject({ ok: true, detail: "steady (new)" });
+    expect(hermes.process.exitCode).toBeNull();
+  });
+
   it("a rejection nobody awaits in the plugin turns its health red with the reason; the daemon answers on", async () => {
     const promiser = { name: "promiser", module: RESTLESS, options: { tag: "p1", fail: "rejection" } };
     const hermes = await useHermes(withPlugins([promiser]), { dir });
