@@ -86,6 +86,8 @@ export function runNode(args: string[], options: RunOptions = {}): Promise<CliRe
     child.stderr.setEncoding("utf8").on("data", (d: string) => {
       stderr += d;
     });
+    // A command that exits before reading its input (a usage error) closes the pipe: EPIPE is its business.
+    child.stdin.on("error", () => {});
     child.stdin.end(options.input ?? "");
     child.on("close", (code) => resolvePromise({ code, stdout, stderr }));
   });
