@@ -14,15 +14,41 @@ import { untrustedReason } from "./trust.js";
 
 /** A mail may be long; the flow splits anything longer into several mails. */
 const TEXT_LIMIT = 100_000;
+/** How many approval codes mailed to a correspondent are remembered (an approval waits at most hours). */
+const KEPT_CODES = 50;
+
+/** A mail the parser refused: this one mail is passed by, the mailbox goes on. */
+class UnreadableMail extends Error {}
+
+/** `work`, with any failure of it made an UnreadableMail. */
+async function readable<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    throw new UnreadableMail(err instanceof Error ? err.message : String(err));
+  }
+}
 
 export function createEmail(host: ConnectorHost, options: EmailOptions): PluginConnector {
   const sender = createSender(options);
   let sendFault: string | undefined;
   const threadKey = (chat: string) => `thread:${chat.toLowerCase()}`;
 
+  // A mail that cannot be read (mailparser refuses it: 16,000 short header lines are enough) is logged and
+  // passed by: thrown on, it would stop every pass over the mailbox at it, and no later mail would be read.
   const handle = async (raw: RawMail): Promise<"take" | "leave"> => {
+    try {
+      return await handleMail(raw);
+    } catch (err) {
+      if (!(err instanceof UnreadableMail)) throw err;
+      host.log.warn({ uid: raw.uid, reason: err.message }, "email: a mail that cannot be read was left unread");
+      return "leave";
+    }
+  };
+
+  const handleMail = async (raw: RawMail): Promise<"take" | "leave"> => {
     // Judged by its headers first: the body of a mail that does not count is never fetched or parsed.
-    const head = await readMail(raw.headers);
+    const head = await readable(readMail(raw.headers));
     const where = { uid: raw.uid, from: head.from, subject: head.subject };
     if (head.from && head.from === options.address.toLowerCase()) return "leave";
     if (head.automatic) {
@@ -34,14 +60,23 @@ export function createEmail(host: ConnectorHost, options: EmailOptions): PluginC
       host.log.warn({ ...where, reason }, "email: mail left unread and unanswered");
       return "leave";
     }
-    const mail = await readMail(await raw.source());
+    const source = await raw.source(); // IMAP trouble throws on: the pass fails and is tried again
+    const mail = await readable(readMail(source));
     // The same headers, read again with the body: a From that changed between the two fetches counts for nothing.
     if (mail.from !== head.from) return "leave";
     const chat = head.from;
-    const decision = /^\s*(yes|no)\s+(\S+)\s*$/i.exec(mail.text.split("\n")[0] ?? "");
-    if (decision?.[1] && decision[2]) {
-      const button = `${decision[1].toLowerCase() === "yes" ? "approve" : "deny"}:${decision[2]}`;
-      await host.press({ chat, user: chat, button });
+    // "yes <code>" / "no <code>" as the first line decides the approval this chat was sent that code for,
+    // as `/approve <code>` would (whose answer, decided or not and why, is mailed back). A first line that
+    // only looks so ("Yes please") is a message like any other.
+    const decision = /^\s*(yes|no)\s+(\S+?)[.!]?\s*$/i.exec(mail.text.split("\n")[0] ?? "");
+    const code = decision?.[2];
+    if (decision?.[1] && code && sentCodes(chat).includes(code)) {
+      await host.receive({
+        chat,
+        user: chat,
+        text: `/${decision[1].toLowerCase() === "yes" ? "approve" : "deny"} ${code}`,
+        id: mail.messageId || `${raw.uidValidity}:${raw.uid}`,
+      });
       return "take";
     }
     const thread: Thread = { subject: mail.subject, messageId: mail.messageId, references: mail.references };
@@ -73,6 +108,20 @@ export function createEmail(host: ConnectorHost, options: EmailOptions): PluginC
     }
   };
 
+  /** The approval codes mailed to `chat` lately, newest last: only those are decided by a reply. */
+  const codesKey = (chat: string) => `codes:${chat.toLowerCase()}`;
+  const sentCodes = (chat: string): string[] => {
+    try {
+      return JSON.parse(host.state.get(codesKey(chat)) ?? "[]") as string[];
+    } catch {
+      return [];
+    }
+  };
+  const rememberCodes = (chat: string, buttons: { id: string }[] | undefined) => {
+    const codes = buttons?.flatMap((b) => parseApprovalButton(b.id)?.approvalId ?? []) ?? [];
+    if (codes.length) host.state.set(codesKey(chat), JSON.stringify([...new Set([...sentCodes(chat), ...codes])].slice(-KEPT_CODES)));
+  };
+
   const mailbox = createMailbox(options, host.state, host.log, handle);
 
   return {
@@ -87,6 +136,7 @@ export function createEmail(host: ConnectorHost, options: EmailOptions): PluginC
       return h;
     },
     async send(chat, message) {
+      rememberCodes(chat, message.buttons);
       const saved = host.state.get(threadKey(chat));
       const thread = saved ? (JSON.parse(saved) as Thread) : undefined;
       try {

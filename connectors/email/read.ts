@@ -31,8 +31,10 @@ export async function readMail(source: Buffer): Promise<ReadMail> {
   const end = crlfEnd >= 0 ? crlfEnd : source.indexOf("\n\n");
   const headers = source.subarray(0, end < 0 ? source.length : end).toString("latin1");
   const fromList = parsed.from?.value ?? [];
-  const single = fromList.length === 1 ? fromList[0] : undefined;
-  const auto = String(parsed.headers.get("auto-submitted") ?? "no").toLowerCase();
+  // One From field with one address in it. A second From field (mailparser reads the first, a DKIM check
+  // the last) or an empty angle address (`"me@example.org" <>`, read as the quoted name) counts as none.
+  const fromFields = headerFields(headers, "from");
+  const single = fromList.length === 1 && fromFields.length === 1 && !/<\s*>/.test(fromFields[0] ?? "") ? fromList[0] : undefined;
   const refs = parsed.references;
   const body = parsed.text ?? "";
   const subject = parsed.subject ?? "";
@@ -47,7 +49,7 @@ export async function readMail(source: Buffer): Promise<ReadMail> {
     subject,
     messageId: parsed.messageId ?? "",
     references: Array.isArray(refs) ? refs : refs ? [refs] : [],
-    automatic: auto !== "no" || parsed.headers.has("list-id") || /^mailer-daemon@/i.test(single?.address ?? ""),
+    automatic: isAutomatic(parsed.headers, single?.address ?? fromList[0]?.address ?? ""),
     headers,
     text: text.trim(),
     hasBody: fresh.length > 0,
@@ -59,4 +61,30 @@ export async function readMail(source: Buffer): Promise<ReadMail> {
         bytes: a.content,
       })),
   };
+}
+
+/** The values of the header fields `name` in a raw header block, each unfolded. */
+function headerFields(headers: string, name: string): string[] {
+  const unfolded = headers.replace(/\r?\n[ \t]+/g, " ");
+  return [...unfolded.matchAll(new RegExp(`^${name}:(.*)$`, "gim"))].map((m) => m[1] ?? "");
+}
+
+/**
+ * A bounce, an auto-reply or a list mail, by any of the marks responders use: Auto-Submitted (RFC 3834),
+ * and the older ones many vacation responders still set instead (Precedence, X-Autoreply, X-Autorespond),
+ * a delivery report's multipart/report, a list's List-Id, and the addresses bounces come from.
+ */
+function isAutomatic(headers: Map<string, unknown>, from: string): boolean {
+  const text = (name: string) => String(headers.get(name) ?? "").toLowerCase();
+  const type = headers.get("content-type") as { value?: string } | string | undefined;
+  const contentType = (typeof type === "string" ? type : (type?.value ?? "")).toLowerCase();
+  return (
+    (headers.has("auto-submitted") && text("auto-submitted") !== "no") ||
+    /^(bulk|junk|list|auto_reply)\b/.test(text("precedence")) ||
+    headers.has("x-autoreply") ||
+    headers.has("x-autorespond") ||
+    headers.has("list-id") ||
+    contentType.startsWith("multipart/report") ||
+    /^(mailer-daemon|postmaster)@/i.test(from)
+  );
 }
