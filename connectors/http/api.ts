@@ -67,12 +67,15 @@ async function hook(c: Context<{ Bindings: HttpBindings }>, d: ApiDeps): Promise
   if (!hook) return apiError(c, 404, "not_found", `there is no hook named ${JSON.stringify(c.req.param("name"))}`);
   const byToken = bearerOk(c.req.header("authorization"), d.cfg().token);
   const who = clientOf(c, d.cfg().trusted_proxies);
-  // As everywhere under /v1: a client with 30 failures in a minute waits, unless it has the token.
-  if (!byToken && d.failures.blocked(who)) return apiError(c, 429, "rate_limited", "too many failed attempts; wait a minute");
-  if (!byToken && !hook.secret) {
+  // As everywhere under /v1: a client with 30 failures in a minute gets 429 for its failures. The right token
+  // always gets in, and so does a right signature: webhook senders share addresses (GitHub's pool), so
+  // another's bad deliveries must not turn away this hook's.
+  const refuse = (message: string) => {
+    if (d.failures.blocked(who)) return apiError(c, 429, "rate_limited", "too many failed attempts; wait a minute");
     d.failures.fail(who);
-    return apiError(c, 401, "unauthorized", "send the token as 'Authorization: Bearer <token>'");
-  }
+    return apiError(c, 401, "unauthorized", message);
+  };
+  if (!byToken && !hook.secret) return refuse("send the token as 'Authorization: Bearer <token>'");
   // A signed call's body is read before anyone is known to have sent it: only so many at once.
   if (!byToken && unverifiedReads >= MAX_UNVERIFIED_READS)
     return apiError(c, 503, "busy", "too many unsigned bodies being read; try again shortly");
@@ -81,10 +84,8 @@ async function hook(c: Context<{ Bindings: HttpBindings }>, d: ApiDeps): Promise
     if (!byToken) unverifiedReads--;
   });
   if (!body.ok) return body.response;
-  if (!byToken && !signatureOk(c.req.header("x-hub-signature-256"), hook.secret, body.raw)) {
-    d.failures.fail(who);
-    return apiError(c, 401, "unauthorized", "bad or missing X-Hub-Signature-256 (sha256=<hex HMAC of the body>) and no bearer token");
-  }
+  if (!byToken && !signatureOk(c.req.header("x-hub-signature-256"), hook.secret, body.raw))
+    return refuse("bad or missing X-Hub-Signature-256 (sha256=<hex HMAC of the body>) and no bearer token");
   if (c.req.header("x-github-event") === "ping") return c.json({ ok: true, pong: true });
   const delivery = c.req.header("x-github-delivery")?.trim();
   if (delivery && /^[\w-]{1,100}$/.test(delivery)) {

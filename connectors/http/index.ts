@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { HttpConfig } from "../../src/config/schema.js";
+import type { Config, HttpConfig } from "../../src/config/schema.js";
 import type { Connector, ConnectorHealth, Core } from "../../src/connector.js";
 import { errorMessage } from "../../src/errors.js";
 import type { requestListener } from "./app.js";
@@ -21,11 +21,14 @@ type Listener = ReturnType<typeof requestListener>;
 export function createHttpConnector(core: Core, initial: HttpConfig): Connector {
   const log = core.log.child({ connector: "http" });
   // `enabled` applies at a restart: a reload that turns the door off leaves it listening with the settings
-  // last given while it was on (a token rotated then stays rotated), not those it started with.
+  // last given while it was on (a token rotated then stays rotated), not those it started with. Kept at
+  // each reload (below), whether a request came between two reloads or not.
   let lastOn = initial;
+  const keep = (config: Config) => {
+    if (config.connectors.http.enabled) lastOn = config.connectors.http;
+  };
   const cfg = () => {
-    const http = core.config().connectors.http;
-    if (http.enabled) lastOn = http;
+    keep(core.config());
     return lastOn;
   };
   const hooks = createHookRunner(core);
@@ -57,6 +60,7 @@ export function createHttpConnector(core: Core, initial: HttpConfig): Connector 
 
   return {
     name: "http",
+    reload: keep,
     async start() {
       server = await new Promise<Server>((resolve, reject) => {
         // A request's headers within 20 s and its body within 2 minutes (Node's default: 5 minutes each),

@@ -347,6 +347,15 @@ describe("the HTTP connector", () => {
     expect((await post("/v1/hooks/door", body, bearer())).status).toBe(202);
   });
 
+  it("lets a rightly signed delivery in from an address that others' bad deliveries got 429 for", async () => {
+    await start([{ name: "gh", prompt: "Event: {{body.action}}", deliver: `telegram:${OWNER}`, secret: SECRET }]);
+    const body = JSON.stringify({ action: "opened" });
+    for (let i = 0; i < 31; i++) await post("/v1/hooks/gh", body, { "x-hub-signature-256": "sha256=00" });
+    expect((await post("/v1/hooks/gh", body, { "x-hub-signature-256": "sha256=00" })).status).toBe(429);
+    const signed = await post("/v1/hooks/gh", body, { "x-hub-signature-256": githubSignature(SECRET, body) });
+    expect(signed.status).toBe(202);
+  });
+
   it("reads at most 16 unsigned hook bodies at once: strangers sending bodies slowly cannot fill the memory", async () => {
     await start([{ name: "door", prompt: "Door: {{body.message}}", deliver: `telegram:${OWNER}`, secret: SECRET }]);
     const { hostname, port } = new URL(base);
@@ -389,6 +398,11 @@ describe("the HTTP connector", () => {
     expect([await status(HTTP_TOKEN), await status(rotated)]).toEqual([401, 200]);
     await reload({ ...httpSettings([], { token: rotated }), enabled: false });
     expect([await status(HTTP_TOKEN), await status(rotated)]).toEqual([401, 200]);
+    // Rotated again and turned off in two reloads with no request between them: the last token still holds.
+    const again = "rotated-again-0123456789abcdef";
+    await reload(httpSettings([], { token: again }));
+    await reload({ ...httpSettings([], { token: again }), enabled: false });
+    expect([await status(rotated), await status(again)]).toEqual([401, 200]);
   });
 
   it("logs requests with method, path, status and time only, and never the token", async () => {
