@@ -251,8 +251,9 @@ function maskTokens(config: Config, secrets: readonly string[]): Config {
 }
 
 /**
- * Plugin options, at any depth: a text under a name that says it holds a secret (token, password, key…) is
- * masked whole, like the built-in tokens; any other text has each of `secrets` in it masked.
+ * Plugin options, at any depth: a text whose own name says it holds a secret (token, password, key…), or
+ * a list's item under such a name, is masked whole, like the built-in tokens; any other text has each of
+ * `secrets` in it masked. A map under such a name (`auth: { type, user, password }`) is read key by key.
  */
 function maskOptions(value: unknown, secrets: readonly string[], secretName = false): unknown {
   if (typeof value === "string") {
@@ -262,16 +263,15 @@ function maskOptions(value: unknown, secrets: readonly string[], secretName = fa
   }
   if (Array.isArray(value)) return value.map((v) => maskOptions(v, secrets, secretName));
   if (value && typeof value === "object")
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskOptions(v, secrets, secretName || SECRET_OPTION.test(k))]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskOptions(v, secrets, SECRET_OPTION.test(k))]));
   return value;
 }
 
-/** The texts of plugin options, at any depth, under a name that says it holds a secret: scrubbed from the log. */
+/** The texts of plugin options that maskOptions masks whole: scrubbed from the log. */
 function secretOptionValues(value: unknown, secretName = false): string[] {
   if (typeof value === "string") return secretName && value ? [value] : [];
   if (Array.isArray(value)) return value.flatMap((v) => secretOptionValues(v, secretName));
-  if (value && typeof value === "object")
-    return Object.entries(value).flatMap(([k, v]) => secretOptionValues(v, secretName || SECRET_OPTION.test(k)));
+  if (value && typeof value === "object") return Object.entries(value).flatMap(([k, v]) => secretOptionValues(v, SECRET_OPTION.test(k)));
   return [];
 }
 

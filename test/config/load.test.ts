@@ -273,6 +273,7 @@ describe("hermes config check and hermes start on bad configs", () => {
         "      allowed_users: [alice]",
         "      options:",
         "        login: { user: hermes, password: hunter2-literal }",
+        "        auth: { type: basic, user: hermes, password: also-secret-1 }",
         "        headers: { X-Client: 'Bearer ${MATRIX_TOKEN}' }",
         "        webhook: https://hooks.example.org/services/T000/${SLACK_HOOK}",
         "        servers: [{ name: home, api_key: nested-key-1 }]",
@@ -283,8 +284,13 @@ describe("hermes config check and hermes start on bad configs", () => {
       const env = { MATRIX_TOKEN: "syt_SECRET_TOKEN", SLACK_HOOK: "XyZsecret" };
       const check = await runCli(["config", "check", "--config", path], { env });
       expect(check.code).toBe(0);
-      for (const secret of ["hunter2-literal", "syt_SECRET_TOKEN", "XyZsecret", "nested-key-1"]) expect(check.stdout).not.toContain(secret);
+      for (const secret of ["hunter2-literal", "also-secret-1", "syt_SECRET_TOKEN", "XyZsecret", "nested-key-1"])
+        expect(check.stdout).not.toContain(secret);
       expect(check.stdout).toContain("user: hermes");
+      // A map under a secret-sounding name is read key by key: its plain values are neither masked nor log secrets.
+      expect(check.stdout).toContain("type: basic");
+      expect(parseConfig(text, path, env).secrets).not.toContain("basic");
+      expect(parseConfig(text, path, env).secrets).not.toContain("hermes");
       expect(check.stdout).toContain("X-Client: Bearer ********");
       expect(check.stdout).toContain("https://hooks.example.org/services/T000/********");
       expect(parseConfig(text, path, env).secrets).toEqual(expect.arrayContaining(["hunter2-literal", "nested-key-1"]));
