@@ -4,7 +4,7 @@ import { PluginStore } from "../../src/store/plugins.js";
 import { createChatFlow } from "../chat/flow.js";
 import type { ChatFlow, ChatSurface } from "../chat/types.js";
 import type { ConnectorHost, OutboundMessage, Connector as PluginInstance } from "../sdk/types.js";
-import { asHermes, asPlugin, type Escape, watchPlugin } from "./faults.js";
+import { asHermes, asPlugin, type Escape, retirePlugin, watchPlugin } from "./faults.js";
 import type { LoadedPlugin } from "./load.js";
 
 /** What a plugin's message may hold when it declares no `limits.text`. */
@@ -27,8 +27,10 @@ export type PluginConnector = Connector & {
   plugin: PluginInfo;
   /** The plugin's network side as the chat flow sends through it (undefined when create() failed). */
   surface: ChatSurface | undefined;
-  /** Once stopped, this connector's runs still under way send their replies through `next`. */
+  /** Once stopped, this connector's runs still under way send their replies through `next`, once it has started. */
   handOver(next: PluginConnector): void;
+  /** Settles when its start has (or hermes stopped waiting for it). */
+  readonly started: Promise<void>;
 };
 
 /** What `hermes status` says of a plugin besides its health. */
@@ -66,7 +68,11 @@ export function createPluginConnector(
   let flow: ChatFlow | undefined;
   let surface: ChatSurface | undefined;
   /** The instance a reload made in this one's place: replies of runs this one took go out through it. */
-  let successor: ChatSurface | undefined;
+  let successor: PluginConnector | undefined;
+  let markStarted = () => {};
+  const started = new Promise<void>((resolve) => {
+    markStarted = resolve;
+  });
   // A stopped plugin hands nothing more to hermes (its leftover timers may still call the host).
   const working = () => (crashed || phase === "stopped" ? undefined : flow);
   const notReady = () => crashed ?? "its create() failed";
@@ -100,6 +106,7 @@ export function createPluginConnector(
   const stop = async () => {
     if (!instance || phase === "stopped") return;
     phase = "stopped";
+    retirePlugin(key, log, entry.module);
     const stopped = Promise.resolve().then(() => asPlugin(key, () => instance?.stop()));
     await within(stopped, PLUGIN_WAITS.stopMs, "stop()").catch((err: unknown) => log.warn({ err }, "the plugin failed to stop cleanly"));
   };
@@ -117,18 +124,20 @@ export function createPluginConnector(
     name: entry.name,
     plugin: { module: entry.module, version: loaded.version },
     async start() {
-      if (!instance) return;
-      const started = startIt(instance);
+      if (!instance) return markStarted();
+      const starting = startIt(instance);
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([started, new Promise<void>((resolve) => (timer = setTimeout(resolve, PLUGIN_WAITS.startMs)))]);
+      await Promise.race([starting, new Promise<void>((resolve) => (timer = setTimeout(resolve, PLUGIN_WAITS.startMs)))]);
       clearTimeout(timer);
+      markStarted();
       if (phase === "starting") log.warn({ waitedMs: PLUGIN_WAITS.startMs }, "the plugin is still starting; going on without waiting");
     },
     stop,
     handOver(next) {
-      successor = next.surface;
+      successor = next;
     },
     surface,
+    started,
     health: () => healthOf(instance, phase, crashed ?? fault),
     deliver: (target, text) =>
       working()?.deliver(target, text) ?? Promise.reject(new Error(crashed ?? fault ?? "the plugin did not start")),
@@ -165,12 +174,19 @@ function createHost(
  * The plugin's network side as the chat flow sees it: its limits resolved, its calls made safe to await;
  * once `forward` names another (the instance a reload put in its place), through that one.
  */
-function surfaceOf(it: PluginInstance, key: string | undefined, forward: () => ChatSurface | undefined): ChatSurface {
+function surfaceOf(it: PluginInstance, key: string | undefined, forward: () => PluginConnector | undefined): ChatSurface {
   const text = Number(it.limits?.text);
   const edit = it.edit;
+  /** The successor's surface, once it has started (a reload makes it before this one stops). */
+  const successor = async () => {
+    const next = forward();
+    if (!next?.surface) return undefined;
+    await next.started;
+    return next.surface;
+  };
   return {
     send: async (chat, message) => {
-      const next = forward();
+      const next = await successor();
       if (next) return next.send(chat, message);
       const sent = await within(
         asPlugin(key, () => it.send(chat, message)),
@@ -181,7 +197,7 @@ function surfaceOf(it: PluginInstance, key: string | undefined, forward: () => C
     },
     ...(typeof edit === "function" && {
       edit: async (chat: string, id: string, message: OutboundMessage) => {
-        const next = forward();
+        const next = await successor();
         if (next) return next.edit ? next.edit(chat, id, message) : void (await next.send(chat, message));
         return within(
           asPlugin(key, () => edit.call(it, chat, id, message)),

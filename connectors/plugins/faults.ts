@@ -21,7 +21,12 @@ interface Watched {
   /** A folder (ends with the path separator) or one file. */
   scope: string;
   fail(how: Escape, err: unknown): void;
+  /** Stopped: what still escapes its leftover work is only noted (see retirePlugin). */
+  retired?: boolean;
 }
+
+/** How many stopped instances of one entry stay blamable for what their leftover work throws. */
+const RETIRED_KEPT = 3;
 
 /**
  * Keyed by entry name, scope and instance: a plugin made again by a reload is watched beside its old self,
@@ -42,6 +47,27 @@ export function watchPlugin(name: string, code: { file: string; root?: string },
   const key = `${name}\0${scope}\0${++instances}`;
   watched.set(key, { name, scope, fail });
   return key;
+}
+
+/**
+ * A stopped instance: its watch keeps only a note to `log` (no connector, no plugin: the closure is made
+ * here, from what is passed), so what its leftover timers throw is still its own and not the live
+ * instance's; the oldest retired watches of the entry go.
+ */
+export function retirePlugin(key: string | undefined, log: { warn(obj: object, msg: string): void }, module: string): void {
+  const w = key === undefined ? undefined : watched.get(key);
+  if (!w || !key) return;
+  const { name, scope } = w;
+  const note = (how: Escape, err: unknown) =>
+    log.warn({ err, plugin: name, module }, `plugin ${name} (stopped) raised another ${how}; ignored`);
+  watched.set(key, { name, scope, fail: note, retired: true });
+  const retired = [...watched].filter(([, v]) => v.retired && v.name === w.name);
+  for (const [old] of retired.slice(0, -RETIRED_KEPT)) watched.delete(old);
+}
+
+/** The keys watched now (for the tests: stopped instances do not pile up). */
+export function watchedKeys(): string[] {
+  return [...watched.keys()];
 }
 
 /** Whose work runs now: the key of a watched plugin, inside `asPlugin`. Made by the first plugin call. */
@@ -79,7 +105,10 @@ export function blamePlugin(how: Escape, err: unknown): boolean {
     const owners = [...watched.values()].filter((w) => (w.scope.endsWith(sep) ? file.startsWith(w.scope) : file === w.scope));
     if (!owners.length) continue;
     const closest = Math.max(...owners.map((w) => w.scope.length));
-    for (const w of owners) if (w.scope.length === closest) w.fail(how, err);
+    const nearest = owners.filter((w) => w.scope.length === closest);
+    // A live instance before the stopped ones of its file (only one of those, the newest, when none is live).
+    const live = nearest.filter((w) => !w.retired);
+    for (const w of live.length ? live : nearest.slice(-1)) w.fail(how, err);
     return true;
   }
   return false;

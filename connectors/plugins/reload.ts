@@ -47,14 +47,15 @@ export async function preparePluginReload(core: Core, running: PluginEntry[], ne
       // By entry name: the email connector is hosted like a plugin but is no entry.
       const isPlugin = (c: Connector) => c.plugin !== undefined && before.has(c.name);
       const left = connectors.filter((c) => isPlugin(c) && leaving.has(c.name)) as PluginConnector[];
-      await Promise.allSettled(left.map((c) => c.stop()));
       const made = loaded.map((plugin) => createPluginConnector(core, plugin));
-      await Promise.all(made.map((c) => c.start()));
-      // Runs the old instance took answer through the new one (their renderers hold the old one's surface).
+      // Runs the old instance took answer through the new one (their renderers hold the old one's surface),
+      // from the moment it stops: a reply that ends meanwhile waits for the new one's start.
       for (const old of left) {
         const next = made.find((c) => c.name === old.name);
         if (next) old.handOver(next);
       }
+      await Promise.allSettled(left.map((c) => c.stop()));
+      await Promise.all(made.map((c) => c.start()));
       const plugins = new Map([...connectors.filter((c) => isPlugin(c) && !leaving.has(c.name)), ...made].map((c) => [c.name, c]));
       const inOrder = entries.flatMap((e) => plugins.get(e.name) ?? []);
       return [...connectors.filter((c) => !isPlugin(c)), ...inOrder];

@@ -2,7 +2,7 @@ import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { blamePlugin, type Escape, stackFiles, watchPlugin } from "../../../connectors/plugins/faults.js";
+import { blamePlugin, type Escape, retirePlugin, stackFiles, watchedKeys, watchPlugin } from "../../../connectors/plugins/faults.js";
 import { createTempDir } from "../../helpers/hermes.js";
 
 let dir: ReturnType<typeof createTempDir>;
@@ -81,4 +81,20 @@ it("narrows a package that also holds the running hermes to the plugin's file", 
 it("reads frames with and without a function name, and drops line, column and query", () => {
   const err = thrownAt("x", "f (/a/b.js:1:2)", "/c/d.mjs:3:4", "g (file:///e/f.mjs?v=2:5:6)", "async Promise.all (index 0)", "node:fs:1:1");
   expect(stackFiles(err)).toEqual(["/a/b.js", "/c/d.mjs", "/e/f.mjs"]);
+});
+
+it("keeps only a few stopped instances of an entry watched, and blames the live one for a throw in the file they share", () => {
+  const code = { file: file("plugins/leaky.mjs") };
+  const noted: string[] = [];
+  const log = { warn: (_obj: object, msg: string) => void noted.push(msg) };
+  // 50 reloads that each made the plugin again, every old instance retired as it stopped.
+  let key: string | undefined;
+  for (let i = 0; i < 50; i++) {
+    if (key) retirePlugin(key, log, code.file);
+    key = watchPlugin("leaky", code, (how, err) => told.push({ name: `leaky#${i}`, how, message: (err as Error).message }));
+  }
+  expect(blamePlugin("uncaught error", thrownAt("ticker broke", `Timeout._onTimeout (${code.file}:3:9)`))).toBe(true);
+  expect(told.map((t) => t.name)).toEqual(["leaky#49"]);
+  expect(noted).toEqual([]);
+  expect(watchedKeys().filter((k) => k.startsWith("leaky\0"))).toHaveLength(4); // the live one and three stopped ones
 });

@@ -124,7 +124,8 @@ export default { api: 1, create(host, options) {
   let closed = false;
   globalThis.__net.hosts.push(host);
   return {
-    async start() {}, async stop() { closed = true; },
+    async start() { if (options.slowStart) await new Promise((r) => setTimeout(r, options.slowStart)); },
+    async stop() { closed = true; },
     async send(chat, m) {
       if (closed || globalThis.__net.down) throw new Error("socket closed");
       globalThis.__net.shown.push({ gen: options.gen, chat, text: m.text });
@@ -139,7 +140,7 @@ const net = () =>
     }
   ).__net;
 
-function networkConfig(gen: number): string {
+function networkConfig(gen: number, slowStart?: number): string {
   writeFileSync(join(dir.path, "net.mjs"), NETWORK);
   return writeConfig(dir.path, {
     ...baseSettings(model?.url ?? ""),
@@ -147,7 +148,7 @@ function networkConfig(gen: number): string {
     connectors: {
       cli: { enabled: false },
       cron: { enabled: false },
-      plugins: [{ name: "net", module: "./net.mjs", allowed_users: ["alice"], options: { gen } }],
+      plugins: [{ name: "net", module: "./net.mjs", allowed_users: ["alice"], options: { gen, ...(slowStart && { slowStart }) } }],
     },
   });
 }
@@ -167,6 +168,23 @@ it("a run under way when a reload makes its plugin again answers through the new
   await waitFor(() => net().shown.find((m) => m.text === "the answer"), { message: "the answer shown" });
   expect(net().shown).toEqual([{ gen: 2, chat: "c1", text: "the answer" }]);
   await expect(first?.receive({ chat: "c1", user: "alice", text: "late", id: "m2" })).rejects.toThrow(/not ready/);
+});
+
+it("a reply that ends while the new instance is still starting waits for it", async () => {
+  (globalThis as { __net?: unknown }).__net = undefined;
+  model = await startFakeModel();
+  let release = () => {};
+  model.script({ text: "the answer", gate: new Promise<void>((resolve) => (release = resolve)) });
+  daemon = await startDaemon(networkConfig(1));
+  await net().hosts.at(-1)?.receive({ chat: "c1", user: "alice", text: "hello", id: "m1" });
+  await model.waitForRequests(1);
+  networkConfig(2, 500);
+  const reloading = daemon.reload();
+  await waitFor(() => net().hosts.length === 2, { message: "the new instance made" });
+  release(); // the old one is stopping or stopped; the new one starts for half a second
+  expect(await reloading).toBe(true);
+  await waitFor(() => net().shown.find((m) => m.text === "the answer"), { message: "the answer shown" });
+  expect(net().shown).toEqual([{ gen: 2, chat: "c1", text: "the answer" }]);
 });
 
 it("a plugin's reply that could not be sent goes out after a restart, as Telegram's does", async () => {
