@@ -28,20 +28,19 @@ export function createTool(_name: ToolName, deps: ToolDeps): AnyTool {
   });
 }
 
-/** How many of a session's newest messages are looked through for the `/<skill>` that opened a hidden skill. */
-const INVOKED_WITHIN = 40;
-
 /**
  * A skill marked `disable-model-invocation: true` is the owner's to start: the model reads it (its files,
  * mostly: the body came with the command) only in a conversation where someone sent its `/<skill>`, in
- * this run or in the session's newest messages. Elsewhere it does not exist for the model.
+ * this run or in the messages the session's prompt is built from. Elsewhere it does not exist for the
+ * model. (An allowed user who types the command's text by hand gets the same: they could send /<skill>.)
  */
 function invokedInConversation(deps: ToolDeps, ctx: ToolContext, name: string): boolean {
   const { history } = deps.store;
   const run = history.run(ctx.runId);
   if (!run) return false;
   if (run.input && invokesSkill(run.input, name)) return true;
-  return history.recentMessages(run.session_id, INVOKED_WITHIN).some((m) => m.role === "user" && invokesSkill(m.content, name));
+  // The messages the model's prompt is built from (a routine goes on over many turns of many calls).
+  return history.windowMessages(run.session_id).some((m) => m.role === "user" && invokesSkill(m.content, name));
 }
 
 function unknownSkill(name: string, set: SkillSet | undefined): string {

@@ -102,6 +102,14 @@ describe("/<skill-name> text in the chats", () => {
       });
       model.respond((req) => {
         const last = req.messages.at(-1);
+        const asked = req.messages.findLast((m) => m.role === "user")?.content ?? "";
+        // A turn of many calls, as a routine has: more messages than a glance back would reach.
+        if (asked.includes("many clocks")) {
+          const results = req.messages.slice(req.messages.findLastIndex((m) => m.role === "user")).filter((m) => m.role === "tool");
+          if (results.length >= 40) return { text: "clocks read" };
+          const zones = Intl.supportedValuesOf("timeZone").slice(results.length, results.length + 20);
+          return { toolCalls: zones.map((timezone) => ({ name: "clock", arguments: { timezone } })) };
+        }
         if (last?.role === "tool") return { text: `read: ${last.content}` };
         const file = last?.content.includes("which routines") ? {} : { file: "steps.md" };
         return { toolCalls: [{ name: "skill", arguments: { name: "secret-routine", ...file } }] };
@@ -122,6 +130,8 @@ describe("/<skill-name> text in the chats", () => {
       // Sent by the owner, its files are there for that conversation, in the turns after it too.
       telegram.sendText(OWNER, "/secret_routine now");
       await replied("read: Step one: water the ferns.");
+      telegram.sendText(OWNER, "read many clocks");
+      await replied("clocks read");
       const mark = telegram.calls.length;
       telegram.sendText(OWNER, "and go on");
       await telegram.waitFor((c) => c.method === "sendMessage" && c.params.text === "read: Step one: water the ferns.", mark);
