@@ -153,7 +153,8 @@ function networkConfig(gen: number, slowStart?: number): string {
   });
 }
 
-it("a run under way when a reload makes its plugin again answers through the new instance; the old one hands hermes nothing more", async () => {
+/** A daemon with the network plugin (gen 1) whose model holds the answer to "hello" until `release`. */
+async function answerHeld(): Promise<{ daemon: Daemon; first: ReturnType<typeof net>["hosts"][number] | undefined; release: () => void }> {
   (globalThis as { __net?: unknown }).__net = undefined;
   model = await startFakeModel();
   let release = () => {};
@@ -162,6 +163,11 @@ it("a run under way when a reload makes its plugin again answers through the new
   const first = net().hosts.at(-1);
   await first?.receive({ chat: "c1", user: "alice", text: "hello", id: "m1" });
   await model.waitForRequests(1);
+  return { daemon, first, release };
+}
+
+it("a run under way when a reload makes its plugin again answers through the new instance; the old one hands hermes nothing more", async () => {
+  const { daemon, first, release } = await answerHeld();
   networkConfig(2); // a rotated token, say
   expect(await daemon.reload()).toBe(true);
   release();
@@ -171,13 +177,7 @@ it("a run under way when a reload makes its plugin again answers through the new
 });
 
 it("a reply that ends while the new instance is still starting waits for it", async () => {
-  (globalThis as { __net?: unknown }).__net = undefined;
-  model = await startFakeModel();
-  let release = () => {};
-  model.script({ text: "the answer", gate: new Promise<void>((resolve) => (release = resolve)) });
-  daemon = await startDaemon(networkConfig(1));
-  await net().hosts.at(-1)?.receive({ chat: "c1", user: "alice", text: "hello", id: "m1" });
-  await model.waitForRequests(1);
+  const { daemon, release } = await answerHeld();
   networkConfig(2, 500);
   const reloading = daemon.reload();
   await waitFor(() => net().hosts.length === 2, { message: "the new instance made" });
