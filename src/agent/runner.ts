@@ -180,13 +180,16 @@ export class Runner {
       if (isEphemeralKey(session.key) && abandonEphemeral(this.deps.store, approvals, run.id)) continue;
       const channel = run.channel ?? session.key;
       let renderer: EventListener | undefined;
+      const sender = senderOf(run);
       const live: Live = {
         runId: run.id,
         sessionKey: session.key,
         channel,
         tools: run.tools ? (JSON.parse(run.tools) as string[]) : undefined,
         controller: new AbortController(),
-        sender: senderOf(run),
+        sender,
+        // A group run's message starts with its sender's name (see submit): it is resumed as one.
+        ...(sender && run.input?.startsWith(`${sender.name}: `) && { group: true }),
         // Resolved at the first event (connectors start after recovery), then kept: one renderer per run.
         listener: (event) => {
           renderer ??= this.deps.fallbackListener(channel);

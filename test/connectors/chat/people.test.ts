@@ -109,6 +109,35 @@ describe("people: senders, memory per person, group chats", () => {
     expect(factsShown(await say(BOB, "and now?"))).not.toContain("loves steak");
   }, 60_000);
 
+  it("keeps a group run resumed after a restart a group run: the sender's own facts still follow the message", async () => {
+    const h = await useHermes({
+      ...baseSettings(model.url),
+      tools: { enabled: ["clock", "memory", "shell"] },
+      connectors: { cron: { enabled: false }, telegram: telegram.settings([{ id: ALICE, name: "Alice" }, BOB]) },
+    });
+    await telegram.waitFor((c) => c.method === "getUpdates");
+    model.script({ toolCalls: [{ name: "memory", arguments: { action: "remember", fact: "is vegetarian" } }] }, { text: "Noted, Alice." });
+    await say(ALICE, "remember that I am vegetarian");
+    model.script({ toolCalls: [{ name: "shell", arguments: { command: "echo hi" } }] }, { text: "Ran it." });
+    const from = telegram.calls.length;
+    telegram.sendText(ALICE, `${MENTION} run it`, {
+      chatId: GROUP,
+      chatType: "supergroup",
+      entities: [{ type: "mention", offset: 0, length: MENTION.length }],
+    });
+    const request = await telegram.waitFor((c) => c.method === "sendMessage" && Boolean(c.params.reply_markup), from);
+    await h.kill();
+    const restarted = await h.restart();
+    const before = model.requests.length;
+    const button = (request.params.reply_markup as { inline_keyboard: { callback_data: string }[][] }).inline_keyboard[0]?.[0];
+    telegram.press(ALICE, GROUP, request.result.message_id as number, button?.callback_data ?? "");
+    await telegram.waitFor((c) => c.method === "sendMessage" && c.params.text === "Ran it.", from);
+    const resumed = model.requests[before] as RecordedRequest;
+    expect(resumed.messages[0]?.content).not.toContain("is vegetarian");
+    expect(resumed.messages.findLast((m) => m.role === "user")?.content).toMatch(/^Alice: run it\n[\s\S]*- "is vegetarian" \(#1\)/);
+    await restarted.stop();
+  }, 60_000);
+
   it("compacts a Telegram chat on /compact", async () => {
     await useHermes({
       ...baseSettings(model.url),
