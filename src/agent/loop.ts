@@ -190,7 +190,7 @@ function withNote(messages: ChatMessage[], note: string | undefined): ChatMessag
   if (!note) return messages;
   const at = messages.findLastIndex((m) => m.role === "user");
   const user = messages[at];
-  if (!user || user.role !== "user") return messages;
+  if (user?.role !== "user") return messages;
   return messages.map((m, i) => (i === at ? { ...user, content: `${user.content}\n\n${note}` } : m));
 }
 

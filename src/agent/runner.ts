@@ -42,13 +42,12 @@ export interface RunnerDeps extends LoopDeps {
   timeNote: () => string;
   /** Resolves once the tools a run may see are known (MCP servers listed theirs, or gave up): runs wait for it. */
   toolsKnown?: () => Promise<void>;
-  /** The system prompt for a run starting now, talking to `sender`. */
   /**
-   * The system prompt for a run of `sender`'s; in a group, without what only that sender may see, which
-   * `senderNote` gives (so the prompt's start is the same whoever speaks, and the model server's cache holds).
+   * The system prompt for a run starting now, talking to `sender`; in a group, what only that sender may
+   * see is the `note` after their message instead (so the prompt's start is the same whoever speaks, and
+   * the model server's cache holds).
    */
-  systemPrompt: (sender?: Person, group?: boolean) => string;
-  senderNote?: (sender?: Person) => string;
+  prompt: (sender?: Person, group?: boolean) => { system: string; note?: string };
 }
 
 /** Serializes runs per session, runs sessions concurrently, and resumes runs when approvals are decided. */
@@ -328,6 +327,7 @@ export class Runner {
   private async drive(live: Live, sessionId: number): Promise<RunOutcome> {
     await this.deps.toolsKnown?.();
     for (;;) {
+      const { system, note } = this.deps.prompt(live.sender, live.group);
       const run = {
         runId: live.runId,
         sessionId,
@@ -336,8 +336,8 @@ export class Runner {
         allowedTools: live.tools ? new Set(live.tools) : undefined,
         signal: live.controller.signal,
         emit: (e: AgentEvent) => this.emit(live, e),
-        system: this.deps.systemPrompt(live.sender, live.group),
-        ...(live.group && { note: this.deps.senderNote?.(live.sender) || undefined }),
+        system,
+        ...(note && { note }),
       };
       const outcome = await driveRun(run, this.deps);
       if (outcome.stopReason !== "suspended") {

@@ -1,4 +1,4 @@
-import { DEFAULT_SYSTEM_PROMPT, TokenCalibration } from "../agent/context.js";
+import { TokenCalibration } from "../agent/context.js";
 import { Limiter } from "../agent/limiter.js";
 import { Runner } from "../agent/runner.js";
 import type { EventListener } from "../agent/types.js";
@@ -11,9 +11,7 @@ import { Gate } from "../gate/gate.js";
 import { addLogSecrets, createLogger, type Logger } from "../log.js";
 import type { ModelClient } from "../model/types.js";
 import { Pairings } from "../pairing.js";
-import { skillIndexText } from "../skills/startup.js";
 import { scheduleBackups } from "../store/backup.js";
-import { memoryBlock, type Person } from "../store/memory.js";
 import { openStore, type Store } from "../store/store.js";
 import { longDateTime } from "../time.js";
 import type { AnyTool } from "../tools/types.js";
@@ -22,8 +20,9 @@ import { loadConnectors, preparePluginReload, warnIfNoWorkingConnector } from ".
 import { createModelMonitor, type ModelMonitor, startHealthLoop, statusLine } from "./health.js";
 import { hintedModel } from "./health-hint.js";
 import { loadMcpHub } from "./mcp-hub.js";
-import { warnOfSmallRoom, warnOfToolCost } from "./mcp-warn.js";
+import { warnOfToolCost } from "./mcp-warn.js";
 import { buildParts, loadState, type PartsDeps, type State, withMcpTools } from "./parts.js";
+import { promptFor, warnOfSmallRoom } from "./prompt.js";
 import { restartKeys } from "./restart-keys.js";
 import { claimInstance, type InstanceClaim } from "./single-instance.js";
 import { MEDIA_STATUS_MS, mediaStatus, reusedFor, statusOf } from "./status.js";
@@ -147,9 +146,7 @@ function buildCore(base: Base, built: { state: State; mcpTools: Promise<void> })
     log,
     model: hintedModel(() => state.model, modelMonitor),
     visionModel: () => state.visionModel,
-    systemPrompt: (sender, group) =>
-      systemPrompt(config(), store, state.tools.has("memory"), sender, skillIndexText(state.skills, state.tools.has("skill")), group),
-    senderNote: (sender) => (state.tools.has("memory") ? senderNote(store, sender) : ""),
+    prompt: (sender, group) => promptFor(config(), store, state, sender, group),
     toolSpecs: () => state.specs(),
     toolsKnown: () => mcpTools,
     calibration: new TokenCalibration({ load: (m) => store.memory.loadRatio(m), save: (m, r) => store.memory.saveRatio(m, r) }),
@@ -250,9 +247,7 @@ function makeSpecs(w: Wired): void {
     const specs = w.state.specs();
     const { model } = w.config();
     if (w.state.mcp) warnOfToolCost(specs, w.state.mcp.reports(), model.context_tokens, w.log);
-    const skills = skillIndexText(w.state.skills, w.state.tools.has("skill"));
-    const system = systemPrompt(w.config(), w.store, w.state.tools.has("memory"), undefined, skills);
-    warnOfSmallRoom(system, specs, model.context_tokens, model.max_output_tokens, w.log);
+    warnOfSmallRoom(promptFor(w.config(), w.store, w.state).system, specs, model.context_tokens, model.max_output_tokens, w.log);
   } catch {
     // A tool whose schema cannot be made fails the first run that needs it, which logs why.
   }
@@ -350,35 +345,6 @@ function applyConfig(w: Wired, running: Running, { next, parts, mcp }: Awaited<R
   addLogSecrets(w.log, next.secrets);
   for (const c of w.connectors) c.reload?.(next.config);
   w.waitingForRestart = restartKeys(w.initial.config, next.config);
-}
-
-/**
- * The fixed prompt, the skill index (changed only by a reload), then memories (which change more often):
- * the stable part first. In a group only the shared facts: the sender's own go after their message
- * (`senderNote`), so a new speaker does not change the prompt's start.
- */
-function systemPrompt(config: Config, store: Store, withMemory: boolean, sender?: Person, skillIndex = "", group = false): string {
-  const base = config.agent.system_prompt ?? DEFAULT_SYSTEM_PROMPT;
-  const memories = withMemory ? memoryBlock(store.memory.visibleTo(group ? undefined : sender?.id), MEMORY_CHARS, sender) : "";
-  return [base, skillIndex, memories].filter(Boolean).join("\n\n");
-}
-
-/** What the memory block holds at most, the facts' lines counted. */
-const MEMORY_CHARS = 2000;
-
-/** A group run's note: the facts only its sender may see, in what the shared ones leave of the memory block's room. */
-function senderNote(store: Store, sender?: Person): string {
-  if (!sender?.id) return "";
-  const facts = store.memory.visibleTo(sender.id);
-  const shared = facts.filter((m) => m.owner === null);
-  const room = MEMORY_CHARS - shared.reduce((sum, m) => sum + JSON.stringify(m.fact).length + 8, 0);
-  return room > 0
-    ? memoryBlock(
-        facts.filter((m) => m.owner !== null),
-        room,
-        sender,
-      )
-    : "";
 }
 
 function startBackups(store: Store, config: Config, log: Logger): { stop(): void } {

@@ -190,7 +190,7 @@ export async function makeAgent(o: AgentOptions = {}) {
     toolSpecs: () => [...tools.values()].map(toolSpec),
     calibration: new TokenCalibration(),
     timeNote: () => "Current time: now",
-    systemPrompt: () => "You are a test.",
+    prompt: () => ({ system: "You are a test." }),
     fallbackListener: () => (e) => unattended.push(e),
   });
   runner.recover();
