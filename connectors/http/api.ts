@@ -9,7 +9,7 @@ import { errorMessage } from "../../src/errors.js";
 import { bearerOk, type createFailureLimiter, signatureOk } from "./auth.js";
 import { clientAddress } from "./client-address.js";
 import type { HookRunner } from "./hooks.js";
-import { apiError, MAX_BODY_BYTES, readBody } from "./respond.js";
+import { apiError, MAX_BODY_BYTES, type ParsedBody, readBody } from "./respond.js";
 
 export type App = Hono<{ Bindings: HttpBindings }>;
 
@@ -62,6 +62,16 @@ export function mountApi(app: App, d: ApiDeps): void {
 const MAX_UNVERIFIED_READS = 16;
 let unverifiedReads = 0;
 
+/** A body read before its sender is known, counted among MAX_UNVERIFIED_READS while it is read. */
+async function readUnverified(c: Context): Promise<ParsedBody> {
+  unverifiedReads++;
+  try {
+    return await readBody(c, { form: true });
+  } finally {
+    unverifiedReads--;
+  }
+}
+
 async function hook(c: Context<{ Bindings: HttpBindings }>, d: ApiDeps): Promise<Response> {
   const hook = d.cfg().hooks.find((h) => h.name === c.req.param("name"));
   if (!hook) return apiError(c, 404, "not_found", `there is no hook named ${JSON.stringify(c.req.param("name"))}`);
@@ -79,10 +89,7 @@ async function hook(c: Context<{ Bindings: HttpBindings }>, d: ApiDeps): Promise
   // A signed call's body is read before anyone is known to have sent it: only so many at once.
   if (!byToken && unverifiedReads >= MAX_UNVERIFIED_READS)
     return apiError(c, 503, "busy", "too many unsigned bodies being read; try again shortly");
-  if (!byToken) unverifiedReads++;
-  const body = await readBody(c, { form: true }).finally(() => {
-    if (!byToken) unverifiedReads--;
-  });
+  const body = byToken ? await readBody(c, { form: true }) : await readUnverified(c);
   if (!body.ok) return body.response;
   if (!byToken && !signatureOk(c.req.header("x-hub-signature-256"), hook.secret, body.raw))
     return refuse("bad or missing X-Hub-Signature-256 (sha256=<hex HMAC of the body>) and no bearer token");

@@ -22,15 +22,12 @@ export function createHttpConnector(core: Core, initial: HttpConfig): Connector 
   const log = core.log.child({ connector: "http" });
   // `enabled` applies at a restart: a reload that turns the door off leaves it listening with the settings
   // last given while it was on (a token rotated then stays rotated), not those it started with. Kept at
-  // each reload (below), whether a request came between two reloads or not.
+  // each reload (below).
   let lastOn = initial;
   const keep = (config: Config) => {
     if (config.connectors.http.enabled) lastOn = config.connectors.http;
   };
-  const cfg = () => {
-    keep(core.config());
-    return lastOn;
-  };
+  const cfg = () => lastOn;
   const hooks = createHookRunner(core);
   const failures = createFailureLimiter();
   const { host, port } = parseListen(initial.listen);

@@ -10,7 +10,7 @@ import type { SubmitRequest } from "../../src/agent/types.js";
 import type { Core } from "../../src/connector.js";
 import { newRunId } from "../../src/run-id.js";
 import { chatRequest, contextOf, decodeDataUrl, MODEL_IDS, openAiError, splitRequest, type UserInput } from "./openai-shapes.js";
-import { MAX_JSON_DEPTH, nestsDeeper } from "./respond.js";
+import { parseJsonBody } from "./respond.js";
 
 const SESSION = /^[\w.@+:-]{1,64}$/;
 
@@ -32,15 +32,9 @@ const refuse = (c: Context, message: string, code = "invalid_request"): Prepared
 });
 
 export async function prepareRun(c: Context, core: Core): Promise<Prepared> {
-  let body: unknown;
-  const text = await c.req.text();
-  if (nestsDeeper(text, MAX_JSON_DEPTH)) return refuse(c, `the body nests deeper than ${MAX_JSON_DEPTH} levels`, "invalid_json");
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return refuse(c, "the body is not valid JSON", "invalid_json");
-  }
-  const parsed = chatRequest.safeParse(body);
+  const body = parseJsonBody(await c.req.text());
+  if (!body.ok) return refuse(c, body.message, "invalid_json");
+  const parsed = chatRequest.safeParse(body.value);
   if (!parsed.success) return refuse(c, parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; "));
   const req = parsed.data;
   const split = splitRequest(req.messages);

@@ -38,13 +38,17 @@ export async function readBody(c: Context, o: { form: boolean }): Promise<Parsed
   const raw = Buffer.from(await c.req.arrayBuffer());
   if (!isJson) return { ok: true, raw, value: formObject(raw.toString("utf8")) };
   if (raw.length === 0) return { ok: true, raw, value: {} };
-  const text = raw.toString("utf8");
-  if (nestsDeeper(text, MAX_JSON_DEPTH))
-    return { ok: false, response: apiError(c, 400, "bad_json", `the body nests deeper than ${MAX_JSON_DEPTH} levels`) };
+  const parsed = parseJsonBody(raw.toString("utf8"));
+  return parsed.ok ? { ok: true, raw, value: parsed.value } : { ok: false, response: apiError(c, 400, "bad_json", parsed.message) };
+}
+
+/** A request's JSON body, or why not: not JSON, or nested deeper than MAX_JSON_DEPTH. */
+export function parseJsonBody(text: string): { ok: true; value: unknown } | { ok: false; message: string } {
+  if (nestsDeeper(text, MAX_JSON_DEPTH)) return { ok: false, message: `the body nests deeper than ${MAX_JSON_DEPTH} levels` };
   try {
-    return { ok: true, raw, value: JSON.parse(text) as unknown };
+    return { ok: true, value: JSON.parse(text) as unknown };
   } catch {
-    return { ok: false, response: apiError(c, 400, "bad_json", "the body is not valid JSON") };
+    return { ok: false, message: "the body is not valid JSON" };
   }
 }
 
@@ -52,10 +56,10 @@ export async function readBody(c: Context, o: { form: boolean }): Promise<Parsed
  * How deep a JSON body may nest. JSON.parse takes ~100,000 levels in 200 KB, and JSON.stringify (a hook's
  * template, the store) then runs out of stack on them; no webhook or chat request nests past a dozen.
  */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 /** Whether the JSON `text` opens more than `max` arrays and objects inside each other (strings skipped). */
-export function nestsDeeper(text: string, max: number): boolean {
+function nestsDeeper(text: string, max: number): boolean {
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
