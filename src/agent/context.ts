@@ -195,28 +195,24 @@ const MIN_MESSAGE_CHARS = 200;
  */
 function fitCurrentTurn(turn: ChatMessage[], room: number, ratio: number): ChatMessage[] {
   const cost = (messages: ChatMessage[]) => messages.reduce((sum, m) => sum + Math.ceil(messageTokens(m) * ratio), 0);
+  if (cost(turn) <= room) return turn;
   const [first, ...after] = turn as [ChatMessage, ...ChatMessage[]];
   let message = first;
   let steps = stepsOf(after);
-  if (cost(turn) <= room) return turn;
-  if (evenShare(steps, room - cost([message]), ratio) >= OLD_RESULT_CHARS) {
-    steps = shortenResults(steps, room - cost([message]), ratio);
-    if (cost([message, ...steps.flat()]) > room) message = cutMessage(message, room - cost(steps.flat()), ratio);
-    return [message, ...steps.flat()];
-  }
-  const shortened = (s: ChatMessage[][]) => s.map((step) => step.map(shortenOldResult));
-  const over = () => cost([message, ...shortened(steps).flat()]) > room;
-  if (over() && steps.length > 0) message = cutMessage(message, Math.floor(room / 2), ratio);
-  let left = 0;
-  while (over() && steps.length > 1) {
-    steps = steps.slice(1);
-    left++;
-  }
-  if (left > 0 && message.role === "user") {
-    message = {
-      ...message,
-      content: `${message.content}\n[… ${left} earlier step(s) of this run were left out to fit the model's context …]`,
-    };
+  if (evenShare(steps, room - cost([message]), ratio) < OLD_RESULT_CHARS) {
+    // Each step's cost as if shortened as old ones are, counted once.
+    const capped = steps.map((step) => cost(step.map(shortenOldResult)));
+    let from = 0;
+    const over = () => cost([message]) + capped.slice(from).reduce((a, b) => a + b, 0) > room;
+    if (over() && steps.length > 0) message = cutMessage(message, Math.floor(room / 2), ratio);
+    while (over() && from < steps.length - 1) from++;
+    if (from > 0 && message.role === "user") {
+      message = {
+        ...message,
+        content: `${message.content}\n[… ${from} earlier step(s) of this run were left out to fit the model's context …]`,
+      };
+    }
+    steps = steps.slice(from);
   }
   steps = shortenResults(steps, room - cost([message]), ratio);
   if (cost([message, ...steps.flat()]) > room) message = cutMessage(message, room - cost(steps.flat()), ratio);
