@@ -173,6 +173,14 @@ async function tokenSection(
   }
 }
 
+/** A bot token's live check, saying what it found in `shown`'s words. */
+const checkedBy =
+  <B>(probe: (root: string, token: string) => Promise<Checked<B>>, shown: (bot: B) => string): ChatToken["check"] =>
+  async (root, token) => {
+    const bot = await probe(root, token);
+    return bot.ok ? { ok: true, value: shown(bot.value) } : bot;
+  };
+
 const telegramToken = (f: SetupFlags): ChatToken => ({
   connector: "telegram",
   title: "Telegram",
@@ -180,10 +188,7 @@ const telegramToken = (f: SetupFlags): ChatToken => ({
   question: "Telegram bot token from @BotFather",
   flag: f.telegramToken,
   root: TELEGRAM_ROOT,
-  check: async (root, token) => {
-    const bot = await telegramBot(root, token);
-    return bot.ok ? { ok: true, value: `✓ Telegram bot @${bot.value.username} (${bot.value.name})` } : bot;
-  },
+  check: checkedBy(telegramBot, (bot) => `✓ Telegram bot @${bot.username} (${bot.name})`),
 });
 
 const discordToken = (f: SetupFlags): ChatToken => ({
@@ -193,10 +198,7 @@ const discordToken = (f: SetupFlags): ChatToken => ({
   question: "Discord bot token",
   flag: f.discordToken,
   root: DISCORD_ROOT,
-  check: async (root, token) => {
-    const bot = await discordBot(root, token);
-    return bot.ok ? { ok: true, value: `✓ Discord bot ${bot.value.username}; pair with \`hermes pair discord\` once hermes runs` } : bot;
-  },
+  check: checkedBy(discordBot, (bot) => `✓ Discord bot ${bot.username}; pair with \`hermes pair discord\` once hermes runs`),
 });
 
 async function timezoneSection(doc: Document, io: Interface | undefined, f: SetupFlags, say: Say): Promise<void> {
