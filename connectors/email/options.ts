@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { emailSchema } from "../../src/config/email-schema.js";
+import { z } from "../../src/config/zod.js";
 
 /** The plugin's options: `connectors.email` (SPEC §18), and where attachments go (`<files_root>/inbox/`). */
 export const emailOptions = z.intersection(emailSchema, z.object({ files_root: z.string().optional() }));

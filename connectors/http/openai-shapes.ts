@@ -4,7 +4,7 @@
  */
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { z } from "zod";
+import { z } from "../../src/config/zod.js";
 import type { ChatMessage } from "../../src/model/types.js";
 
 /** The model ids `GET /v1/models` lists; `hermes-tools` adds tool activity lines to the reply (docs/openai.md). */

@@ -1,5 +1,5 @@
-import { z } from "zod";
 import { deliverProblem, deliveryTarget } from "./plugins-schema.js";
+import { z } from "./zod.js";
 
 /**
  * `connectors.http.openai`: the OpenAI-compatible API on the HTTP door (docs/openai.md).

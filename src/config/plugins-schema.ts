@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "./zod.js";
 
 /** The built-in connectors a `deliver` target may name; any other prefix must be a plugin entry's name. */
 const BUILT_IN_TARGETS = ["telegram", "discord", "cli", "email"] as const;

@@ -1,15 +1,11 @@
-import { z } from "zod";
 import { emailSchema } from "./email-schema.js";
 import { checkHttpOpenAi, httpOpenAi } from "./http-openai.js";
 import { deliverProblem, deliveryTarget, pluginEntries } from "./plugins-schema.js";
 import { skillsSchema } from "./skills-schema.js";
 import { DEFAULT_TOOLS, enabledEntry, MCP_SEPARATOR } from "./tool-names.js";
 import { trustedProxies } from "./trusted-proxies.js";
+import { z } from "./zod.js";
 import { cronProblem, isTimeZone, systemZone } from "./zones.js";
-
-// zod compiles each object schema to a function the first time it parses; the config is parsed once
-// per start and tool arguments are small, so that compiling only cost start-up time (~15 ms).
-z.config({ jitless: true });
 
 export { DEFAULT_TOOLS, MCP_SEPARATOR, TOOL_NAMES, type ToolName } from "./tool-names.js";
 

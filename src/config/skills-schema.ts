@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "./zod.js";
 
 /** `skills:`: folders of agentskills.io skills, and the most the index may cost in the system prompt. */
 export const skillsSchema = z

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "./zod.js";
 
 /** Every tool hermes knows. `tools.enabled` may only name these. */
 export const TOOL_NAMES = [

@@ -1,5 +1,5 @@
 import { isIP } from "node:net";
-import { z } from "zod";
+import { z } from "./zod.js";
 
 /** An address, or an address with a prefix length that fits its family. */
 const validEntry = (s: string): boolean => {

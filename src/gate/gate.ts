@@ -1,5 +1,5 @@
-import { z } from "zod";
 import type { Config } from "../config/schema.js";
+import { z } from "../config/zod.js";
 import type { ToolCall } from "../model/types.js";
 import type { AuditRow } from "../store/audit.js";
 import type { Store } from "../store/store.js";

@@ -1,5 +1,5 @@
-import { z } from "zod";
 import type { McpServerConfig } from "../config/schema.js";
+import { z } from "../config/zod.js";
 import { ToolError } from "../errors.js";
 import { DEFAULT_MAX_RESULT_CHARS, type Tool } from "../tools/types.js";
 import { resultText } from "./result.js";

@@ -1,5 +1,5 @@
-import { z } from "zod";
 import type { ToolName } from "../config/schema.js";
+import { z } from "../config/zod.js";
 import { ToolError } from "../errors.js";
 import { defineTool } from "../tools/define.js";
 import type { AnyTool, ToolContext, ToolDeps } from "../tools/types.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "../config/zod.js";
 import type { ToolSpec } from "../model/types.js";
 import { DEFAULT_MAX_RESULT_CHARS, DEFAULT_TOOL_TIMEOUT_MS, type Tool, type ToolDefinition } from "./types.js";
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { renderJsonSchema } from "../../scripts/export-schema.js";
 import { parseConfig } from "../../src/config/load.js";
 import { ConfigError } from "../../src/errors.js";
-import { createTempDir, runCli } from "../helpers/hermes.js";
+import { createTempDir, runCli, runNode } from "../helpers/hermes.js";
 
 function problemsOf(text: string, env: NodeJS.ProcessEnv = {}) {
   try {
@@ -402,5 +402,59 @@ describe("the CLI's fast socket-path lookup", () => {
       if (quick !== undefined) expect(quick, text).toBe(fromYaml);
     }
     expect(quickSocket("connectors: { cli: { socket: /x.sock } }\n")).toBeUndefined();
+  });
+});
+
+/** A config that sets every section, each of the kind that can be parsed here (no file or network is looked at). */
+const EVERY_SECTION = `model:
+  name: llama3.1:8b
+  fallbacks:
+    - { provider: openai, base_url: "http://127.0.0.1:8080/v1", name: backup }
+tools:
+  enabled: [clock, memory, http_get]
+mcp:
+  servers:
+    home: { command: /usr/bin/true, args: [] }
+speech:
+  base_url: "http://127.0.0.1:9000/v1"
+skills:
+  dirs: [./skills]
+connectors:
+  telegram: { enabled: true, token: "123:abc", allowed_users: [1] }
+  discord: { enabled: true, token: "x.y.z", allowed_users: ["2"] }
+  http:
+    enabled: true
+    token: "0123456789abcdef0123456789abcdef"
+    openai: { enabled: true }
+  email:
+    enabled: true
+    address: hermes@example.org
+    imap: { host: 127.0.0.1, user: hermes, pass: pw }
+    smtp: { host: 127.0.0.1, user: hermes, pass: pw }
+    allowed_senders: [owner@example.org]
+  plugins:
+    - { name: phone, module: ./plugin.js, allowed_users: [alice], options: { a: 1 } }
+  cron:
+    enabled: true
+    jobs:
+      - { name: briefing, schedule: "0 7 * * *", prompt: "Morning briefing", deliver: "telegram:1" }
+`;
+
+describe("the config's parse at start", () => {
+  // zod compiles an object schema to a function at its first parse unless told not to before that schema
+  // is made; a compile at every start costs it a few milliseconds. Run in a process of its own (the built
+  // modules, loaded as `hermes start` loads them), so that no other test has made a schema first.
+  it("makes no code at run time (no `new Function`), for a config with every section", async () => {
+    const load = join(import.meta.dirname, "../../dist/src/config/load.js");
+    const config = EVERY_SECTION;
+    const script = `
+      let made = 0;
+      globalThis.Function = new Proxy(Function, { construct: (f, args) => (made++, Reflect.construct(f, args)) });
+      const { parseConfig } = await import(${JSON.stringify(load)});
+      parseConfig(process.env.CONFIG, "/etc/hermes/hermes.yaml", {});
+      console.log(made);`;
+    const result = await runNode(["--input-type=module", "-e", script], { env: { CONFIG: config } });
+    expect(result.stderr).toBe("");
+    expect(result.stdout.trim()).toBe("0");
   });
 });
