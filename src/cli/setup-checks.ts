@@ -108,12 +108,3 @@ export async function discordBot(apiRoot: string, token: string): Promise<Checke
     };
   }
 }
-
-export function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat("en", { timeZone: zone });
-    return zone.length > 0;
-  } catch {
-    return false;
-  }
-}

@@ -2,9 +2,10 @@ import { existsSync } from "node:fs";
 import { createInterface, type Interface } from "node:readline/promises";
 import { type Document, isSeq } from "yaml";
 import { substituteEnvRefs } from "../config/env.js";
+import { canonicalZone } from "../config/zones.js";
 import { addAllowedUser } from "./allowed-users.js";
 import { UsageError } from "./options.js";
-import { type Checked, discordBot, isTimeZone, listModels, listOpenAiModels, telegramBot } from "./setup-checks.js";
+import { type Checked, discordBot, listModels, listOpenAiModels, telegramBot } from "./setup-checks.js";
 import { readConfigDoc, readEnvFile, writeConfigDoc, writeEnvFile } from "./setup-files.js";
 import { pairByPolling } from "./setup-pair.js";
 import { envFileOf } from "./socket-path.js";
@@ -204,9 +205,10 @@ const discordToken = (f: SetupFlags): ChatToken => ({
 async function timezoneSection(doc: Document, io: Interface | undefined, f: SetupFlags, say: Say): Promise<void> {
   for (;;) {
     const zone = await ask(io, "Time zone", String(doc.get("timezone") ?? Intl.DateTimeFormat().resolvedOptions().timeZone), f.timezone);
-    if (isTimeZone(zone)) {
-      doc.set("timezone", zone);
-      return say(`✓ time zone ${zone}`);
+    const canonical = canonicalZone(zone);
+    if (canonical) {
+      doc.set("timezone", canonical);
+      return say(`✓ time zone ${canonical}`);
     }
     say(`✗ ${zone} is not a time zone (say Europe/Berlin or America/New_York)`);
     if (!io || f.timezone) throw new Error(`${zone} is not a time zone`);

@@ -5,7 +5,7 @@ import { skillsSchema } from "./skills-schema.js";
 import { DEFAULT_TOOLS, enabledEntry, MCP_SEPARATOR } from "./tool-names.js";
 import { trustedProxies } from "./trusted-proxies.js";
 import { z } from "./zod.js";
-import { cronProblem, isTimeZone, systemZone } from "./zones.js";
+import { cronProblem, systemZone, zoneSetting } from "./zones.js";
 
 export { DEFAULT_TOOLS, MCP_SEPARATOR, TOOL_NAMES, type ToolName } from "./tool-names.js";
 
@@ -186,7 +186,7 @@ const cronJob = z.strictObject({
   deliver: deliveryTarget,
   tools: z.array(enabledEntry).optional(),
   enabled: z.boolean().default(true),
-  timezone: z.string().refine(isTimeZone, "expected an IANA time zone such as Europe/Berlin").optional(),
+  timezone: zoneSetting().optional(),
 });
 
 const httpHook = z.strictObject({
@@ -268,7 +268,7 @@ const connectors = z
 export const configSchema = z
   .strictObject({
     $schema: z.string().optional(),
-    timezone: z.string().refine(isTimeZone, "expected an IANA time zone such as Europe/Berlin").default(systemZone),
+    timezone: zoneSetting().default(systemZone),
     model,
     speech,
     agent,

@@ -1,19 +1,52 @@
 /** Time zones and cron expressions as the config checks them, and the zone a config without one gets. */
 import { readFileSync, readlinkSync } from "node:fs";
 import { Cron } from "croner";
+import { z } from "./zod.js";
 
 let zones: Set<string> | undefined;
-/** Known names are looked up (2 ms); only others (aliases such as UTC) build a formatter, whose first use costs ~30 ms. */
-export function isTimeZone(zone: string): boolean {
+let byLowerCase: Map<string, string> | undefined;
+
+/**
+ * `zone` as hermes keeps it, or undefined when it is no time zone. Intl takes a zone's name in any case, but
+ * `TZ`, which a started daemon sets to the configured zone, does not: `TZ=europe/berlin` runs the process
+ * clock on UTC. So a zone's name in another case ("europe/berlin") becomes its own spelling ("Europe/Berlin").
+ * An alias that Intl knows ("US/Eastern") is kept as written: `processZone` gives `TZ` the zone it names.
+ * Known names are looked up (2 ms); only others build a formatter, whose first use costs ~30 ms.
+ */
+export function canonicalZone(zone: string): string | undefined {
+  const known = knownZones();
+  if (known.has(zone)) return zone;
+  byLowerCase ??= new Map([...known].map((name) => [name.toLowerCase(), name]));
+  const spelled = byLowerCase.get(zone.toLowerCase());
+  if (spelled) return spelled;
+  return zone && intlZone(zone) ? zone : undefined;
+}
+
+/** What `TZ` is set to for the configured `zone`: the zone itself, or for an alias the zone Intl names for it. */
+export function processZone(zone: string): string {
+  return knownZones().has(zone) ? zone : (intlZone(zone) ?? zone);
+}
+
+function knownZones(): Set<string> {
   zones ??= new Set([...Intl.supportedValuesOf("timeZone"), "UTC", "Etc/UTC", "GMT", "Etc/GMT"]);
-  if (zones.has(zone)) return true;
+  return zones;
+}
+
+/** The zone Intl takes `zone` for, in its own spelling; undefined when Intl knows no such zone. */
+function intlZone(zone: string): string | undefined {
   try {
-    new Intl.DateTimeFormat("en-US", { timeZone: zone });
-    return true;
+    return new Intl.DateTimeFormat("en-US", { timeZone: zone }).resolvedOptions().timeZone;
   } catch {
-    return false;
+    return undefined;
   }
 }
+
+/** A config's time zone: a name in any case, kept in its own spelling (see canonicalZone). */
+export const zoneSetting = () =>
+  z
+    .string()
+    .refine((zone) => canonicalZone(zone) !== undefined, "expected an IANA time zone such as Europe/Berlin")
+    .overwrite((zone) => canonicalZone(zone) ?? zone);
 
 /** The expression alone: the zone is checked on its own, and a zone here would load Intl at every start. */
 export function cronProblem(expression: string): string | undefined {
@@ -30,7 +63,7 @@ const startTz = process.env.TZ;
 
 /** The system's zone, read where the system keeps it: asking Intl would page in its data (see src/time.ts). */
 export function systemZone(): string {
-  const named = (zone: string | undefined) => (zone && isTimeZone(zone) ? zone : undefined);
+  const named = (zone: string | undefined) => (zone ? canonicalZone(zone) : undefined);
   const fromEnv = named(startTz?.replace(/^:/, ""));
   if (fromEnv) return fromEnv;
   try {

@@ -4,6 +4,7 @@ import { Runner } from "../agent/runner.js";
 import type { EventListener } from "../agent/types.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
+import { processZone } from "../config/zones.js";
 import type { Connector, Core } from "../connector.js";
 import { ConfigError, errorMessage, TransportError } from "../errors.js";
 import { Approvals } from "../gate/approvals.js";
@@ -100,7 +101,7 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
 /** Phase 1: the config, the log, this data directory claimed for one daemon, and the store opened. */
 async function openStorage(configPath: string, options: DaemonOptions): Promise<Base> {
   const initial = loadConfig(configPath);
-  if (options.ownsProcess) process.env.TZ = initial.config.timezone;
+  if (options.ownsProcess) process.env.TZ = processZone(initial.config.timezone);
   const log = createLogger(initial.config.log.level, initial.secrets, initial.config.log.format);
   const now = options.now ?? (() => new Date());
   const { storage, connectors: configured } = initial.config;

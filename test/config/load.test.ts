@@ -55,6 +55,15 @@ describe("config loading", () => {
     for (const zone of ["Europe/Berlin", "UTC", "US/Eastern", "Asia/Kolkata"]) {
       expect(parseConfig(`timezone: ${zone}\n`, "hermes.yaml", {}).config.timezone).toBe(zone);
     }
+    // TZ, which a started daemon sets to this zone, takes a name in its own case only.
+    expect(parseConfig("timezone: europe/berlin\n", "hermes.yaml", {}).config.timezone).toBe("Europe/Berlin");
+    expect(
+      parseConfig(
+        "connectors: { cron: { jobs: [{ name: j, schedule: '0 7 * * *', prompt: p, deliver: 'cli:o', timezone: ASIA/TOKYO }] } }\n",
+        "hermes.yaml",
+        {},
+      ).config.connectors.cron.jobs[0]?.timezone,
+    ).toBe("Asia/Tokyo");
     const [p] = problemsOf("model:\n  name: x\ntimezone: Mars/Olympus\n");
     expect(p).toMatchObject({ line: 3, path: "timezone" });
     expect(p?.message).toContain("IANA time zone");
