@@ -1,26 +1,32 @@
 /**
  * A call's arguments as an approval shows them to the owner, who approves only what they can read. A run
- * of whitespace is shown as one space, so padding cannot push the rest out of view, and an invisible or
- * reordering character as its code point. A value still longer
- * than WHOLE_CHARS keeps its head and its tail around a count of the characters left out; a chat then
- * offers no Approve (see shownWhole), and the owner reads the whole call with `hermes approvals` or on the
- * dashboard, which show every value whole.
+ * of spaces and tabs is shown as one space and a run of line feeds as one, so padding cannot push the rest
+ * out of view; a line break stays one (JSON shows it as \n): to a shell it starts another command, which the
+ * owner must see. Every other kind of space, and every invisible or reordering character, is shown as its
+ * code point. A value still longer than WHOLE_CHARS keeps its head and its tail around a count of the
+ * characters left out; a chat then offers no Approve (see shownWhole), and the owner reads the whole call
+ * with `hermes approvals` or on the dashboard, which show every value whole.
  */
 
 /**
- * Characters that show nothing or change how the rest is shown (format characters: bidi controls that turn
- * "txt.exe" around, zero-width spaces and joiners): shown as their code points, `<U+202E>`.
+ * Characters that show nothing, show as a space they are not, or change how the rest is shown: format
+ * characters (bidi controls that turn "txt.exe" around, zero-width spaces and joiners), and whitespace other
+ * than a space, a tab or a line feed (a no-break space, which a shell takes for part of a word; a carriage
+ * return; U+2028, which some chats show as a new line): shown as their code points, `<U+202E>`.
  */
-const INVISIBLE = /\p{Cf}/gu;
+const INVISIBLE = /[\p{Cf}\r\v\f\u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]/gu;
 
 /** The longest value (or key) a chat's approval request shows whole. */
 const WHOLE_CHARS = 1500;
 /** What a chat shows of a longer one: its first and its last characters. */
 const END_CHARS = 200;
 
-/** A value as shown before any cut: whitespace runs as one space, invisible characters as code points. */
+/** A value as shown before any cut: runs of spaces and tabs, and of line feeds, as one; invisible characters as code points. */
 function flatten(text: string): string {
-  return text.replace(/\s+/g, " ").replace(INVISIBLE, (c) => `<U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}>`);
+  return text
+    .replace(/[ \t]+/g, " ")
+    .replace(/\n+/g, "\n")
+    .replace(INVISIBLE, (c) => `<U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}>`);
 }
 
 export function shownText(text: string, whole = WHOLE_CHARS): string {

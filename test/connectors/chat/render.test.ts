@@ -66,6 +66,18 @@ describe("an approval request in a chat", () => {
     expect(message.text).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200B-\u200F]/);
   });
 
+  it("shows a line break as one (\\n), which to a shell starts another command, and other spaces by their code points", async () => {
+    // Shown as a space, "echo done\nrm -rf ~/Documents" read as one harmless echo.
+    const twoCommands = await shownApproval(TELEGRAM, "shell", { command: `echo done${"\n".repeat(3000)}rm -rf ~/Documents` });
+    const oneEcho = await shownApproval(TELEGRAM, "shell", { command: "echo done rm -rf ~/Documents" });
+    expect(twoCommands.text).toContain('"command": "echo done\\nrm -rf ~/Documents"');
+    expect(oneEcho.text).toContain('"command": "echo done rm -rf ~/Documents"');
+    expect(labels(twoCommands)).toEqual(["Approve", "Deny"]); // the run of line feeds counts as one
+    // A no-break space is part of a word to a shell; a carriage return and U+2028 are not what they look like.
+    const odd = await shownApproval(TELEGRAM, "shell", { command: "rm -rf ~/a\u00A0/ x\ry\u2028z" });
+    expect(odd.text).toContain('"command": "rm -rf ~/a<U+00A0>/ x<U+000D>y<U+2028>z"');
+  });
+
   it("shows a value up to 1,500 characters whole and offers Approve", async () => {
     const args = { path: "notes.txt", content: `start ${"y".repeat(1400)} end` };
     const message = await shownApproval(TELEGRAM, "mcp__files__write", args);
