@@ -134,11 +134,14 @@ export class Runner {
 
   /**
    * Aborts one run: the current one of its session (also one waiting for approval), or one still queued,
-   * which then ends as soon as its turn comes. False when it has ended or is unknown.
+   * which then ends as soon as its turn comes. False when it has ended or is unknown, and once a shutdown
+   * has begun: what it leaves (a run waiting for approval, a queued one) is the next start's to resume, and
+   * a connector's own stop (the HTTP door closing its clients' connections) must not end it, nor touch the
+   * store, which closes right after the connectors.
    */
   stopRun(runId: string): boolean {
     const live = this.submitted.get(runId);
-    if (!live) return false;
+    if (!live || !this.accepting) return false;
     live.controller.abort(new Error("stopped by the user"));
     this.deps.approvals.denyRun(runId, "stop");
     return true;
@@ -147,7 +150,7 @@ export class Runner {
   /** Aborts the session's current run (also one waiting for approval). Returns false when nothing ran. */
   stop(sessionKey: string): boolean {
     const current = this.lanes.get(sessionKey)?.current;
-    if (!current) return false;
+    if (!current || !this.accepting) return false;
     current.controller.abort(new Error("stopped by the user"));
     this.deps.approvals.denyRun(current.runId, "stop");
     return true;
