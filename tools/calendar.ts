@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
-import { z } from "zod";
 import type { ToolName } from "../src/config/schema.js";
+import { z } from "../src/config/zod.js";
 import { ToolError } from "../src/errors.js";
 import { dateFormat } from "../src/time.js";
 import { defineTool } from "../src/tools/define.js";

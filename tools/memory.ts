@@ -1,5 +1,5 @@
-import { z } from "zod";
 import type { ToolName } from "../src/config/schema.js";
+import { z } from "../src/config/zod.js";
 import { ToolError } from "../src/errors.js";
 import { senderOf } from "../src/store/memory.js";
 import { defineTool } from "../src/tools/define.js";

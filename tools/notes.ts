@@ -1,5 +1,5 @@
-import { z } from "zod";
 import type { ToolName } from "../src/config/schema.js";
+import { z } from "../src/config/zod.js";
 import type { Note } from "../src/store/notes.js";
 import { defineTool } from "../src/tools/define.js";
 import type { CallInfo, ToolDeps } from "../src/tools/types.js";

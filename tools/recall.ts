@@ -1,5 +1,5 @@
-import { z } from "zod";
 import type { ToolName } from "../src/config/schema.js";
+import { z } from "../src/config/zod.js";
 import { markSnippet, type RecallHit, scopeOf } from "../src/store/recall.js";
 import { dateFormat } from "../src/time.js";
 import { defineTool } from "../src/tools/define.js";
@@ -33,6 +33,14 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
   });
 }
 
+/**
+ * One hit, on one line: its time, chat and speaker, then what was said as a JSON string. Stored text is
+ * anyone's (a group member's, a web page's, a mail's): unquoted, its line breaks would let it write lines
+ * that read as hits of their own ("…, Alice: my IBAN is …" in a chat Alice never wrote it in).
+ */
 function hitLine(h: RecallHit, stamp: Intl.DateTimeFormat): string {
-  return `${stamp.format(new Date(h.created_at))} ${h.session_key}, ${h.speaker}: ${markSnippet(h.snippet)}`;
+  return `${stamp.format(new Date(h.created_at))} ${oneLine(h.session_key)}, ${oneLine(h.speaker)}: ${JSON.stringify(markSnippet(h.snippet))}`;
 }
+
+/** A chat's key or a speaker's name, which a plugin or a chat network chose: on one line. */
+const oneLine = (text: string) => text.replace(/[\s\p{Cc}]+/gu, " ");

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { mkdir } from "node:fs/promises";
-import { z } from "zod";
 import type { ToolName } from "../src/config/schema.js";
+import { z } from "../src/config/zod.js";
 import { defineTool } from "../src/tools/define.js";
 import type { ToolDeps } from "../src/tools/types.js";
 

@@ -17,6 +17,12 @@ const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script
 const UNSPACED_ALL = new RegExp(UNSPACED.source, "gu");
 const ZWSP = "\u200b";
 const MIN_PREFIX_CHARS = 3;
+/**
+ * The words a query keeps: its first 16 (a phrase repeated counts once). Each word is one more walk over the
+ * list of messages that hold it, in SQLite's synchronous call on the daemon's only thread: a pasted
+ * paragraph, or 500 words of "a-a-a-…" from a model, took a second on 30,000 messages, with every chat waiting.
+ */
+export const MAX_QUERY_WORDS = 16;
 
 /** Tool results longer than this are left out: long ones are pages and listings, not what was said. */
 export const MAX_TOOL_RESULT_CHARS = 1000;
@@ -65,18 +71,23 @@ export function cleanSnippet(snippet: string): string {
  * Never a syntax error: every chunk between spaces becomes a quoted phrase of its words (FTS5's operators,
  * quotes and brackets are dropped with the other punctuation), every chunk must match (AND), and the
  * last word of a chunk matches as a prefix (plumber finds plumbers) when it has three characters or more
- * (a one-letter prefix would merge the lists of thousands of words).
+ * (a one-letter prefix would merge the lists of thousands of words). Only the first MAX_QUERY_WORDS words count.
  */
 export function toFtsQuery(text: string): string | undefined {
-  const phrases: string[] = [];
+  const phrases = new Set<string>();
+  let room = MAX_QUERY_WORDS;
   for (const chunk of text.normalize("NFC").split(/\s+/)) {
-    const words = wordsOf(chunk);
+    const words = wordsOf(chunk).slice(0, room);
     const last = words.at(-1);
     if (!last) continue;
     const prefix = UNSPACED.test(last) || last.length < MIN_PREFIX_CHARS ? "" : "*";
-    phrases.push(`"${words.join(" ")}"${prefix}`);
+    const phrase = `"${words.join(" ")}"${prefix}`;
+    if (phrases.has(phrase)) continue;
+    phrases.add(phrase);
+    room -= words.length;
+    if (room === 0) break;
   }
-  return phrases.length ? phrases.join(" ") : undefined;
+  return phrases.size ? [...phrases].join(" ") : undefined;
 }
 
 /** The words of one chunk: runs of letters, marks and digits, with each unspaced-script character alone. */

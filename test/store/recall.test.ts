@@ -5,6 +5,7 @@ import { withSkill } from "../../src/skills/commands.js";
 import type { Skill } from "../../src/skills/types.js";
 import { MIGRATIONS } from "../../src/store/migrations.js";
 import { markSnippet, RecallStore, scopeOf } from "../../src/store/recall.js";
+import { toFtsQuery } from "../../src/store/recall-text.js";
 import { openStore, type Store } from "../../src/store/store.js";
 import { createTempDir } from "../helpers/hermes.js";
 
@@ -186,6 +187,20 @@ describe("recall", () => {
     expect(store.recall.search({ query: "NOT", scope: all })).toHaveLength(1);
     expect(store.recall.search({ query: '"door" OR', scope: all })).toHaveLength(1);
     expect(store.recall.search({ query: "***", scope: all })).toEqual([]);
+  });
+
+  it("searches a query's first 16 words: a pasted paragraph or 500 words of a-a-a from a model is cut, not walked word by word", () => {
+    const store = open();
+    const sixteen = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen";
+    say(store, "cli:default", owner, `${sixteen} and more`);
+    // 999 characters in one phrase of 500 words; a query that repeats a word counts it once.
+    expect(toFtsQuery(`${"a-".repeat(499)}a`)).toBe(`"${Array(16).fill("a").join(" ")}"`);
+    expect(toFtsQuery("plumber plumber plumber door")).toBe('"plumber"* "door"*');
+    const words = (q: string) => toFtsQuery(q)?.match(/[\p{L}\p{N}]+/gu)?.length;
+    expect(words(Array.from({ length: 200 }, (_, i) => `word${i}`).join(" "))).toBe(16);
+    // What the first 16 words find is found: the words after them are not searched.
+    expect(store.recall.search({ query: `${sixteen} nowhere absent`, scope: all })).toHaveLength(1);
+    expect(store.recall.search({ query: `${sixteen.split(" ").slice(1).join(" ")} nowhere`, scope: all })).toEqual([]);
   });
 
   it("indexes short tool results but not long ones, nor recall's own results, nor the time note of a message", () => {
