@@ -178,9 +178,12 @@ async function readBody(url: string, response: IncomingMessage, maxBytes: number
   };
 }
 
+/** What a configured URL's answer may take when its caller names no cap (a weather or search API's JSON). */
+const CONFIGURED_MAX_BYTES = 2_000_000;
+
 /** GET from a URL the owner configured (weather, search, feeds in settings): a deadline and a size cap. */
 export async function fetchConfigured(url: string, o: { signal: AbortSignal; timeoutMs: number; maxBytes?: number }): Promise<string> {
-  const { body } = await fetchConfiguredBytes(url, { ...o, maxBytes: o.maxBytes ?? Number.POSITIVE_INFINITY });
+  const { body } = await fetchConfiguredBytes(url, { ...o, maxBytes: o.maxBytes ?? CONFIGURED_MAX_BYTES });
   return body.toString("utf8");
 }
 
@@ -195,10 +198,39 @@ export async function fetchConfiguredBytes(
       const cause = (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message;
       throw new ToolError(`cannot reach ${new URL(url).host}: ${limit.timedOut() ? "timed out" : cause}`);
     });
-    if (!res.ok) throw new ToolError(`${new URL(url).host} answered HTTP ${res.status}`);
-    const body = Buffer.from(await res.arrayBuffer());
-    return { body: body.length > o.maxBytes ? body.subarray(0, o.maxBytes) : body, contentType: res.headers.get("content-type") ?? "" };
+    if (!res.ok) {
+      await res.body?.cancel().catch(() => {});
+      throw new ToolError(`${new URL(url).host} answered HTTP ${res.status}`);
+    }
+    const body = await headOf(res, o.maxBytes).catch((err: unknown) => {
+      throw new ToolError(`reading ${new URL(url).host}'s answer failed: ${limit.timedOut() ? "timed out" : (err as Error).message}`);
+    });
+    return { body, contentType: res.headers.get("content-type") ?? "" };
   } finally {
     limit.dispose();
   }
+}
+
+/**
+ * The first `maxBytes` of a response's body, read as it comes: the rest is never taken in (a server that
+ * streams without end filled memory until the deadline, hundreds of MB).
+ */
+async function headOf(res: Response, maxBytes: number): Promise<Buffer> {
+  if (!res.body) return Buffer.alloc(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = res.body.getReader();
+  try {
+    while (size < maxBytes) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } finally {
+    if (size >= maxBytes) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+  const body = Buffer.concat(chunks);
+  return body.length > maxBytes ? body.subarray(0, maxBytes) : body;
 }
