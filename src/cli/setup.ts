@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
-import { createInterface, type Interface } from "node:readline/promises";
 import { type Document, isSeq } from "yaml";
 import { substituteEnvRefs } from "../config/env.js";
 import { canonicalZone } from "../config/zones.js";
 import { addAllowedUser } from "./allowed-users.js";
 import { UsageError } from "./options.js";
+import { createPrompts, type Prompts } from "./prompts.js";
 import { type Checked, discordBot, listModels, listOpenAiModels, telegramBot } from "./setup-checks.js";
 import { readConfigDoc, readEnvFile, writeConfigDoc, writeEnvFile } from "./setup-files.js";
 import { pairByPolling } from "./setup-pair.js";
@@ -43,9 +43,7 @@ export async function setup(configPath: string, sections: string[], flags: Setup
   const envPath = envFileOf(configPath);
   const env = readEnvFile(envPath);
   const secrets: Record<string, string> = {};
-  const io = flags.nonInteractive
-    ? undefined
-    : createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
+  const io = flags.nonInteractive ? undefined : createPrompts(process.stdin, process.stdout);
   const say = (line: string) => process.stdout.write(`${line}\n`);
   // Named sections, or in a script the ones given as flags; else every one (Enter keeps what is there).
   const chosen = (s: Section) => (sections.length ? sections.includes(s) : !flags.nonInteractive || flagFor(s, flags) !== undefined);
@@ -79,16 +77,21 @@ function flagFor(s: Section, f: SetupFlags): string | undefined {
 }
 
 /** One answer: the flag, else the typed line, else the default. */
-async function ask(io: Interface | undefined, question: string, fallback: string, flag?: string): Promise<string> {
+async function ask(io: Prompts | undefined, question: string, fallback: string, flag?: string): Promise<string> {
   if (flag !== undefined) return flag;
   if (!io) return fallback;
-  const answer = (await io.question(`${question}${fallback ? ` [${fallback}]` : ""}: `)).trim();
-  return answer || fallback;
+  const typed = await io.question(`${question}${fallback ? ` [${fallback}]` : ""}: `);
+  if (typed === undefined) {
+    throw new Error(
+      `the input ended before an answer to "${question}": run hermes setup on a terminal, or with --non-interactive and its flags (hermes --help)`,
+    );
+  }
+  return typed.trim() || fallback;
 }
 
 type Say = (line: string) => void;
 
-async function modelSection(doc: Document, io: Interface | undefined, f: SetupFlags, say: Say, env: Record<string, string>): Promise<void> {
+async function modelSection(doc: Document, io: Prompts | undefined, f: SetupFlags, say: Say, env: Record<string, string>): Promise<void> {
   // An OpenAI-compatible server (llama.cpp, LM Studio, vLLM, …) lists its models at /models, with the config's key.
   const openai = doc.getIn(["model", "provider"]) === "openai";
   const fromEnv = (text: string) => substituteEnvRefs(text, { ...process.env, ...env });
@@ -144,7 +147,7 @@ interface ChatToken {
 
 async function tokenSection(
   doc: Document,
-  io: Interface | undefined,
+  io: Prompts | undefined,
   say: Say,
   env: Record<string, string>,
   secrets: Record<string, string>,
@@ -202,7 +205,7 @@ const discordToken = (f: SetupFlags): ChatToken => ({
   check: checkedBy(discordBot, (bot) => `✓ Discord bot ${bot.username}; pair with \`hermes pair discord\` once hermes runs`),
 });
 
-async function timezoneSection(doc: Document, io: Interface | undefined, f: SetupFlags, say: Say): Promise<void> {
+async function timezoneSection(doc: Document, io: Prompts | undefined, f: SetupFlags, say: Say): Promise<void> {
   for (;;) {
     const zone = await ask(io, "Time zone", String(doc.get("timezone") ?? Intl.DateTimeFormat().resolvedOptions().timeZone), f.timezone);
     const canonical = canonicalZone(zone);
@@ -216,14 +219,7 @@ async function timezoneSection(doc: Document, io: Interface | undefined, f: Setu
 }
 
 /** The owner's Telegram id, paired now when the daemon is not running (it would hold the bot's updates). */
-async function pairOwner(
-  configPath: string,
-  doc: Document,
-  io: Interface | undefined,
-  f: SetupFlags,
-  say: Say,
-  env: Record<string, string>,
-) {
+async function pairOwner(configPath: string, doc: Document, io: Prompts | undefined, f: SetupFlags, say: Say, env: Record<string, string>) {
   const users = doc.getIn(["connectors", "telegram", "allowed_users"]) as { toJSON(): unknown[] } | undefined;
   const first = users?.toJSON?.()[0];
   const known = typeof first === "object" && first !== null ? (first as { id: unknown }).id : first;
@@ -249,14 +245,7 @@ async function pairOwner(
  * the hour of its schedule, "off" removes it. A new one is offered at 07:00 when the section is asked for
  * by name or the config has no jobs yet; a re-run of every section leaves a briefing turned off, off.
  */
-async function briefingSection(
-  doc: Document,
-  io: Interface | undefined,
-  f: SetupFlags,
-  say: Say,
-  owner: string | undefined,
-  offer: boolean,
-) {
+async function briefingSection(doc: Document, io: Prompts | undefined, f: SetupFlags, say: Say, owner: string | undefined, offer: boolean) {
   const jobsPath = ["connectors", "cron", "jobs"];
   const jobs = doc.getIn(jobsPath, true);
   const list = isSeq(jobs) ? (jobs.toJSON() as { name?: unknown; schedule?: unknown }[]) : [];

@@ -161,6 +161,20 @@ describe("hermes setup", () => {
     expect(lines(second.stdout)).toContain(`${configPath} and ${envFile} over as docs/deployment.md says`);
   }, 60_000);
 
+  it("takes answers piped in, each after the live check before it, and fails (not 0) when they run out", async () => {
+    const piped = await runCli(["setup", "model", "timezone"], { env, input: `${model.url}\n2\neurope/berlin\n` });
+    expect(piped.stderr).toBe("");
+    expect(piped.code).toBe(0);
+    expect(parse(readFileSync(configPath, "utf8"))).toMatchObject({ model: { name: "qwen3:8b" }, timezone: "Europe/Berlin" });
+    // A script that forgot --non-interactive: nothing to read, so no exit 0 with nothing written.
+    const fresh = join(home.path, "elsewhere", "hermes.yaml");
+    const empty = await runCli(["setup", "--config", fresh], { env, input: "" });
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toContain('the input ended before an answer to "Ollama URL"');
+    expect(empty.stderr).toContain("--non-interactive");
+    expect(existsSync(fresh)).toBe(false);
+  });
+
   it("names no hermes.env among the files to move when none was written", async () => {
     const fresh = join(home.path, "fresh/hermes.yaml");
     const result = await runCli(["setup", "timezone", "--timezone", "Europe/Berlin", "--non-interactive", "--config", fresh], { env });
