@@ -99,6 +99,9 @@ export function createHookRunner(core: Core) {
         sessionKey: hook.session ?? job,
         text,
         source: "hook",
+        // Each hook is its own sender: recall gives a run the sessions its sender wrote in, and one hook's
+        // payload (anyone's text) must not read what another hook's runs were told.
+        sender: { id: job, name: job },
         channel: hook.deliver,
         runId,
         ...(hook.tools ? { tools: await subsetTools(hook.tools, core) } : {}),

@@ -49,6 +49,21 @@ describe("the HTTP connector", () => {
     telegram = await useTelegram();
   });
 
+  it("gives each hook's runs their own sender: recall in one finds nothing another hook's runs were told", async () => {
+    model.respond(() => ({ text: "ok" }));
+    const hooks = ["bank", "github"].map((name) => ({ name, prompt: "{{body.text}}", deliver: `telegram:${OWNER}` }));
+    await start(hooks, { tools: { enabled: ["clock", "recall"] } });
+    expect((await post("/v1/hooks/bank", JSON.stringify({ text: "card payment at the clinic" }), bearer())).status).toBe(202);
+    await hermes?.waitForLog((l) => l.msg === "hook reply delivered");
+    model.script({ toolCalls: [{ name: "recall", arguments: { query: "clinic" } }] }, { text: "done" });
+    expect((await post("/v1/hooks/github", JSON.stringify({ text: "recall where the latest payment was" }), bearer())).status).toBe(202);
+    await telegram.waitFor((c) => c.method === "sendMessage" && c.params.text === "done");
+    const found = model.requests.at(-1)?.messages.find((m) => m.role === "tool")?.content ?? "";
+    expect(found).toBe('Nothing found for "clinic".');
+    const senders = readDb((hermes as Hermes).dbPath, (db) => db.prepare("SELECT DISTINCT sender_id FROM runs ORDER BY 1").pluck().all());
+    expect(senders).toEqual(["hook:bank", "hook:github"]);
+  });
+
   it("runs a GitHub-signed hook, quotes the body's values, and delivers the reply to Telegram", async () => {
     model.respond((req) => ({ text: `Noted: ${req.messages.at(-1)?.content.split("\n")[0]}` }));
     await start([
