@@ -81,7 +81,7 @@ export async function driveRun(run: ActiveRun, deps: LoopDeps): Promise<RunOutco
       return finish(run, deps, "model_error", modelErrorReply(reply.error));
     }
     step++;
-    const calls = withOwnIds(capCalls(reply.toolCalls, notices), store);
+    const calls = withOwnIds(capCalls(reply.toolCalls, notices), store).map(withinDepth);
     const message: ChatMessage = calls.length
       ? { role: "assistant", content: reply.text, toolCalls: calls }
       : { role: "assistant", content: reply.text };
@@ -287,6 +287,30 @@ function withOwnIds(calls: ToolCall[], store: Store): ToolCall[] {
     return id;
   };
   return calls.map((call) => ({ ...call, id: fresh() }));
+}
+
+/**
+ * How deep a call's arguments may nest. No tool's go past a few levels, and the code that stores a step and
+ * signs a call recurses: 100,000 levels of brackets (200 KB, which a model gone wrong can send) ran it out
+ * of stack and ended the run, where the model should have had an error result to correct.
+ */
+const MAX_ARGS_DEPTH = 64;
+
+/** The call, or when its arguments nest deeper than MAX_ARGS_DEPTH, the call as malformed (the gate answers it). */
+function withinDepth(call: ToolCall): ToolCall {
+  if (!nestsDeeper(call.args, MAX_ARGS_DEPTH)) return call;
+  return { id: call.id, name: call.name, args: undefined, parseError: `the arguments nest deeper than ${MAX_ARGS_DEPTH} levels` };
+}
+
+/** Whether `value` holds objects and arrays more than `max` levels inside each other (walked without recursion). */
+function nestsDeeper(value: unknown, max: number): boolean {
+  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    if (next.value === null || typeof next.value !== "object") continue;
+    if (next.depth >= max) return true;
+    for (const child of Object.values(next.value)) stack.push({ value: child, depth: next.depth + 1 });
+  }
+  return false;
 }
 
 function withNotices(notices: string[], reply: string): string {

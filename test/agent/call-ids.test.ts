@@ -36,6 +36,31 @@ describe("tool call ids from the endpoint", () => {
     });
   }
 
+  for (const provider of ["ollama", "openai"] as const) {
+    // OpenAI's arguments are a string: 100,000 levels (200 KB) of it ended the run. Ollama's are JSON in the
+    // response, which the fake endpoint can write only so deep: 1,000 levels, past the limit all the same.
+    it(`${provider}: arguments nested deeper than 64 levels get the model an error result, and the run ends with its reply`, async () => {
+      const url = provider === "ollama" ? model.url : model.openaiUrl;
+      const hermes = await startHermes({ ...baseSettings(url, provider), tools: { enabled: ["clock"] } });
+      try {
+        const depth = provider === "openai" ? 100_000 : 1000;
+        const deep = `{"tz":${"[".repeat(depth)}${"]".repeat(depth)}}`;
+        const before = model.requests.length;
+        model.script(
+          { toolCalls: [{ name: "clock", arguments: provider === "openai" ? deep : JSON.parse(deep) }] },
+          { text: "It is late." },
+        );
+        const ask = await hermes.ask("what time is it?");
+        expect(ask.stdout).toContain("It is late.");
+        const sent = model.requests.at(-1)?.body.messages as { role: string; content?: string }[];
+        expect(model.requests.length - before).toBe(2);
+        expect(sent.find((m) => m.role === "tool")?.content).toContain("the arguments nest deeper than 64 levels");
+      } finally {
+        await hermes.stop();
+      }
+    }, 60_000);
+  }
+
   it("openai: a stream chunk that is not JSON is answered and logged by hermes; the SDK writes nothing raw to stderr", async () => {
     const hermes = await startHermes(baseSettings(model.openaiUrl, "openai"));
     try {
