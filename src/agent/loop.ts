@@ -49,10 +49,11 @@ export async function driveRun(run: ActiveRun, deps: LoopDeps): Promise<RunOutco
   const row = store.history.run(run.runId);
   let step = row?.steps ?? 0;
   const images = row?.images ? (JSON.parse(row.images) as string[]) : undefined;
-  const guard = RepeatGuard.fromAudit(store.audit.ofRun(run.runId), {
-    repeatLimit: cfg.agent.repeat_limit,
-    failureLimit: cfg.agent.failure_limit,
-  });
+  const guard = RepeatGuard.fromAudit(
+    store.audit.ofRun(run.runId),
+    { repeatLimit: cfg.agent.repeat_limit, failureLimit: cfg.agent.failure_limit },
+    (tool, args) => deps.gate.signatureOf(tool, args),
+  );
   const notices: string[] = [];
   const finish = (r: ActiveRun, d: LoopDeps, stopReason: StopReason, reply: string) =>
     finishRun(r, d, stopReason, withNotices(notices, reply));

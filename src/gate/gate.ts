@@ -225,6 +225,22 @@ export class Gate {
     }
   }
 
+  /**
+   * The repeat guard's signature of a call the audit trail holds (`argsJson`, as the model sent them), made
+   * as judgeNew makes a live one: from the arguments as the tool's schema reads them, its defaults filled
+   * in. A resumed run (after an approval, or a restart) rebuilds its counts from these, which must be the
+   * live ones: else a call's count started again at every approval.
+   */
+  signatureOf(toolName: string, argsJson: string): string {
+    try {
+      const parsed = this.deps.tools().get(toolName)?.input.safeParse(JSON.parse(argsJson));
+      if (parsed?.success) return callSignature(toolName, parsed.data);
+    } catch {
+      // not JSON (a malformed call's error text): never admitted, its own text is its signature
+    }
+    return `${toolName} ${argsJson}`;
+  }
+
   private toolFor(ctx: StepContext, name: string): AnyTool | undefined {
     if (ctx.allowedTools && !ctx.allowedTools.has(name)) return undefined;
     return this.deps.tools().get(name);

@@ -28,10 +28,15 @@ export class RepeatGuard {
 
   constructor(private readonly limits: GuardLimits) {}
 
-  static fromAudit(rows: AuditRow[], limits: GuardLimits): RepeatGuard {
+  /** `signatureOf` makes a row's signature as the live check made it (Gate.signatureOf). */
+  static fromAudit(
+    rows: AuditRow[],
+    limits: GuardLimits,
+    signatureOf: (tool: string, argsJson: string) => string = (tool, args) => `${tool} ${args}`,
+  ): RepeatGuard {
     const guard = new RepeatGuard(limits);
     for (const row of rows) {
-      const signature = `${row.tool} ${row.args}`;
+      const signature = signatureOf(row.tool, row.args);
       if (row.decision === "blocked" && row.reason && GUARD_REASONS.has(row.reason)) guard.recordBlock(row.tool, signature, row.reason);
       else if (row.decision === "auto" || row.decision === "approved") {
         if (row.status !== "proposed") guard.admit(signature);

@@ -1,0 +1,29 @@
+/**
+ * The repeat guard's counts survive an approval (the run resumes, its counts rebuilt from the audit trail)
+ * for a tool whose schema fills in a default (memory's `for: "me"`): the live count was kept by the parsed
+ * arguments, the rebuilt one by the arguments as sent, and the same call counted from zero again.
+ */
+import { describe, expect, it } from "vitest";
+import type { AgentEvent } from "../../src/agent/types.js";
+import { makeAgent, recordingTool } from "../helpers/factories.js";
+import { waitFor } from "../helpers/wait.js";
+
+describe("repeat_limit across an approval", () => {
+  it("a third identical memory call is blocked even when an approval came in between", async () => {
+    const gated = recordingTool("clock", { needsConfirmation: true }); // a tool that asks first
+    const a = await makeAgent({ tools: ["memory"], extraTools: [gated.tool], agent: { repeat_limit: 2, max_steps: 8 } });
+    const remember = { toolCalls: [{ name: "memory", arguments: { action: "remember", fact: "likes tea" } }] };
+    a.model.script(remember, remember, { toolCalls: [{ name: "clock", arguments: {} }] }, remember, { text: "done" });
+    const events: AgentEvent[] = [];
+    const { done } = a.runner.submit({ sessionKey: "cli:test", text: "go", source: "cli", listener: (e) => events.push(e) });
+    const id = await waitFor(() => events.find((e) => e.type === "approval_requested") as { approvalId: string } | undefined, {
+      message: "approval",
+    });
+    await waitFor(() => a.runner.status().suspended === 1, { message: "the run to be suspended" });
+    a.approvals.decide(id.approvalId, true, "owner");
+    await done;
+    const facts = a.store.db.prepare("SELECT COUNT(*) FROM memories WHERE fact = 'likes tea'").pluck().get();
+    // repeat_limit 2: "likes tea" may be executed at most twice in this run.
+    expect(facts).toBe(2);
+  });
+});
