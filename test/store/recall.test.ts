@@ -210,7 +210,7 @@ describe("recall", () => {
       store.history.appendMessage(session.id, null, { role: "tool", content, toolCallId: "c", toolName });
     tool("weather", "Hamburg: drizzle, 7 °C");
     tool("http_get", `drizzle ${"x ".repeat(1000)}`);
-    tool("recall", "2026-12-01 cli:default, the owner: drizzle");
+    tool("recall", '2026-12-01 cli:default, the owner: "drizzle"');
     const hits = store.recall.search({ query: "drizzle", scope: all });
     expect(hits.map((h) => h.speaker)).toEqual(["weather result"]);
     // The time hermes appends to each user message is not something anyone said.

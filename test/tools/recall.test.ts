@@ -51,12 +51,12 @@ describe("recall: the tool and hermes search", () => {
     model.script({ toolCalls: [{ name: "recall", arguments: { query: "plumber" } }] }, { text: "Anna, on Tuesday." });
     const alice = await say(ALICE, "what did I say about the plumber?");
     const result = String(alice[1]?.messages.at(-1)?.content);
-    expect(result).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d telegram:42, Alice: The \[plumber\] Anna comes on Tuesday$/m);
+    expect(result).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d telegram:42, Alice: "The \[plumber\] Anna comes on Tuesday"$/m);
     expect(result).not.toContain("Jan");
 
     model.script({ toolCalls: [{ name: "recall", arguments: { query: "muller" } }] }, { text: "Jan Müller." });
     const bob = await say(BOB, "who is my plumber?");
-    expect(String(bob[1]?.messages.at(-1)?.content)).toContain("telegram:43, Bob: My plumber's name is Jan [Müller]");
+    expect(String(bob[1]?.messages.at(-1)?.content)).toContain('telegram:43, Bob: "My plumber\'s name is Jan [Müller]"');
 
     const shell = await runCli(["search", "plumber", "--config", hermes.configPath]);
     expect(shell.code).toBe(0);

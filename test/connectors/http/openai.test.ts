@@ -497,7 +497,7 @@ describe("the OpenAI-compatible API", () => {
       messages: [{ role: "user", content: "who is the plumber?" }],
     });
     expect(model.requests.at(-1)?.messages.find((m) => m.role === "tool")?.content).toMatch(
-      /cli:default, the owner: the \[plumber\] is called Anna/,
+      /cli:default, the owner: "the \[plumber\] is called Anna"/,
     );
   });
 
