@@ -3,11 +3,10 @@
  * (or `X-Hermes-Session`) the run is in session `api:<user>` on hermes' own history, else it is an
  * ephemeral run whose context is the request's earlier messages. Images go the media path (SPEC §12).
  */
-import { rm } from "node:fs/promises";
-import { dirname, join } from "node:path";
 import type { Context } from "hono";
 import type { SubmitRequest } from "../../src/agent/types.js";
 import type { Core } from "../../src/connector.js";
+import { removeImages as removeStoredImages } from "../../src/media/images.js";
 import { newRunId } from "../../src/run-id.js";
 import { chatRequest, contextOf, decodeDataUrl, MODEL_IDS, openAiError, splitRequest, type UserInput } from "./openai-shapes.js";
 import { parseJsonBody } from "./respond.js";
@@ -79,7 +78,7 @@ async function intakeImages(
         : await intake({ kind: "image", bytes: decoded.bytes, name: "image", mime: decoded.mime }, core.config());
     if (!taken || taken.type === "reply") {
       // A refused request keeps none of the images taken before the one refused.
-      await removeImages(core, refs);
+      removeImages(core, refs);
       return { ok: false, message: taken?.text ?? ("problem" in decoded ? decoded.problem : "") };
     }
     texts.push(taken.text);
@@ -89,7 +88,6 @@ async function intakeImages(
 }
 
 /** Removes stored images by their references (paths under the data directory). */
-export async function removeImages(core: Core, refs: readonly string[]): Promise<void> {
-  const dir = dirname(core.config().storage.path);
-  await Promise.all(refs.map((ref) => rm(join(dir, ref), { force: true }).catch(() => {})));
+export function removeImages(core: Core, refs: readonly string[]): void {
+  removeStoredImages(core.config().storage.path, refs);
 }

@@ -99,7 +99,7 @@ async function chat(c: Context, d: OpenAiDeps): Promise<Response> {
         });
       } catch (err) {
         // Not taken (hermes is stopping, say): its images are nobody's.
-        void removeImages(d.core, run.submit.images ?? []);
+        removeImages(d.core, run.submit.images ?? []);
         throw err;
       }
       // A client gone before the end stops its run, as OpenAI's API does (an app's Stop button): a session's
@@ -156,6 +156,6 @@ function answerStream(c: Context, d: OpenAiDeps, a: Answer, includeUsage: boolea
 }
 
 /** An ephemeral run's images are not kept either, once it has ended. */
-async function forgetImages(core: Core, run: PreparedRun): Promise<void> {
-  if (run.ephemeral && run.submit.images) await removeImages(core, run.submit.images);
+function forgetImages(core: Core, run: PreparedRun): void {
+  if (run.ephemeral && run.submit.images) removeImages(core, run.submit.images);
 }

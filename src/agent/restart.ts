@@ -4,6 +4,7 @@
  */
 import type { Logger } from "pino";
 import type { Approvals } from "../gate/approvals.js";
+import { removeImages } from "../media/images.js";
 import type { Store } from "../store/store.js";
 import type { EventListener, StopReason } from "./types.js";
 
@@ -39,12 +40,19 @@ export function sendOwedReplies(deps: RestartDeps, inFlight: Set<string>): void 
 
 /**
  * An ephemeral run found after a restart (an API request without a session): its conversation was in
- * memory only and its client is gone, so it ends as interrupted and its open approvals expire. Returns true.
+ * memory only and its client is gone, so it ends as interrupted, its open approvals expire, and its images
+ * (kept only for the request) are removed. Returns true.
  */
-export function abandonEphemeral(store: Store, approvals: Approvals, runId: string): true {
+export function abandonEphemeral(
+  store: Store,
+  approvals: Approvals,
+  run: { id: string; images: string | null },
+  storagePath: string,
+): true {
   store.db.transaction(() => {
-    approvals.expireQuietly(runId, "restart");
-    store.history.endRun(runId, "interrupted", "interrupted", "");
+    approvals.expireQuietly(run.id, "restart");
+    store.history.endRun(run.id, "interrupted", "interrupted", "");
   })();
+  if (run.images) removeImages(storagePath, JSON.parse(run.images) as string[]);
   return true;
 }

@@ -179,7 +179,7 @@ export class Runner {
     for (const run of history.unfinishedRuns()) {
       const session = history.session(run.session_id);
       if (!session) continue;
-      if (isEphemeralKey(session.key) && abandonEphemeral(this.deps.store, approvals, run.id)) continue;
+      if (isEphemeralKey(session.key) && abandonEphemeral(this.deps.store, approvals, run, this.deps.config().storage.path)) continue;
       const channel = run.channel ?? session.key;
       let renderer: EventListener | undefined;
       const sender = senderOf(run);

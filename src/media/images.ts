@@ -1,3 +1,4 @@
+import { rmSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { randomBytes } from "../random.js";
@@ -52,14 +53,29 @@ export async function saveImage(storagePath: string, bytes: Buffer, info: ImageI
   return ref;
 }
 
+/** A reference saveImage made (no other path is read or removed through one). */
+const IMAGE_REF = /^media\/[\w-]+\/\w+\.\w+$/;
+
 /** The stored images as base64, for the one request that carries them; a file that is gone is left out. */
 export async function loadImages(storagePath: string, refs: string[]): Promise<string[]> {
   const loaded = await Promise.all(
-    refs.map((ref) =>
-      /^media\/[\w-]+\/\w+\.\w+$/.test(ref) ? readFile(join(dirname(storagePath), ref)).catch(() => undefined) : undefined,
-    ),
+    refs.map((ref) => (IMAGE_REF.test(ref) ? readFile(join(dirname(storagePath), ref)).catch(() => undefined) : undefined)),
   );
   return loaded.flatMap((b) => (b ? [b.toString("base64")] : []));
+}
+
+/**
+ * Removes stored images (an API request's without a session, which keeps nothing), at once: a few small
+ * files. One already gone, or that cannot be removed, is left.
+ */
+export function removeImages(storagePath: string, refs: readonly string[]): void {
+  for (const ref of refs) {
+    try {
+      if (IMAGE_REF.test(ref)) rmSync(join(dirname(storagePath), ref), { force: true });
+    } catch {
+      // not ours to remove (its folder's mode changed): left, as a file already gone is
+    }
+  }
 }
 
 /** The text a message carries in place of its image, in every request (so the prompt prefix stays byte-stable). */
