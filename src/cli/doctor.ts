@@ -33,9 +33,7 @@ export async function doctor(configPath: string, env: NodeJS.ProcessEnv = proces
       name: "config",
       outcome: "fail",
       detail,
-      fix: existsSync(configPath)
-        ? "correct the lines named above; `hermes config check` shows the effective config"
-        : "write a config with `hermes setup`, or pass --config PATH to the one you have",
+      fix: configFix(configPath),
     });
     return 1;
   }
@@ -309,4 +307,20 @@ function writable(path: string): boolean {
 
 function run(cmd: string, args: string[]): Promise<string> {
   return new Promise((resolve) => execFile(cmd, args, (_err, stdout) => resolve(String(stdout).trim())));
+}
+
+/**
+ * What to do about a config that did not load. One this user may not read (the service's, in a folder for
+ * root and the hermes group) is not to be written again with `hermes setup`: a second config in ~/.config
+ * would then be the one every command of this user reads.
+ */
+function configFix(configPath: string): string {
+  try {
+    accessSync(configPath, constants.R_OK);
+    return "correct the lines named above; `hermes config check` shows the effective config";
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT")
+      return "write a config with `hermes setup`, or pass --config PATH to the one you have";
+    return "run it as the service's user (sudo -u hermes hermes doctor) or with sudo: this user may not read the config";
+  }
 }

@@ -25,7 +25,8 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
   try {
     text = readFileSync(file, "utf8");
   } catch (err) {
-    const reason = (err as NodeJS.ErrnoException).code === "ENOENT" ? "file not found" : String(err);
+    const code = (err as NodeJS.ErrnoException).code;
+    const reason = code === "ENOENT" ? "file not found" : code === "EACCES" ? "permission denied: this user may not read it" : String(err);
     throw new ConfigError([{ file, line: 1, col: 1, path: "", message: reason }]);
   }
   return parseConfig(text, file, env);
