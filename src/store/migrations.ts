@@ -325,4 +325,20 @@ export const MIGRATIONS: {
     sql: "",
     data: reindexSkillMessages,
   },
+  {
+    version: 20,
+    name: "recall: vowel signs and other marks are part of a word (Hindi, Tamil, Bengali …), not where one ends",
+    // unicode61 keeps letters, digits and private-use characters in a word by default and splits on the
+    // rest: a spacing vowel sign (Mc) ended the word, so "काम" (work) was indexed as "क" and "म", and a
+    // search for it found "का मकान" (of the house). With the marks (M*) in words, Latin accents still fold
+    // (remove_diacritics drops a combining accent too). The index is rebuilt from the messages.
+    sql: `
+      DROP TABLE recall_index;
+      CREATE VIRTUAL TABLE recall_index USING fts5(text,
+        tokenize = 'unicode61 remove_diacritics 2 categories ''L* N* Co M*''', columnsize = 0,
+        content = 'recall_source', content_rowid = 'id');
+      INSERT INTO recall_index (recall_index, rank) VALUES ('pgsz', 1000);
+    `,
+    data: fillRecallIndex,
+  },
 ];

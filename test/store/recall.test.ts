@@ -113,6 +113,27 @@ describe("recall", () => {
     expect(() => check.run()).not.toThrow();
   });
 
+  it("keeps a word's vowel signs in it (Hindi, Tamil): a word is found, not others that share its letters, also after migration 20", () => {
+    const path = tempDb();
+    const old = databaseAt(path, 19);
+    old.prepare("INSERT INTO sessions (id, key, created_at) VALUES (1, 'telegram:111', ?)").run(Date.now());
+    const insert = old.prepare("INSERT INTO messages (session_id, role, content, created_at) VALUES (1, 'user', ?, ?)");
+    // I have work tomorrow; Ram's house is big; I will come tomorrow; rain all day.
+    for (const content of ["मुझे कल काम है", "राम का मकान बड़ा है", "நான் நாளை வருவேன்", "நாள் முழுவதும் மழை"]) {
+      const { lastInsertRowid } = insert.run(content, Date.now());
+      old.prepare("INSERT INTO recall_index (rowid, text) VALUES (?, ?)").run(lastInsertRowid, content);
+    }
+    old.close();
+    const store = open(path);
+    const found = (query: string) => store.recall.search({ query, scope: all }).map((h) => markSnippet(h.snippet, "", ""));
+    expect(found("काम")).toEqual(["मुझे कल काम है"]); // "work", not "का मकान" ("of the house")
+    expect(found("நாளை")).toEqual(["நான் நாளை வருவேன்"]); // "tomorrow", not "நாள்" ("day")
+    // Latin accents still fold, written as one character or as a letter and a combining accent.
+    say(store, "cli:default", owner, "Café Müller in Ma\u0301laga");
+    expect(found("cafe muller")).toHaveLength(1);
+    expect(found("malaga")).toHaveLength(1);
+  });
+
   it("finds a message by its words, newest first, with its session, time, speaker and a snippet around the match", () => {
     const store = open();
     const before = Date.now();
