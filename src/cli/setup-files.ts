@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { parseEnv } from "node:util";
 import { type Document, parseDocument } from "yaml";
@@ -39,9 +39,16 @@ export function writeConfigDoc(path: string, doc: Document): void {
   writeFileSync(path, doc.toString({ lineWidth: 0 }));
 }
 
-/** Sets secrets in the environment file (KEY=value lines), keeping its other lines; the file is 0600. */
-export function writeEnvFile(path: string, values: Record<string, string>): void {
-  const lines = existsSync(path)
+/**
+ * Sets secrets in the environment file (KEY=value lines), keeping its other lines. A new file is 0600; one
+ * that was there keeps its mode, owner and group, less anything it granted to others: deploy/install.sh
+ * makes it 0640 root:hermes, so that the service's user can read it (`sudo -u hermes hermes doctor`), and a
+ * `sudo hermes setup` must not take that away. Returns the file's mode.
+ */
+export function writeEnvFile(path: string, values: Record<string, string>): number {
+  const before = statSync(path, { throwIfNoEntry: false });
+  const mode = before ? before.mode & 0o770 : 0o600;
+  const lines = before
     ? readFileSync(path, "utf8").split("\n")
     : ["# secrets for hermes (read as ${VAR} in hermes.yaml); keep this file 0600"];
   for (const [key, value] of Object.entries(values)) {
@@ -52,8 +59,9 @@ export function writeEnvFile(path: string, values: Record<string, string>): void
   }
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const text = `${lines.join("\n").replace(/\n*$/, "")}\n`;
-  writeFileSync(path, text, { mode: 0o600 });
-  chmodSync(path, 0o600);
+  writeFileSync(path, text, { mode });
+  chmodSync(path, mode);
+  return mode;
 }
 
 export function readEnvFile(path: string): Record<string, string> {

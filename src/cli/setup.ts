@@ -54,8 +54,8 @@ export async function setup(configPath: string, sections: string[], flags: Setup
     if (chosen("discord")) await tokenSection(doc, io, say, env, secrets, discordToken(flags));
     if (chosen("timezone")) await timezoneSection(doc, io, flags, say);
     writeConfigDoc(configPath, doc);
-    if (Object.keys(secrets).length) writeEnvFile(envPath, secrets);
-    say(`✓ wrote ${configPath}${Object.keys(secrets).length ? ` and ${envPath} (0600)` : ""}`);
+    const envMode = Object.keys(secrets).length ? writeEnvFile(envPath, secrets) : undefined;
+    say(`✓ wrote ${configPath}${envMode === undefined ? "" : ` and ${envPath} (${envMode.toString(8).padStart(4, "0")})`}`);
     const owner = await pairOwner(configPath, doc, io, flags, say, { ...env, ...secrets });
     if (chosen("briefing")) {
       // Offered when asked for by name, or while the config has no jobs at all (a list without one: turned off).
