@@ -29,8 +29,12 @@ export function createPrompts(input: NodeJS.ReadStream, output: NodeJS.WriteStre
   });
   return {
     question(prompt) {
-      rl.setPrompt(prompt);
-      rl.prompt();
+      // Once the input has ended the interface is closed, and Node 24 refuses to prompt on it.
+      if (ended) output.write(prompt);
+      else {
+        rl.setPrompt(prompt);
+        rl.prompt();
+      }
       if (lines.length) return Promise.resolve(lines.shift());
       if (ended) return Promise.resolve(undefined);
       return new Promise((resolve) => waiting.push(resolve));
