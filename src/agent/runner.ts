@@ -57,6 +57,8 @@ export class Runner {
   /** Runs submitted and not ended, started or still queued behind another run of their session. */
   private readonly submitted = new Map<string, Live>();
   private accepting = true;
+  /** The shutdown has let its runs finish (or given up on them): stopping a run does nothing from here. */
+  private closed = false;
   private readonly idleWaiters: (() => void)[] = [];
   /** A burst of runs starts one per pass of the event loop, so it does not hold up model answers. */
   private readonly starts = new Turns();
@@ -135,13 +137,14 @@ export class Runner {
   /**
    * Aborts one run: the current one of its session (also one waiting for approval), or one still queued,
    * which then ends as soon as its turn comes. False when it has ended or is unknown, and once a shutdown
-   * has begun: what it leaves (a run waiting for approval, a queued one) is the next start's to resume, and
-   * a connector's own stop (the HTTP door closing its clients' connections) must not end it, nor touch the
-   * store, which closes right after the connectors.
+   * has let its runs finish (`closed`): what it leaves (a run waiting for approval, a queued one) is the
+   * next start's to resume, and a connector's own stop (the HTTP door closing its clients' connections)
+   * must not end it, nor touch the store, which closes right after the connectors. During the grace period
+   * before that, a /stop still stops.
    */
   stopRun(runId: string): boolean {
     const live = this.submitted.get(runId);
-    if (!live || !this.accepting) return false;
+    if (!live || this.closed) return false;
     live.controller.abort(new Error("stopped by the user"));
     this.deps.approvals.denyRun(runId, "stop");
     return true;
@@ -150,7 +153,7 @@ export class Runner {
   /** Aborts the session's current run (also one waiting for approval). Returns false when nothing ran. */
   stop(sessionKey: string): boolean {
     const current = this.lanes.get(sessionKey)?.current;
-    if (!current || !this.accepting) return false;
+    if (!current || this.closed) return false;
     current.controller.abort(new Error("stopped by the user"));
     this.deps.approvals.denyRun(current.runId, "stop");
     return true;
@@ -252,9 +255,11 @@ export class Runner {
     this.deps.approvals.disarmAll();
     // A compaction is optional work: it is made again when the budget next needs it.
     for (const live of this.live.values()) if (live.afterReply) live.controller.abort(new ShutdownAbort());
-    if (await this.idleWithin(graceMs)) return;
-    for (const live of this.live.values()) if (!live.suspended) live.controller.abort(new ShutdownAbort());
-    await this.idleWithin(2000);
+    if (!(await this.idleWithin(graceMs))) {
+      for (const live of this.live.values()) if (!live.suspended) live.controller.abort(new ShutdownAbort());
+      await this.idleWithin(2000);
+    }
+    this.closed = true;
   }
 
   private busy(): number {
