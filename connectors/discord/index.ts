@@ -33,10 +33,17 @@ const HELP =
   "Hi! I am hermes, your assistant on your home server. Write to me in a DM, or mention me in a channel.\n/new starts a fresh conversation, /compact summarises it so far, /stop stops what I am doing, /status shows whether everything works.";
 /** How long `start` waits for the gateway before letting the daemon go on (it keeps connecting). */
 const START_WAIT_MS = 5000;
-/** Not connected for this long is unhealthy (the watchdog may restart the daemon). */
-const UNHEALTHY_AFTER_MS = 120_000;
 const RETRY_MIN_MS = 5000;
 const RETRY_MAX_MS = 300_000;
+/** Not connected for this long is unhealthy: red in status (and, with no attempt under way, for the watchdog). */
+const UNHEALTHY_AFTER_MS = 120_000;
+/**
+ * Attempts to reach the gateway end and are made again (discord.js' own, and a login's every RETRY_MAX_MS
+ * at most): while the last one is this recent, a connection that is still down is an outage to wait out,
+ * not a hung client, and the systemd watchdog keeps being pinged. Restarting hermes would not bring the
+ * network back, and would interrupt every other connector's runs meanwhile.
+ */
+const ATTEMPTS_STALL_AFTER_MS = RETRY_MAX_MS + 60_000;
 
 const TOKEN_FIX =
   "Discord rejected the bot token: set DISCORD_BOT_TOKEN to the token from the Developer Portal (your application → Bot → Reset Token)";
@@ -106,6 +113,8 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
   let downSince = Date.now();
   let reconnects = 0;
   let lastProblem = "";
+  /** When an attempt to reach the gateway last began or ended (see ATTEMPTS_STALL_AFTER_MS). */
+  let lastAttemptAt = Date.now();
   let retryMs = RETRY_MIN_MS;
   let retryTimer: NodeJS.Timeout | undefined;
 
@@ -117,6 +126,7 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
   };
 
   function connect(): Promise<void> {
+    lastAttemptAt = Date.now();
     const c = new Client({ intents: INTENTS, partials: [Partials.Channel], rest: { api } });
     client = c;
     c.on(
@@ -139,6 +149,7 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
       ready = true;
     });
     c.on(Events.ShardReconnecting, () => {
+      lastAttemptAt = Date.now();
       if (!ready) return; // while the gateway is unreachable each attempt fires this; say it once
       ready = false;
       downSince = Date.now();
@@ -151,6 +162,7 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
       setFatal(ownerFix(event) ?? `Discord closed the gateway for good (code ${event.code}); restart hermes once that is fixed`);
     });
     c.on(Events.ShardError, (err) => {
+      lastAttemptAt = Date.now();
       lastProblem = err.message;
       log.warn({ err }, "discord gateway error");
     });
@@ -170,6 +182,7 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
       return;
     }
     lastProblem = (err as Failure).message ?? String(err);
+    lastAttemptAt = Date.now();
     if (stopped) return;
     log.warn({ err, retryInS: retryMs / 1000 }, "could not connect to Discord; will retry");
     retryTimer = setTimeout(() => void connect(), retryMs);
@@ -311,7 +324,9 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
       if (ready) return { ok: true, detail: `connected as ${client?.user?.tag ?? "?"}, ping ${client?.ws.ping ?? -1} ms${again}` };
       const down = Date.now() - downSince;
       const why = lastProblem ? ` (${lastProblem})` : "";
-      return { ok: down < UNHEALTHY_AFTER_MS, detail: `connecting to the gateway for ${Math.round(down / 1000)} s${why}${again}` };
+      const detail = `connecting to the gateway for ${Math.round(down / 1000)} s${why}${again}`;
+      if (down < UNHEALTHY_AFTER_MS) return { ok: true, detail };
+      return { ok: false, detail, retrying: Date.now() - lastAttemptAt < ATTEMPTS_STALL_AFTER_MS };
     },
     deliver: (target, text) => flow.deliver(target, text),
     listenerFor: (channel) => flow.listenerFor(channel),
