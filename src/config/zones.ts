@@ -1,5 +1,6 @@
 /** Time zones and cron expressions as the config checks them, and the zone a config without one gets. */
-import { readFileSync, readlinkSync } from "node:fs";
+import { readFileSync, readlinkSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { Cron } from "croner";
 import { z } from "./zod.js";
 
@@ -22,9 +23,31 @@ export function canonicalZone(zone: string): string | undefined {
   return zone && intlZone(zone) ? zone : undefined;
 }
 
-/** What `TZ` is set to for the configured `zone`: the zone itself, or for an alias the zone Intl names for it. */
+const processZones = new Map<string, string>();
+
+/**
+ * What `TZ` is set to for the configured `zone`: the zone as configured, which the shell tool's commands
+ * inherit and read from the system's zoneinfo (Asia/Kolkata, not Intl's older Asia/Calcutta, which a system
+ * without its legacy links does not have). Only a name that neither Intl's list nor the system's zoneinfo
+ * spells so (an alias in another case, us/eastern) becomes the zone Intl names for it.
+ */
 export function processZone(zone: string): string {
-  return knownZones().has(zone) ? zone : (intlZone(zone) ?? zone);
+  let chosen = processZones.get(zone);
+  if (chosen === undefined) {
+    chosen = knownZones().has(zone) || inZoneinfo(zone) ? zone : (intlZone(zone) ?? zone);
+    processZones.set(zone, chosen);
+  }
+  return chosen;
+}
+
+/** Whether the system's zoneinfo (TZDIR, else /usr/share/zoneinfo) has a file by exactly this name. */
+function inZoneinfo(zone: string): boolean {
+  if (zone.startsWith("/") || zone.split("/").includes("..")) return false;
+  try {
+    return statSync(join(process.env.TZDIR || "/usr/share/zoneinfo", zone)).isFile();
+  } catch {
+    return false;
+  }
 }
 
 function knownZones(): Set<string> {

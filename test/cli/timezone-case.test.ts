@@ -1,11 +1,12 @@
 // A time zone's name typed in another case ("europe/berlin") passes Intl, but TZ (which `hermes start` sets
 // to the configured zone) takes a name in its own spelling only: the daemon's clock ran on UTC, and the 07:00
 // briefing fired at 08:00 in winter, 09:00 in summer.
-import { readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, expect, it } from "vitest";
-import { parse } from "yaml";
-import { cleanUpTestFile, createTempDir, type Hermes, launch, runCli } from "../helpers/hermes.js";
+import { parse, stringify } from "yaml";
+import { useModel } from "../helpers/fixture.js";
+import { baseSettings, cleanUpTestFile, createTempDir, type Hermes, launch, runCli } from "../helpers/hermes.js";
 
 let home: { path: string; cleanup: () => void } | undefined;
 let daemon: Hermes | undefined;
@@ -52,4 +53,24 @@ it("a zone answered to `hermes setup` as europe/berlin is written Europe/Berlin,
 it("an alias in another case (us/eastern) runs the daemon's clock in the zone it names", async () => {
   const { next } = await nextBriefing("timezone: us/eastern");
   expect(next).toContain("07:00");
+}, 60_000);
+
+it("a zone by its current name (Asia/Kolkata) is what the shell tool's commands get as TZ, not Intl's older alias", async () => {
+  // A system whose zoneinfo has the current names only (no legacy links such as Asia/Calcutta).
+  home = createTempDir();
+  const tzdir = join(home.path, "zoneinfo");
+  mkdirSync(join(tzdir, "Asia"), { recursive: true });
+  copyFileSync("/usr/share/zoneinfo/Asia/Kolkata", join(tzdir, "Asia", "Kolkata"));
+  const model = await useModel();
+  const configPath = join(home.path, "hermes.yaml");
+  writeFileSync(configPath, stringify({ ...baseSettings(model.url), timezone: "Asia/Kolkata", tools: { enabled: ["shell"] } }));
+  daemon = await launch(home.path, configPath, { TZDIR: tzdir });
+  model.script({ toolCalls: [{ name: "shell", arguments: { command: "date +%z" } }] }, { text: "done" });
+  const before = model.requests.length;
+  await daemon.ask("what offset?", "--yes");
+  const result = model.requests
+    .slice(before)
+    .at(-1)
+    ?.messages.find((m) => m.role === "tool")?.content;
+  expect(result).toContain("+0530");
 }, 60_000);
