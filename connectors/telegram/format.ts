@@ -48,9 +48,11 @@ function pieces(block: Block, limit: number): Chunk[] {
     const open = block.lang ? `<pre><code class="language-${block.lang}">` : "<pre>";
     const close = block.lang ? "</code></pre>" : "</pre>";
     const room = limit - open.length - close.length;
+    // The plain form keeps the fences: a chunk the chat flow splits off is formatted again when it is sent,
+    // and without them its lines came out as text (a "# comment" as a bold heading).
     return groupLines(block.lines, room, (l) => escapeHtml(l).length).map((lines) => ({
       html: open + lines.map(escapeHtml).join("\n") + close,
-      plain: lines.join("\n"),
+      plain: `\`\`\`${block.lang ?? ""}\n${lines.join("\n")}\n\`\`\``,
     }));
   }
   const whole: Chunk = { html: block.lines.map(renderLine).join("\n"), plain: block.lines.join("\n") };
