@@ -89,6 +89,9 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
   bot.on("callback_query:data", (ctx) => onButton(ctx));
   bot.on("message:text", (ctx) => onMessage(ctx, ctx.message.text));
   bot.on("message", (ctx) => onMessage(ctx, ""));
+  // An update no handler takes (an edited message an older version asked for, replayed from the journal at
+  // each start) is done with: marked so, its payload dropped.
+  bot.use((ctx) => flow.journal.markDone("telegram", ctx.update.update_id));
   bot.catch((err) => log.error({ err: err.error, update: err.ctx.update.update_id }, "telegram update failed"));
 
   /**

@@ -19,7 +19,11 @@ const DISK_FULL_RETRY_MS = 5000;
 /** How long past its due time an attempt may be late before the poller counts as stuck. */
 const STUCK_GRACE_MS = 5000;
 
-export const ALLOWED_UPDATES = ["message", "edited_message", "callback_query"] as const;
+/**
+ * The updates asked for. Not edited messages: nothing handles them (an edit is not a new message to
+ * answer), and each one asked for was kept in the journal for good, a stranger's text included.
+ */
+export const ALLOWED_UPDATES = ["message", "callback_query"] as const;
 
 /**
  * Long polling that never goes deaf: each batch is recorded in SQLite (with the next offset) before the
@@ -184,6 +188,6 @@ function causeOf(err: unknown): string {
 }
 
 export function chatOf(update: Update): string | undefined {
-  const chat = update.message?.chat ?? update.edited_message?.chat ?? update.callback_query?.message?.chat;
+  const chat = update.message?.chat ?? update.callback_query?.message?.chat;
   return chat ? String(chat.id) : undefined;
 }
