@@ -40,13 +40,24 @@ export function createSession(name: string, cfg: McpServerConfig, deps: SessionD
     settleFirst = resolve;
   });
 
-  async function connect(): Promise<void> {
+  /** Ends the attempt under way, if any (see openClient), and the attempt itself, which close() waits for. */
+  let abandonAttempt: AbortController | undefined;
+  let attempting: Promise<void> = Promise.resolve();
+
+  function connect(): Promise<void> {
+    attempting = attemptOnce();
+    return attempting;
+  }
+
+  async function attemptOnce(): Promise<void> {
     const generation = ++s.generation;
     s.phase = "connecting";
+    const attempt = new AbortController();
+    abandonAttempt = attempt;
     try {
       const sdk = await deps.sdk();
-      const { client, transport } = await openClient(sdk, cfg, log);
-      if (generation !== s.generation || s.closed) return void client.close().catch(() => {});
+      const { client, transport } = await openClient(sdk, cfg, log, attempt.signal);
+      if (generation !== s.generation || s.closed) return await client.close().catch(() => {});
       // Only now: a failed attempt closes its transport too, and that is the attempt's to report, not a loss.
       client.onclose = () => lost(generation, "the connection closed");
       s.client = client;
@@ -151,6 +162,8 @@ export function createSession(name: string, cfg: McpServerConfig, deps: SessionD
       s.closed = true;
       s.phase = "closed";
       clearTimeout(s.timer);
+      abandonAttempt?.abort();
+      await attempting;
       const client = s.client;
       s.client = undefined;
       if (client) {

@@ -28,15 +28,20 @@ export interface Opened {
  * transport closes a connection whose unread output passes 10 MB (a runaway line), so a restart follows;
  * over HTTP a response (or an SSE event) past the same size is cut off and that call fails.
  */
-export async function openClient(sdk: Sdk, cfg: McpServerConfig, log: Logger): Promise<Opened> {
-  if (cfg.command) return { client: await handshake(sdk, stdioTransport(sdk, cfg, log), cfg, log), transport: "stdio" };
+/**
+ * Connects to the server and runs the handshake. `signal` ends an attempt still under way (the daemon
+ * stopping while a server has not answered): its transport is closed, a stdio server's process with it,
+ * which would otherwise outlive the daemon when it pays no heed to its input closing.
+ */
+export async function openClient(sdk: Sdk, cfg: McpServerConfig, log: Logger, signal?: AbortSignal): Promise<Opened> {
+  if (cfg.command) return { client: await handshake(sdk, stdioTransport(sdk, cfg, log), cfg, log, signal), transport: "stdio" };
   const url = new URL(cfg.url as string);
   const requestInit = { headers: cfg.headers };
   const fetch = cappedFetch();
   const http = await loadHttpTransports();
   try {
     return {
-      client: await handshake(sdk, new http.StreamableHTTPClientTransport(url, { requestInit, fetch }), cfg, log),
+      client: await handshake(sdk, new http.StreamableHTTPClientTransport(url, { requestInit, fetch }), cfg, log, signal),
       transport: "streamable-http",
     };
   } catch (err) {
@@ -44,12 +49,21 @@ export async function openClient(sdk: Sdk, cfg: McpServerConfig, log: Logger): P
     if (!(err instanceof http.StreamableHTTPError) || typeof code !== "number" || code < 400 || code >= 500 || code === 401) throw err;
     log.info({ code }, "mcp server refused Streamable HTTP; trying HTTP+SSE");
     const sse = new http.SSEClientTransport(url, { requestInit, fetch, eventSourceInit: { fetch: cappedFetch(cfg.headers) } });
-    return { client: await handshake(sdk, sse, cfg, log), transport: "sse" };
+    return { client: await handshake(sdk, sse, cfg, log, signal), transport: "sse" };
   }
 }
 
-async function handshake(sdk: Sdk, transport: Transport, cfg: McpServerConfig, log: Logger): Promise<Client> {
+async function handshake(sdk: Sdk, transport: Transport, cfg: McpServerConfig, log: Logger, signal?: AbortSignal): Promise<Client> {
   const client = new sdk.Client({ name: "hermes", version: VERSION }, { capabilities: {} });
+  let closing: Promise<void> | undefined;
+  const abandon = () => {
+    closing = client.close().catch(() => {});
+  };
+  if (signal?.aborted) {
+    await transport.close().catch(() => {});
+    throw new Error("closed before it connected");
+  }
+  signal?.addEventListener("abort", abandon, { once: true });
   let errors = 0;
   client.onerror = (err) => {
     const level = ++errors <= WARNED_ERRORS ? "warn" : "debug";
@@ -58,8 +72,11 @@ async function handshake(sdk: Sdk, transport: Transport, cfg: McpServerConfig, l
   try {
     await client.connect(transport, { timeout: Math.min(CONNECT_TIMEOUT_MS, cfg.timeout_s * 1000) });
   } catch (err) {
-    await client.close().catch(() => {});
+    // Abandoned: the close that ended it, which waits for a stdio server's process to go.
+    await (closing ?? client.close().catch(() => {}));
     throw err;
+  } finally {
+    signal?.removeEventListener("abort", abandon);
   }
   return client;
 }

@@ -455,8 +455,11 @@ describe("MCP tool servers", () => {
     expect(order.indexOf("hermes is ready")).toBeLessThan(order.indexOf("mcp server connected"));
   });
 
-  it("does not hold READY for a server that never answers, and the daemon answers meanwhile", async () => {
-    const silent = { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"], timeout_s: 30 };
+  it("does not hold READY for a server that never answers, the daemon answers meanwhile, and its stop ends that server", async () => {
+    // A server that pays no heed to its input closing: it outlived the daemon's stop.
+    const pidFile = join(dir, "silent.pid");
+    const script = "require('fs').writeFileSync(process.argv[1], String(process.pid)); setInterval(() => {}, 1000)";
+    const silent = { command: process.execPath, args: ["-e", script, pidFile], timeout_s: 30 };
     const before = Date.now();
     const h = await start({ enabled: ["clock", "mute__*"], servers: { mute: silent } }, false);
     // READY does not wait for servers, and the first run waits ~3 s at most; the rest is a busy machine.
@@ -464,6 +467,17 @@ describe("MCP tool servers", () => {
     const status = JSON.parse((await h.cli(["status", "--json"])).stdout) as { mcp: { name: string; connected: boolean }[] };
     expect(status.mcp).toEqual([expect.objectContaining({ name: "mute", connected: false })]);
     expect((await h.ask("hi")).stdout).toMatch(/^Results:/);
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    expect(await h.stop()).toBe(0);
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(alive()).toBe(false);
   });
 
   it("starts a new session when a remote server forgot ours (it restarted) and sends the call again, once", async () => {
