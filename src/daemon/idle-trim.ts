@@ -26,8 +26,14 @@ export interface IdleTrimOptions {
   onTrim?: (trim: { rssBefore: number; ms: number }) => void;
 }
 
-/** An event-loop utilization below this over a look counts as idle (a poll answered, a timer: ~0.1 %). */
+/**
+ * A look counts as quiet when the loop was busy under 1 % of the time since the last one (a poll answered,
+ * a timer: ~0.1 %), plus a wake-up's own cost: on a host that pages an idle process's code out (proactive
+ * reclaim, as some virtual machines run), coming back from a second's sleep took the loop 14–26 ms here, and
+ * a daemon with nothing to do never looked quiet. A run or a burst keeps the loop busy far longer than that.
+ */
 const QUIET_UTILIZATION = 0.01;
+const WAKE_UP_MS = 20;
 const MB = 1024 * 1024;
 
 export function startIdleTrim(options: IdleTrimOptions): { stop(): void } {
@@ -41,7 +47,8 @@ export function startIdleTrim(options: IdleTrimOptions): { stop(): void } {
   let trimming = false;
   const look = async () => {
     const now = performance.eventLoopUtilization();
-    quiet = performance.eventLoopUtilization(now, last).utilization < QUIET_UTILIZATION ? quiet + 1 : 0;
+    const busy = performance.eventLoopUtilization(now, last);
+    quiet = busy.active < (busy.idle + busy.active) * QUIET_UTILIZATION + WAKE_UP_MS ? quiet + 1 : 0;
     last = now;
     const rss = process.memoryUsage.rss();
     floor = Math.min(floor, rss);

@@ -80,7 +80,7 @@ describe("giving memory back when quiet", () => {
     const trims: number[] = [];
     trim = startIdleTrim({ log, lookMs: 50, growthBytes: 0, onTrim: ({ ms }) => trims.push(ms) });
     const until = performance.now() + 600;
-    // Busy 20 ms of every 25: far above the quiet threshold of 1 %.
+    // Busy 20 ms of every 25: twice the quiet threshold (1 % and a wake-up's 20 ms).
     while (performance.now() < until) {
       const end = performance.now() + 20;
       while (performance.now() < end) Math.sqrt(end);
