@@ -1,7 +1,7 @@
 /**
  * A graceful stop lets runs finish for agent.shutdown_grace_s, and the chats still take commands then: a
  * /stop in that time stops the run. (Stopping runs is off only once the shutdown has let them finish, when
- * the connectors close: see openai-stop.test.ts.)
+ * the connectors close: see openai-shutdown.test.ts.)
  */
 import { beforeEach, expect, it } from "vitest";
 import type { FakeModel } from "../fakes/model-server.js";
