@@ -98,6 +98,9 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
     onSuccess: () => {},
     stream: cfg.stream_replies,
     platform: "Discord",
+    // A stranger who mentions the bot in a server channel is logged, not answered there for all to read (a
+    // DM gets the notice with their id), as in Telegram's groups.
+    quietInGroups: true,
     pairing: "discord",
     texts: {
       help: () => HELP,

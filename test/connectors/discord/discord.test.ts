@@ -65,6 +65,17 @@ describe("the Discord connector", () => {
     expect(lastLine(model.requests[0] as never)).toBe("hello");
   });
 
+  it("in a server channel, answers a stranger who mentions it nowhere: logged only, as in Telegram's groups", async () => {
+    model.script({ text: "owner reply" });
+    const h = await start();
+    discord.say(STRANGER, "let me in", { mention: true });
+    await h.waitForLog((l) => l.msg === "message from a user not in allowed_users ignored");
+    discord.say(OWNER, "hello", { mention: true });
+    await sentIn(GUILD_CHANNEL);
+    expect(discord.messagesIn(GUILD_CHANNEL).map((c) => c.body.content)).toEqual([expect.stringContaining("owner reply")]);
+    expect(model.requests).toHaveLength(1);
+  });
+
   it("in a server channel, answers only messages that mention it, without the mention", async () => {
     model.respond((req) => ({ text: `got: ${lastLine(req)}` }));
     await start();
