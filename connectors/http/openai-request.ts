@@ -6,7 +6,7 @@
 import type { Context } from "hono";
 import type { SubmitRequest } from "../../src/agent/types.js";
 import type { Core } from "../../src/connector.js";
-import { removeImages as removeStoredImages } from "../../src/media/images.js";
+import { removeImages } from "../../src/media/images.js";
 import { newRunId } from "../../src/run-id.js";
 import { chatRequest, contextOf, decodeDataUrl, MODEL_IDS, openAiError, splitRequest, type UserInput } from "./openai-shapes.js";
 import { parseJsonBody } from "./respond.js";
@@ -78,16 +78,11 @@ async function intakeImages(
         : await intake({ kind: "image", bytes: decoded.bytes, name: "image", mime: decoded.mime }, core.config());
     if (!taken || taken.type === "reply") {
       // A refused request keeps none of the images taken before the one refused.
-      removeImages(core, refs);
+      removeImages(core.config().storage.path, refs);
       return { ok: false, message: taken?.text ?? ("problem" in decoded ? decoded.problem : "") };
     }
     texts.push(taken.text);
     refs.push(...(taken.images ?? []));
   }
   return { ok: true, text: texts.filter(Boolean).join("\n"), refs };
-}
-
-/** Removes stored images by their references (paths under the data directory). */
-export function removeImages(core: Core, refs: readonly string[]): void {
-  removeStoredImages(core.config().storage.path, refs);
 }

@@ -11,12 +11,13 @@ import type { AgentEvent, RunOutcome } from "../../src/agent/types.js";
 import type { HttpConfig } from "../../src/config/schema.js";
 import type { Core } from "../../src/connector.js";
 import { errorMessage } from "../../src/errors.js";
+import { removeImages } from "../../src/media/images.js";
 import { MAX_DOWNLOAD_BYTES } from "../../src/media/types.js";
 import { approvalsTo } from "../cron/scheduled.js";
 import { type App, clientOf } from "./api.js";
 import { bearerOk, type createFailureLimiter } from "./auth.js";
 import { createReplyText, type ReplyText } from "./openai-render.js";
-import { type PreparedRun, prepareRun, removeImages } from "./openai-request.js";
+import { type PreparedRun, prepareRun } from "./openai-request.js";
 import { type Completion, chunkOf, completionOf, MODEL_IDS, openAiError, type Usage, usageOf } from "./openai-shapes.js";
 
 export interface OpenAiDeps {
@@ -99,7 +100,7 @@ async function chat(c: Context, d: OpenAiDeps): Promise<Response> {
         });
       } catch (err) {
         // Not taken (hermes is stopping, say): its images are nobody's.
-        removeImages(d.core, run.submit.images ?? []);
+        removeImages(d.core.config().storage.path, run.submit.images ?? []);
         throw err;
       }
       // A client gone before the end stops its run, as OpenAI's API does (an app's Stop button): a session's
@@ -157,5 +158,5 @@ function answerStream(c: Context, d: OpenAiDeps, a: Answer, includeUsage: boolea
 
 /** An ephemeral run's images are not kept either, once it has ended. */
 function forgetImages(core: Core, run: PreparedRun): void {
-  if (run.ephemeral && run.submit.images) removeImages(core, run.submit.images);
+  if (run.ephemeral && run.submit.images) removeImages(core.config().storage.path, run.submit.images);
 }

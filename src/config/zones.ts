@@ -23,8 +23,6 @@ export function canonicalZone(zone: string): string | undefined {
   return zone && intlZone(zone) ? zone : undefined;
 }
 
-const processZones = new Map<string, string>();
-
 /**
  * What `TZ` is set to for the configured `zone`: the zone as configured, which the shell tool's commands
  * inherit and read from the system's zoneinfo (Asia/Kolkata, not Intl's older Asia/Calcutta, which a system
@@ -32,12 +30,7 @@ const processZones = new Map<string, string>();
  * spells so (an alias in another case, us/eastern) becomes the zone Intl names for it.
  */
 export function processZone(zone: string): string {
-  let chosen = processZones.get(zone);
-  if (chosen === undefined) {
-    chosen = knownZones().has(zone) || inZoneinfo(zone) ? zone : (intlZone(zone) ?? zone);
-    processZones.set(zone, chosen);
-  }
-  return chosen;
+  return knownZones().has(zone) || inZoneinfo(zone) ? zone : (intlZone(zone) ?? zone);
 }
 
 /** Whether the system's zoneinfo (TZDIR, else /usr/share/zoneinfo) has a file by exactly this name. */

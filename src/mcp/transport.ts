@@ -26,12 +26,9 @@ export interface Opened {
  * Starts (stdio) or reaches (HTTP) a server and completes the MCP handshake. Streamable HTTP comes first;
  * a server that refuses it with a 4xx (other than 401) gets the older HTTP+SSE transport. The SDK's stdio
  * transport closes a connection whose unread output passes 10 MB (a runaway line), so a restart follows;
- * over HTTP a response (or an SSE event) past the same size is cut off and that call fails.
- */
-/**
- * Connects to the server and runs the handshake. `signal` ends an attempt still under way (the daemon
- * stopping while a server has not answered): its transport is closed, a stdio server's process with it,
- * which would otherwise outlive the daemon when it pays no heed to its input closing.
+ * over HTTP a response (or an SSE event) past the same size is cut off and that call fails. `signal` ends
+ * an attempt still under way (the daemon stopping while a server has not answered): its transport is closed,
+ * a stdio server's process with it, which would otherwise outlive the daemon when it ignores its input closing.
  */
 export async function openClient(sdk: Sdk, cfg: McpServerConfig, log: Logger, signal?: AbortSignal): Promise<Opened> {
   if (cfg.command) return { client: await handshake(sdk, stdioTransport(sdk, cfg, log), cfg, log, signal), transport: "stdio" };
