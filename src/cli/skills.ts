@@ -1,5 +1,5 @@
-import { existsSync } from "node:fs";
-import { relative } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { basename, dirname, relative } from "node:path";
 import { loadConfig } from "../config/load.js";
 import { loadSkills } from "../skills/load.js";
 import type { SkillSet } from "../skills/types.js";
@@ -22,16 +22,32 @@ export async function skillsCommand(configPath: string, rest: string[], json: bo
   }
   if (action === "check" && path) {
     const maxTokens = indexCapOf(configPath);
-    if (!existsSync(path)) {
-      process.stderr.write(`hermes: ${path} does not exist\n`);
+    const folder = skillFolderOf(path);
+    if ("problem" in folder) {
+      process.stderr.write(`hermes: ${folder.problem}\n`);
       return 1;
     }
-    const set = await loadSkills([path], maxTokens);
+    const set = await loadSkills([folder.dir], maxTokens);
     write(set, maxTokens, json, []);
+    if (set.skills.length === 0 && set.problems.length === 0) {
+      process.stderr.write(`hermes: no SKILL.md in ${path} or in its sub-folders\n`);
+    }
     return set.skills.length > 0 && set.problems.every((p) => !p.skipped) ? 0 : 1;
   }
   process.stderr.write("hermes: usage: hermes skills [list | check PATH] [--json]\n");
   return 2;
+}
+
+/** The folder `check` reads: the path itself, or the folder of a SKILL.md given by its file. */
+function skillFolderOf(path: string): { dir: string } | { problem: string } {
+  try {
+    if (!statSync(path).isFile()) return { dir: path };
+  } catch {
+    return existsSync(path) ? { dir: path } : { problem: `${path} does not exist` };
+  }
+  return basename(path) === "SKILL.md"
+    ? { dir: dirname(path) }
+    : { problem: `${path} is a file: give a skill's folder (the one holding its SKILL.md) or a folder of skills` };
 }
 
 /** The configured cap when there is a readable config; the default otherwise (`check` works on any folder). */

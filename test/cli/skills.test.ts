@@ -1,3 +1,4 @@
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createTempDir, runCli, writeConfig } from "../helpers/hermes.js";
@@ -28,6 +29,23 @@ describe("hermes skills", () => {
     ]);
     expect(report.index.max_tokens).toBe(300);
     expect(report.index.tokens).toBeLessThanOrEqual(300);
+  });
+
+  it("check takes a skill's SKILL.md for its folder, and says why when a path holds no skill", async () => {
+    const skills = join(dir.path, "skills");
+    writeSkill(skills, "good-one", {});
+    const none = join(dir.path, "none.yaml");
+    const byFile = await runCli(["skills", "check", join(skills, "good-one", "SKILL.md"), "--json", "--config", none]);
+    expect(byFile.code).toBe(0);
+    expect(JSON.parse(byFile.stdout).skills).toEqual([expect.objectContaining({ name: "good-one" })]);
+    writeFileSync(join(dir.path, "notes.txt"), "not a skill");
+    const other = await runCli(["skills", "check", join(dir.path, "notes.txt"), "--config", none]);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toContain("notes.txt is a file: give a skill's folder");
+    mkdirSync(join(dir.path, "empty"));
+    const empty = await runCli(["skills", "check", join(dir.path, "empty"), "--config", none]);
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toContain(`no SKILL.md in ${join(dir.path, "empty")} or in its sub-folders`);
   });
 
   it("list reads skills.dirs from the config, with each skill's cost in the index", async () => {
