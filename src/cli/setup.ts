@@ -47,6 +47,7 @@ export async function setup(configPath: string, sections: string[], flags: Setup
   const say = (line: string) => process.stdout.write(`${line}\n`);
   // Named sections, or in a script the ones given as flags; else every one (Enter keeps what is there).
   const chosen = (s: Section) => (sections.length ? sections.includes(s) : !flags.nonInteractive || flagFor(s, flags) !== undefined);
+  let written: string | undefined;
   try {
     say(`hermes setup: ${configPath}${fresh ? " (new)" : ""}`);
     if (chosen("model")) await modelSection(doc, io, flags, say, env);
@@ -56,6 +57,7 @@ export async function setup(configPath: string, sections: string[], flags: Setup
     writeConfigDoc(configPath, doc);
     const envMode = Object.keys(secrets).length ? writeEnvFile(envPath, secrets) : undefined;
     say(`✓ wrote ${configPath}${envMode === undefined ? "" : ` and ${envPath} (${envMode.toString(8).padStart(4, "0")})`}`);
+    written = configPath;
     const owner = await pairOwner(configPath, doc, io, flags, say, { ...env, ...secrets });
     if (chosen("briefing")) {
       // Offered when asked for by name, or while the config has no jobs at all (a list without one: turned off).
@@ -65,6 +67,8 @@ export async function setup(configPath: string, sections: string[], flags: Setup
     }
     say(nextSteps(configPath, doc));
     return 0;
+  } catch (err) {
+    throw err instanceof InputEnded ? inputEnded(err, process.stdin.isTTY === true, written) : err;
   } finally {
     io?.close();
   }
@@ -81,12 +85,24 @@ async function ask(io: Prompts | undefined, question: string, fallback: string, 
   if (flag !== undefined) return flag;
   if (!io) return fallback;
   const typed = await io.question(`${question}${fallback ? ` [${fallback}]` : ""}: `);
-  if (typed === undefined) {
-    throw new Error(
-      `the input ended before an answer to "${question}": run hermes setup on a terminal, or with --non-interactive and its flags (hermes --help)`,
-    );
-  }
+  if (typed === undefined) throw new InputEnded(question);
   return typed.trim() || fallback;
+}
+
+/** The input ended (Ctrl-D on a terminal, the end of what a script piped in) before an answer to `question`. */
+class InputEnded extends Error {
+  constructor(readonly question: string) {
+    super(`the input ended before an answer to "${question}"`);
+  }
+}
+
+/** What setup says when its input ended: on a terminal the owner pressed Ctrl-D; a script forgot its flags. */
+function inputEnded(err: InputEnded, terminal: boolean, written: string | undefined): Error {
+  if (!terminal) {
+    return new Error(`${err.message}: run hermes setup on a terminal, or with --non-interactive and its flags (hermes --help)`);
+  }
+  const kept = written ? `${written} keeps the answers given before it` : "nothing was written";
+  return new Error(`setup stopped at "${err.question}" (the input ended): ${kept}; run hermes setup again to go on`);
 }
 
 type Say = (line: string) => void;

@@ -54,7 +54,7 @@ function terminal(args: string[], env: NodeJS.ProcessEnv) {
         void exit.then(() => reject(new Error(`setup ended before ${re}:\n${output}`)));
       });
     },
-    type: (line: string) => child.stdin.write(`${line}\r`),
+    type: (line: string) => child.stdin.write(line === "\u0004" ? line : `${line}\r`),
     exit,
     output: () => output,
   };
@@ -160,6 +160,28 @@ describe("hermes setup", () => {
     // hermes.env, from the first run, is named among the files to move for the service.
     expect(lines(second.stdout)).toContain(`${configPath} and ${envFile} over as docs/deployment.md says`);
   }, 60_000);
+
+  it("Ctrl-D on a terminal stops setup, saying whether anything was written", async () => {
+    const before = readFileSync(configPath, "utf8");
+    const first = terminal(["setup", "timezone"], env);
+    onTestFailed(() => console.log(first.output()));
+    await first.expect(/Time zone \[.*\]: $/m);
+    first.type("\u0004");
+    expect(await first.exit).toBe(1);
+    expect(first.output()).toContain('setup stopped at "Time zone" (the input ended): nothing was written');
+    expect(first.output()).not.toContain("--non-interactive");
+    expect(readFileSync(configPath, "utf8")).toBe(before);
+
+    const second = terminal(["setup", "timezone", "briefing"], env);
+    onTestFailed(() => console.log(second.output()));
+    await second.expect(/Time zone \[.*\]: $/m);
+    second.type("Europe/Berlin");
+    await second.expect(/A morning briefing at \(HH:MM, or off\) \[07:00\]: $/m);
+    second.type("\u0004");
+    expect(await second.exit).toBe(1);
+    expect(second.output()).toContain(`setup stopped at "A morning briefing at (HH:MM, or off)" (the input ended): ${configPath} keeps`);
+    expect(parse(readFileSync(configPath, "utf8"))).toMatchObject({ timezone: "Europe/Berlin" });
+  });
 
   it("takes answers piped in, each after the live check before it, and fails (not 0) when they run out", async () => {
     const piped = await runCli(["setup", "model", "timezone"], { env, input: `${model.url}\n2\neurope/berlin\n` });
