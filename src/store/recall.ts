@@ -96,8 +96,31 @@ function toHit(r: HitRow): RecallHit {
     created_at: r.created_at,
     role: r.role,
     speaker: speakerOf(r),
-    snippet: cleanSnippet(r.snippet),
+    snippet: withoutName(cleanSnippet(r.snippet), r),
   };
+}
+
+/**
+ * A group message without the name the runner put in front of it (`Bob: ok`): the hit names its speaker,
+ * so the text need not say it again ("Bob: Bob: ok"). Match marks inside the name go with it.
+ */
+function withoutName(snippet: string, r: HitRow): string {
+  const name = r.role === "user" ? r.sender_name : null;
+  if (!name) return snippet;
+  const prefix = `${name}: `;
+  let taken = 0;
+  let i = 0;
+  let open = false;
+  for (; i < snippet.length && taken < prefix.length; i++) {
+    const c = snippet[i];
+    if (c === MATCH_START) open = true;
+    else if (c === MATCH_END) open = false;
+    else if (c === prefix[taken]) taken++;
+    else return snippet;
+  }
+  if (taken < prefix.length) return snippet;
+  if (open && snippet[i] === MATCH_END) return snippet.slice(i + 1);
+  return `${open ? MATCH_START : ""}${snippet.slice(i)}`;
 }
 
 function speakerOf(r: HitRow): string {

@@ -64,7 +64,7 @@ describe("recall", () => {
     say(store, "telegram:-100", { id: ALICE, name: "Alice" }, `Alice: ${withSkill(skill, "to Porto in June")}`);
     say(store, ALICE, { id: ALICE, name: "Alice" }, 'How do I Use the skill "plan-trip"? For Lisbon.');
     const found = (query: string) => store.recall.search({ query, scope: all }).map((h) => markSnippet(h.snippet));
-    const words = ['How do I Use the skill "plan-trip"? For [Lisbon].', "Alice: to [Porto] in June", "to [Lisbon] in May"];
+    const words = ['How do I Use the skill "plan-trip"? For [Lisbon].', "to [Porto] in June", "to [Lisbon] in May"];
     expect(found("coaches")).toEqual([]);
     expect(found("lisbon")).toEqual([words[0], words[2]]);
     expect(found("porto")).toEqual([words[1]]);
@@ -238,6 +238,16 @@ describe("recall", () => {
     say(store, "cli:default", owner, "see you soon\n\n(Current time: Wednesday 2 December 2026, 06:27 UTC+01:00 (Europe/Berlin))");
     expect(store.recall.search({ query: "december", scope: all })).toEqual([]);
     expect(store.recall.search({ query: "soon", scope: all }).map((h) => markSnippet(h.snippet))).toEqual(["see you [soon]"]);
+  });
+
+  it("a group hit does not say its speaker's name twice, also when the name is what was searched for", () => {
+    const store = open();
+    const bob = { id: BOB, name: "Bob Stone" };
+    say(store, "telegram:-500", bob, "Bob Stone: the boat leaves at nine");
+    say(store, ALICE, { id: ALICE, name: "Alice" }, "Bob Stone: ask him about the boat");
+    const hits = (query: string) => store.recall.search({ query, scope: all }).map((h) => `${h.speaker}: ${markSnippet(h.snippet)}`);
+    expect(hits("boat")).toEqual(["Alice: Bob Stone: ask him about the [boat]", "Bob Stone: the [boat] leaves at nine"]);
+    expect(hits("stone leaves")).toEqual(["Bob Stone: the boat [leaves] at nine"]);
   });
 
   it("shows a person their own chats and the group chats they write in, never another person's; the owner sees all", () => {
