@@ -32,7 +32,7 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
     run: async ({ from, days }, ctx) => {
       if (s.sources.length === 0) throw new ToolError("no calendars configured: add ICS files or URLs to tools.calendar.sources");
       const range = rangeOf(from ?? localDay(deps.now(), zone), days ?? 1, zone);
-      const texts = await Promise.allSettled(s.sources.map((src) => loadSource(src, ctx.signal, (s.timeout_s ?? 15) * 1000)));
+      const texts = await Promise.allSettled(s.sources.map((src) => loadSource(src, ctx.signal, (s.timeout_s ?? 15) * 1000, deps.config.tools.http_get.allow)));
       const { events, notes, failed } = collect(texts, s.sources, range);
       if (failed === s.sources.length) throw new ToolError(notes.join("; "));
       return render(events, notes, range);
@@ -70,8 +70,8 @@ function sourceName(source: string): string {
   return basename(source);
 }
 
-async function loadSource(source: string, signal: AbortSignal, timeoutMs: number): Promise<string> {
-  if (/^https?:\/\//.test(source)) return (await net()).fetchConfigured(source, { signal, timeoutMs, maxBytes: 5_000_000 });
+async function loadSource(source: string, signal: AbortSignal, timeoutMs: number, allow: string[]): Promise<string> {
+  if (/^https?:\/\//.test(source)) return (await net()).fetchConfigured(source, { signal, timeoutMs, maxBytes: 5_000_000, allow });
   return readFile(source, "utf8").catch((err: NodeJS.ErrnoException) => {
     throw new ToolError(`cannot read ${err.code ?? err.message}`);
   });

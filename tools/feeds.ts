@@ -40,7 +40,7 @@ export function createTool(_name: ToolName, deps: ToolDeps, resolve?: Resolver) 
         urls.map(async (u) => {
           const page = url
             ? await safeGet(u, { maxBytes: 2_000_000, timeoutMs, signal: ctx.signal, allow, consented, resolve })
-            : await fetchConfiguredBytes(u, { signal: ctx.signal, timeoutMs, maxBytes: 2_000_000 });
+            : await fetchConfiguredBytes(u, { signal: ctx.signal, timeoutMs, maxBytes: 2_000_000, allow, resolve });
           return parseFeed(decodeFeed(page.body, page.contentType), u);
         }),
       );

@@ -80,6 +80,8 @@ export interface SafeFetchOptions {
   /** How host names become addresses: the system's resolver unless a test brings its own. */
   resolve?: Resolver;
   maxRedirects?: number;
+  /** What a refusal of a private address tells the model to do (by default: call http_get so the owner can approve it). */
+  privateHint?: string;
 }
 
 /**
@@ -102,7 +104,9 @@ export async function safeGet(url: string, o: SafeFetchOptions): Promise<Fetched
         current = new URL(location, current);
         continue;
       }
-      return await readBody(current.toString(), response, o.maxBytes, limit.signal);
+      return await readBody(current.toString(), response, o.maxBytes, limit.signal).catch((err: unknown) => {
+        throw limit.signal.aborted ? new ToolError("the request timed out") : err;
+      });
     }
     throw new ToolError("too many redirects");
   } finally {
@@ -122,7 +126,7 @@ async function get(url: URL, o: SafeFetchOptions, signal: AbortSignal): Promise<
   if (blocked) {
     const literal = ipaddr.isValid(url.hostname.replace(/^\[|\]$/g, ""));
     throw new ToolError(
-      `${url.hostname} ${literal ? "is a private address" : `resolves to the private address ${blocked}`}; call http_get with this URL directly so the owner can approve it`,
+      `${url.hostname} ${literal ? "is a private address" : `resolves to the private address ${blocked}`}; ${o.privateHint ?? "call http_get with this URL directly so the owner can approve it"}`,
     );
   }
   const request = requestFor(url);
@@ -181,56 +185,40 @@ async function readBody(url: string, response: IncomingMessage, maxBytes: number
 /** What a configured URL's answer may take when its caller names no cap (a weather or search API's JSON). */
 const CONFIGURED_MAX_BYTES = 2_000_000;
 
-/** GET from a URL the owner configured (weather, search, feeds in settings): a deadline and a size cap. */
-export async function fetchConfigured(url: string, o: { signal: AbortSignal; timeoutMs: number; maxBytes?: number }): Promise<string> {
-  const { body } = await fetchConfiguredBytes(url, { ...o, maxBytes: o.maxBytes ?? CONFIGURED_MAX_BYTES });
+export interface ConfiguredFetchOptions {
+  signal: AbortSignal;
+  timeoutMs: number;
+  maxBytes?: number;
+  /** The owner's private hosts (`tools.http_get.allow`): a redirect may lead there too. */
+  allow?: string[];
+  resolve?: Resolver;
+}
+
+/**
+ * GET from a URL the owner configured (weather, search, feeds and calendars in settings): a deadline and a size
+ * cap. The configured host may be private (a SearXNG or a calendar on the home network: the owner chose it),
+ * but a redirect to another host is checked as http_get checks one: a public host that answers with a redirect
+ * into the home network (the router's page, Ollama's API) gets no request there, unless `allow` names it.
+ */
+export async function fetchConfigured(url: string, o: ConfiguredFetchOptions): Promise<string> {
+  const { body } = await fetchConfiguredBytes(url, o);
   return body.toString("utf8");
 }
 
 /** fetchConfigured's bytes and content type, for bodies whose charset must be worked out (feeds). */
-export async function fetchConfiguredBytes(
-  url: string,
-  o: { signal: AbortSignal; timeoutMs: number; maxBytes: number },
-): Promise<{ body: Buffer; contentType: string }> {
-  const limit = deadline(o.signal, o.timeoutMs);
-  try {
-    const res = await fetch(url, { signal: limit.signal, headers: { "user-agent": "hermes/0.1" } }).catch((err: unknown) => {
-      const cause = (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message;
-      throw new ToolError(`cannot reach ${new URL(url).host}: ${limit.timedOut() ? "timed out" : cause}`);
-    });
-    if (!res.ok) {
-      await res.body?.cancel().catch(() => {});
-      throw new ToolError(`${new URL(url).host} answered HTTP ${res.status}`);
-    }
-    const body = await headOf(res, o.maxBytes).catch((err: unknown) => {
-      throw new ToolError(`reading ${new URL(url).host}'s answer failed: ${limit.timedOut() ? "timed out" : (err as Error).message}`);
-    });
-    return { body, contentType: res.headers.get("content-type") ?? "" };
-  } finally {
-    limit.dispose();
-  }
-}
-
-/**
- * The first `maxBytes` of a response's body, read as it comes: the rest is never taken in (a server that
- * streams without end filled memory until the deadline, hundreds of MB).
- */
-async function headOf(res: Response, maxBytes: number): Promise<Buffer> {
-  if (!res.body) return Buffer.alloc(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = res.body.getReader();
-  try {
-    while (size < maxBytes) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-    }
-  } finally {
-    if (size >= maxBytes) await reader.cancel().catch(() => {});
-    reader.releaseLock();
-  }
-  const body = Buffer.concat(chunks);
-  return body.length > maxBytes ? body.subarray(0, maxBytes) : body;
+export async function fetchConfiguredBytes(url: string, o: ConfiguredFetchOptions): Promise<{ body: Buffer; contentType: string }> {
+  const { host, hostname } = new URL(url);
+  const page = await safeGet(url, {
+    maxBytes: o.maxBytes ?? CONFIGURED_MAX_BYTES,
+    timeoutMs: o.timeoutMs,
+    signal: o.signal,
+    allow: [hostname, ...(o.allow ?? [])],
+    resolve: o.resolve,
+    privateHint: `${host} redirected there, and a configured URL's redirect may not lead into the home network unless tools.http_get.allow names the host`,
+  }).catch((err: unknown) => {
+    if (err instanceof ToolError) throw err;
+    throw new ToolError(`cannot reach ${host}: ${(err as Error).message}`);
+  });
+  if (page.status < 200 || page.status >= 300) throw new ToolError(`${host} answered HTTP ${page.status}`);
+  return { body: page.body, contentType: page.contentType };
 }

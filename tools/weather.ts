@@ -65,7 +65,8 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
     }),
     readOnly: true,
     run: async (args, ctx) => {
-      const where = await locate(args, s, ctx.signal, timeoutMs);
+      const allow = deps.config.tools.http_get.allow;
+      const where = await locate(args, s, ctx.signal, timeoutMs, allow);
       const params = new URLSearchParams({
         latitude: String(where.latitude),
         longitude: String(where.longitude),
@@ -77,6 +78,7 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
       const body = await (await net()).fetchConfigured(`${s.base_url.replace(/\/+$/, "")}/v1/forecast?${params}`, {
         signal: ctx.signal,
         timeoutMs,
+        allow,
       });
       return formatForecast(where.name, JSON.parse(body) as Forecast);
     },
@@ -88,6 +90,7 @@ async function locate(
   s: ToolDeps["config"]["tools"]["weather"],
   signal: AbortSignal,
   timeoutMs: number,
+  allow: string[],
 ): Promise<{ name: string; latitude: number; longitude: number }> {
   if (args.latitude !== undefined && args.longitude !== undefined) return { name: `${args.latitude}, ${args.longitude}`, ...args } as never;
   const place = args.place ?? s.location;
@@ -95,7 +98,7 @@ async function locate(
   const coords = place.match(/^\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*$/);
   if (coords) return { name: place, latitude: Number(coords[1]), longitude: Number(coords[2]) };
   const url = `${s.geocoding_url.replace(/\/+$/, "")}/v1/search?${new URLSearchParams({ name: place, count: "1", language: "en", format: "json" })}`;
-  const found = JSON.parse(await (await net()).fetchConfigured(url, { signal, timeoutMs })) as {
+  const found = JSON.parse(await (await net()).fetchConfigured(url, { signal, timeoutMs, allow })) as {
     results?: { name: string; country?: string; latitude: number; longitude: number }[];
   };
   const hit = found.results?.[0];

@@ -66,3 +66,49 @@ describe("an endless answer from a configured source", () => {
     expect(sent.get("/cal.ics")).toBeLessThan(20_000_000);
   });
 });
+
+describe("a redirect from a configured source", () => {
+  let home: Server;
+  let outside: Server;
+  let homeUrl: string;
+  let outsideUrl: string;
+  const homeHits: string[] = [];
+  const rss = (title: string) => `<?xml version="1.0"?><rss version="2.0"><channel><title>T</title><item><title>${title}</title></item></channel></rss>`;
+
+  beforeAll(async () => {
+    // The "home network" host: 127.0.0.3, private, not configured anywhere.
+    home = createServer((req, res) => {
+      homeHits.push(req.url ?? "");
+      res.writeHead(200, { "content-type": "application/rss+xml" });
+      res.end(rss("From the router"));
+    }).listen(0, "127.0.0.3");
+    await once(home, "listening");
+    homeUrl = `http://127.0.0.3:${(home.address() as AddressInfo).port}`;
+    // The configured host, on 127.0.0.2: it redirects within itself, and into the home network.
+    outside = createServer((req, res) => {
+      if (req.url === "/moved") res.writeHead(301, { location: "/feed" }).end();
+      else if (req.url === "/inward") res.writeHead(302, { location: `${homeUrl}/admin` }).end();
+      else res.writeHead(200, { "content-type": "application/rss+xml" }).end(rss("From the news site"));
+    }).listen(0, "127.0.0.2");
+    await once(outside, "listening");
+    outsideUrl = `http://127.0.0.2:${(outside.address() as AddressInfo).port}`;
+  });
+  afterAll(() => {
+    home.close();
+    outside.close();
+  });
+
+  it("is followed within the configured host, and refused into another private one unless http_get.allow names it", async () => {
+    expect(await runTool("feeds", { feeds: { urls: [`${outsideUrl}/moved`] } })).toContain("From the news site");
+    const refused = await runTool("feeds", { feeds: { urls: [`${outsideUrl}/inward`] } });
+    expect(refused).toContain("error: ");
+    expect(refused).toContain("127.0.0.3 is a private address");
+    expect(refused).toContain("redirect may not lead into the home network unless tools.http_get.allow names the host");
+    const calendar = await runTool("calendar", { calendar: { sources: [`${outsideUrl}/inward`] } });
+    expect(calendar).toContain("127.0.0.3 is a private address");
+    expect(homeHits).toEqual([]);
+    const allowed = await runTool("feeds", { feeds: { urls: [`${outsideUrl}/inward`] }, http_get: { allow: ["127.0.0.3"] } });
+    expect(allowed).toContain("From the router");
+    expect(homeHits).toEqual(["/admin"]);
+  });
+});
