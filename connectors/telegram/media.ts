@@ -3,6 +3,7 @@ import type { Api } from "grammy";
 import type { Message, PhotoSize } from "grammy/types";
 import type { Config } from "../../src/config/schema.js";
 import type { Logger } from "../../src/log.js";
+import { formatSize } from "../../src/media/inbox.js";
 import { intake, refuseBeforeDownload } from "../../src/media/intake.js";
 import { type Incoming, type Intake, MAX_DOWNLOAD_BYTES } from "../../src/media/types.js";
 import { addressedCaption } from "./address.js";
@@ -58,9 +59,11 @@ export async function takeMessage(d: MediaDeps, message: Message, me: { id: numb
   const refused = refuseBeforeDownload(d.config(), wanted.kind, wanted.size, wanted.durationS);
   if (refused) return { type: "reply", text: refused };
   void d.api.sendChatAction(message.chat.id, "typing").catch(() => {});
-  const bytes = await download(d, wanted.fileId);
-  if (typeof bytes === "string")
-    return { type: "reply", text: `I could not fetch that file from Telegram: ${bytes}. Send it again in a moment.` };
+  const fetched = await download(d, wanted);
+  if ("refused" in fetched) return { type: "reply", text: fetched.refused };
+  if ("failed" in fetched)
+    return { type: "reply", text: `I could not fetch that file from Telegram: ${fetched.failed}. Send it again in a moment.` };
+  const { bytes } = fetched;
   return intake({ kind: wanted.kind, bytes, name: wanted.name, mime: wanted.mime, durationS: wanted.durationS, caption }, d.config());
 }
 
@@ -121,21 +124,40 @@ export function bestPhoto(sizes: PhotoSize[], maxPx: number): PhotoSize {
   return bySize.filter((s) => Math.max(s.width, s.height) <= maxPx).at(-1) ?? (bySize[0] as PhotoSize);
 }
 
-/** getFile, then the download; the bytes, or what went wrong (never the URL: it holds the token). */
-async function download(d: MediaDeps, fileId: string): Promise<Buffer | string> {
+/**
+ * getFile, then the download; the bytes, a refusal for the user, or what went wrong (never the URL: it holds
+ * the token). A message need not give a file's size, so getFile's is checked too, and the download is read up
+ * to the limit only (a local Bot API server serves files of up to 2 GB).
+ */
+async function download(d: MediaDeps, wanted: Wanted): Promise<{ bytes: Buffer } | { refused: string } | { failed: string }> {
   try {
-    const file = await d.api.getFile(fileId);
-    if (!file.file_path) return "Telegram gave no download path";
+    const file = await d.api.getFile(wanted.fileId);
+    if (!file.file_path) return { failed: "Telegram gave no download path" };
+    const refused = refuseBeforeDownload(d.config(), wanted.kind, file.file_size, wanted.durationS);
+    if (refused) return { refused };
     const res = await fetch(`${d.apiRoot.replace(/\/+$/, "")}/file/bot${d.token}/${file.file_path}`, {
       signal: AbortSignal.timeout(120_000),
     });
-    if (!res.ok) return `the download answered HTTP ${res.status}`;
-    const bytes = Buffer.from(await res.arrayBuffer());
-    if (bytes.length > MAX_DOWNLOAD_BYTES) return "the file is over 20 MB";
-    return bytes;
+    if (!res.ok) return { failed: `the download answered HTTP ${res.status}` };
+    const bytes = await upTo(res, MAX_DOWNLOAD_BYTES);
+    if (!bytes) return { refused: `That file is over ${formatSize(MAX_DOWNLOAD_BYTES)}; I can take files up to ${formatSize(MAX_DOWNLOAD_BYTES)}.` };
+    return { bytes };
   } catch (err) {
     const message = (err as Error).message.replaceAll(d.token, "<token>");
     d.log.warn({ err: message }, "telegram file download failed");
-    return message;
+    return { failed: message };
   }
+}
+
+/** The body when it is at most `max` bytes; undefined (and the download cancelled) once it is over. */
+async function upTo(res: Response, max: number): Promise<Buffer | undefined> {
+  if (!res.body) return Buffer.alloc(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of res.body) {
+    size += chunk.byteLength;
+    if (size > max) return undefined; // leaving the loop cancels the download
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
 }

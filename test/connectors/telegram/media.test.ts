@@ -270,6 +270,17 @@ describe("media from the phone, over Telegram", () => {
     expect(model.requests).toHaveLength(0);
   });
 
+  it("a file whose message gave no size is refused by getFile's size, before the download", async () => {
+    await start();
+    const fileId = telegram.addFile(Buffer.alloc(21 * 1024 * 1024), "scan.pdf");
+    telegram.sendMessage(OWNER, { document: { file_id: fileId, file_unique_id: "scan", file_name: "scan.pdf", mime_type: "application/pdf" } });
+    expect((await sentTo(OWNER)).params.text).toBe(
+      "That file is 21.0 MB; I can take files up to 20.0 MB (the Telegram Bot API's download limit).",
+    );
+    expect(telegram.downloads).toEqual([]);
+    expect(model.requests).toHaveLength(0);
+  });
+
   it("stickers, locations and polls get a short answer, never silence", async () => {
     await start();
     telegram.sendMessage(OWNER, {
