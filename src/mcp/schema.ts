@@ -39,9 +39,9 @@ let ajv: Ajv | undefined;
 export function compileValidator(schema: Record<string, unknown>): (args: unknown) => string[] {
   let validate: ValidateFunction;
   try {
-    ajv ??= new Ajv({ allErrors: true, strict: false, validateFormats: false, code: { regExp: safeRegExp } });
+    ajv ??= new Ajv({ allErrors: true, strict: false, validateFormats: false });
     const { $schema: _ignored, ...rest } = schema;
-    validate = ajv.compile(rest);
+    validate = ajv.compile(withoutPatterns(rest) as Record<string, unknown>);
   } catch (err) {
     const reason = `the server's schema for this tool cannot be checked: ${(err as Error).message}`;
     return () => [reason];
@@ -50,22 +50,28 @@ export function compileValidator(schema: Record<string, unknown>): (args: unknow
 }
 
 /**
- * A quantified group that itself holds a quantifier (`(a+)+`, `(\w*)*`, `(x|y+){2,}`): the shape whose
- * backtracking takes exponential time. A server's schema is not ours to trust, and a check runs on the
- * daemon's only thread.
+ * The schema without its regular expressions (`pattern`, `patternProperties`), which are left to the server
+ * to check. A server's pattern is not ours to run: one that backtracks (`^(a+)+$`, `^(a|a)*$`, `^\d*\d*\d*x$`)
+ * takes seconds to hours on a model's argument of a few dozen characters, on the daemon's only thread, and no
+ * test of a pattern's shape catches every such one. An object with `patternProperties` takes other keys too
+ * (which of them the patterns cover is not known here), so nothing is refused that the server would take.
  */
-const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*(?:[*+]|\{\d+,\d*\})(?:[^()\\]|\\.)*\)(?:[*+]|\{\d+,\d*\})/;
-const MAX_PATTERN = 1000;
-
-/**
- * The regular expressions of a server's `pattern` keywords: a pattern that could backtrack for ever is
- * not checked here (it matches anything; the server still checks its own input), the rest as usual.
- */
-function safeRegExp(pattern: string, flags: string): { test: (s: string) => boolean } {
-  if (pattern.length > MAX_PATTERN || NESTED_QUANTIFIER.test(pattern)) return { test: () => true };
-  return new RegExp(pattern, flags);
+function withoutPatterns(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutPatterns);
+  if (node === null || typeof node !== "object") return node;
+  const out: Record<string, unknown> = {};
+  const patterned = "patternProperties" in node;
+  for (const [key, value] of Object.entries(node)) {
+    if ((key === "pattern" && typeof value === "string") || key === "patternProperties") continue;
+    if (patterned && (key === "additionalProperties" || key === "unevaluatedProperties")) continue;
+    if (SCHEMA_MAPS.has(key) && isObject(value)) out[key] = mapValues(value, withoutPatterns);
+    else out[key] = withoutPatterns(value);
+  }
+  return out;
 }
-safeRegExp.code = "new RegExp";
+
+/** Keywords whose value maps names (which may be "pattern") to schemas. */
+const SCHEMA_MAPS = new Set(["properties", "$defs", "definitions", "dependentSchemas"]);
 
 function describe(error: ErrorObject): string {
   const at = error.instancePath ? error.instancePath.slice(1).replaceAll("/", ".") : "arguments";
