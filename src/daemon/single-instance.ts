@@ -22,7 +22,9 @@ export async function claimInstance(dbPath: string, socketPath: string | undefin
   const holder = livingHolder(pidFile);
   if (holder !== undefined && holder !== process.pid) throw refusal(holder, `uses the database ${dbPath}`);
   mkdirSync(dirname(pidFile), { recursive: true, mode: 0o700 });
-  writeFileSync(pidFile, `${process.pid}\n`, { mode: 0o600 });
+  // The pid, then this boot's id and the process's start time: after a power cut or a crash the pid may be
+  // any other process's by now, and a living pid alone would keep every later start out.
+  writeFileSync(pidFile, `${process.pid}\n${bootId() ?? ""}\n${startTimeOf(process.pid) ?? ""}\n`, { mode: 0o600 });
   return {
     release: () => {
       if (livingHolder(pidFile) === process.pid) rmSync(pidFile, { force: true });
@@ -40,25 +42,54 @@ function refusal(pid: number | undefined, what: string): InstanceError {
   return new InstanceError(`${who} ${what}; stop it first (systemctl stop hermes), or give this one its own socket and storage.path`);
 }
 
-/** The pid in the file when that process runs and is a hermes (a pid reused by another program does not count). */
+/**
+ * The pid in the file when that process runs and is the hermes that wrote it: written in this boot, started
+ * when it was, and a hermes (a pid reused by another program does not count). A process of another user is
+ * not one either: the database's folder is this user's, and under systemd's `ProtectProc=invisible` such a
+ * process cannot even be looked at (a pid taken by one after a reboot kept the service from starting).
+ */
 function livingHolder(pidFile: string): number | undefined {
-  let pid: number;
+  let lines: string[];
   try {
-    pid = Number(readFileSync(pidFile, "utf8").trim());
+    lines = readFileSync(pidFile, "utf8").split("\n");
   } catch {
     return undefined;
   }
+  const pid = Number(lines[0]?.trim());
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
   if (pid === process.pid) return pid;
+  const [boot, started] = [lines[1]?.trim(), lines[2]?.trim()];
+  if (boot && bootId() !== undefined && boot !== bootId()) return undefined; // written before a reboot
   try {
     process.kill(pid, 0);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EPERM") return undefined; // ESRCH: gone
+  } catch {
+    return undefined; // ESRCH: gone; EPERM: another user's process
   }
+  if (started && startTimeOf(pid) !== undefined && started !== startTimeOf(pid)) return undefined;
   try {
     return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("hermes") ? pid : undefined;
   } catch {
-    return pid; // no /proc to tell: a living pid is taken for the holder
+    return pid; // no /proc to tell: a living pid of this user is taken for the holder
+  }
+}
+
+/** This boot's id (Linux), which changes at every boot. */
+function bootId(): string | undefined {
+  try {
+    return readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** When process `pid` started, in clock ticks since boot (`/proc/<pid>/stat`'s 22nd field), where /proc tells. */
+function startTimeOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name (field 2) is in parentheses and may hold spaces: the fields after it are counted from there.
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    return undefined;
   }
 }
 

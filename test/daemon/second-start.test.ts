@@ -1,9 +1,13 @@
-import { existsSync, readFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import type { FakeModel } from "../fakes/model-server.js";
 import { useHermes, useModel, useTempDir } from "../helpers/fixture.js";
-import { baseSettings, runCli, writeConfig } from "../helpers/hermes.js";
+import { baseSettings, CLI, runCli, writeConfig } from "../helpers/hermes.js";
+
+const NOBODY = 65534;
 
 describe("a second hermes start", () => {
   let model: FakeModel;
@@ -44,6 +48,57 @@ describe("a second hermes start", () => {
     expect(await hermes.stop()).toBe(0);
     expect(existsSync(`${hermes.dbPath}.pid`)).toBe(false);
     hermes = await hermes.restart();
-    expect(readFileSync(`${hermes.dbPath}.pid`, "utf8").trim()).toBe(String(hermes.process.pid));
+    expect(readFileSync(`${hermes.dbPath}.pid`, "utf8").split("\n")[0]).toBe(String(hermes.process.pid));
   });
+
+  it("starts when the pid file left by a crash names a living hermes of an earlier boot, or one started since", async () => {
+    // A process whose command line says hermes, as the pid's new owner after a reboot might.
+    const other = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)", "hermes"], { stdio: "ignore" });
+    onTestFinished(() => void other.kill("SIGKILL"));
+    await once(other, "spawn");
+    const hermes = await useHermes(baseSettings(model.url));
+    const pidFile = `${hermes.dbPath}.pid`;
+    const [, boot, started] = readFileSync(pidFile, "utf8").split("\n");
+    await hermes.kill();
+    writeFileSync(pidFile, `${other.pid}\n00000000-0000-0000-0000-000000000000\n${started}\n`);
+    let again = await hermes.restart();
+    expect((await again.ask("hello")).code).toBe(0);
+    await again.kill();
+    writeFileSync(pidFile, `${other.pid}\n${boot}\n1\n`);
+    again = await again.restart();
+    expect((await again.ask("hello")).code).toBe(0);
+    // The file as an earlier version wrote it (the pid alone), naming a living hermes: still refused.
+    await again.kill();
+    writeFileSync(pidFile, `${other.pid}\n`);
+    const refused = await runCli(["start", "--config", again.configPath], { cwd: again.dir });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`another hermes (pid ${other.pid}) uses the database`);
+  });
+});
+
+/**
+ * Under systemd the service runs as its own user with ProtectProc=invisible: another user's processes cannot
+ * be looked at. After a power cut the stale pid file named a process of root's, and every start was refused.
+ */
+describe.skipIf(process.getuid?.() !== 0)("the instance claim after an unclean stop, as the service's user", () => {
+  it("starts although the stale pid file names a living process of another user that /proc hides", () => {
+    const dir = useTempDir();
+    chmodSync(dir, 0o755);
+    mkdirSync(join(dir, "data"));
+    chownSync(join(dir, "data"), NOBODY, NOBODY);
+    const config = writeConfig(dir, { model: { base_url: "http://127.0.0.1:9" }, connectors: { cron: { enabled: false } } });
+    const script = [
+      "mount -o remount,hidepid=invisible /proc",
+      "sleep 60 & holder=$!", // root's process, which took the pid the daemon had before the reboot
+      `printf '%s\\n' $holder > ${dir}/data/hermes.db.pid && chown ${NOBODY} ${dir}/data/hermes.db.pid`,
+      `cd ${dir}`,
+      `setpriv --reuid=${NOBODY} --regid=${NOBODY} --clear-groups ${process.execPath} ${CLI} start --config ${config} > out.log 2>&1 & daemon=$!`,
+      // Until the daemon is ready or has exited (a refused start exits at once), at most 10 s.
+      "for i in $(seq 200); do grep -q 'hermes is ready' out.log && break; kill -0 $daemon 2>/dev/null || break; sleep 0.05; done",
+      "kill $daemon $holder; wait $daemon; cat out.log",
+    ].join("\n");
+    const run = spawnSync("unshare", ["--mount", "--pid", "--fork", "--mount-proc", "sh", "-c", script], { encoding: "utf8" });
+    expect(run.stdout).not.toMatch(/another hermes \(pid \d+\) uses the database/);
+    expect(run.stdout).toContain('"msg":"hermes is ready"');
+  }, 20_000);
 });
