@@ -11,6 +11,9 @@ import { dispatchPairing } from "./pair.js";
 import { type ErrorCode, limitOf, MAX_LINE_BYTES, PROTOCOL_VERSION, type Reply } from "./protocol.js";
 import { dispatchStorage } from "./storage.js";
 
+/** How long a stop waits for clients to close their side of the socket before it cuts them. */
+const CLIENT_END_GRACE_MS = 500;
+
 type Json = Record<string, unknown>;
 
 /** How much a CLI client may leave unread before it is cut off (a long answer streamed token by token fits). */
@@ -66,8 +69,15 @@ export function createCliConnector(core: Core, socketPath: string): Connector {
     },
     async stop() {
       for (const s of sockets) s.end();
-      await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-      for (const s of sockets) s.destroy();
+      const closed = new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+      // The server closes once every client has closed its side too: one that does not (a `hermes chat`
+      // suspended with Ctrl-Z, a script holding its connection) is cut after a moment, or the stop would wait
+      // for it until systemd's TimeoutStopSec killed the daemon.
+      const cut = setTimeout(() => {
+        for (const s of sockets) s.destroy();
+      }, CLIENT_END_GRACE_MS);
+      await closed;
+      clearTimeout(cut);
       rmSync(socketPath, { force: true });
     },
     /** `cli:<name>`: the text is added to that session's history (there is no screen to push to). */
