@@ -66,6 +66,13 @@ export async function restoreCommand(configPath: string, path: string | undefine
   const { loadConfig } = await import("../config/load.js");
   const { restoreDatabase } = await import("../store/backup.js");
   const target = loadConfig(configPath).config.storage.path;
+  // Without its CLI socket (turned off in the config) a running daemon still holds the database's claim: the
+  // file it writes to would be put aside, and every message after the restore kept in that one.
+  const holder = (await import("../daemon/single-instance.js")).databaseHolder(target);
+  if (holder !== undefined) {
+    process.stderr.write(`hermes is running (pid ${holder}, using ${target}): stop it first (\`systemctl stop hermes\`), then restore.\n`);
+    return 1;
+  }
   try {
     const { aside } = restoreDatabase(resolve(path), target);
     process.stdout.write(

@@ -32,6 +32,12 @@ export async function claimInstance(dbPath: string, socketPath: string | undefin
   };
 }
 
+/** The pid of the hermes that holds the database `dbPath` (its claim, `<db>.pid`), if one runs. */
+export function databaseHolder(dbPath: string): number | undefined {
+  const holder = livingHolder(`${dbPath}.pid`);
+  return holder === process.pid ? undefined : holder;
+}
+
 /** Another daemon holds the socket or the database this one was configured with. */
 export class InstanceError extends Error {
   override name = "InstanceError";
