@@ -15,7 +15,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import Database from "better-sqlite3";
 import type { Logger } from "pino";
 import { zonedCron } from "../time.js";
-import type { Db } from "./db.js";
+import { type Db, newerSchema } from "./db.js";
 import { privateDir, privateFile } from "./private.js";
 
 export interface BackupResult {
@@ -93,6 +93,8 @@ export function checkDatabase(path: string): void {
     const result = db.pragma("integrity_check", { simple: true }) as string;
     if (result !== "ok") throw new Error(`${path} failed integrity_check: ${result}`);
     if (!hasHermesTables(db)) throw new Error(`${path} is a SQLite database, but not one of hermes`);
+    const newer = newerSchema(db);
+    if (newer) throw new Error(`${path} was ${newer}`);
   } catch (err) {
     if ((err as Error).message.startsWith(path)) throw err;
     throw new Error(`${path} is not a readable SQLite database: ${(err as Error).message}`);

@@ -27,8 +27,28 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number } =
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
   db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
+  const newer = newerSchema(db);
+  if (newer) {
+    db.close();
+    throw new Error(`${path}: ${newer}`);
+  }
   migrate(db);
   return db;
+}
+
+/** The highest schema version this build knows. */
+export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
+
+/**
+ * Why a database cannot be used by this build: a newer hermes wrote it (after a downgrade, or a backup of a
+ * newer one restored), and this one does not know what its later migrations changed. Undefined when it can.
+ */
+export function newerSchema(db: Db): string | undefined {
+  const known = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
+  if (!known) return undefined;
+  const version = db.prepare("SELECT MAX(version) FROM schema_migrations").pluck().get() as number | null;
+  if (version === null || version <= SCHEMA_VERSION) return undefined;
+  return `written by a newer hermes (database schema ${version}; this hermes knows up to ${SCHEMA_VERSION}): upgrade hermes again, or restore a backup this version made`;
 }
 
 export function migrate(db: Db): number {
