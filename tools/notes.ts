@@ -37,9 +37,14 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
           return `Saved note #${note.id}.`;
         }
         case "list":
-          return formatNotes(notes.list(), "No notes yet.");
+          return formatNotes(notes.list(), notes.count(), "No notes yet.", "notes");
         case "search":
-          return formatNotes(notes.search(args.query), `No note contains "${args.query}".`);
+          return formatNotes(
+            notes.search(args.query),
+            notes.countMatching(args.query),
+            `No note contains "${args.query}".`,
+            "matching notes",
+          );
         case "delete":
           if (!notes.remove(args.id)) throw new Error(`there is no note #${args.id}`);
           return `Deleted note #${args.id}.`;
@@ -48,7 +53,10 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
   });
 }
 
-function formatNotes(list: Note[], empty: string): string {
+/** The notes, and how many older ones were left out (the list holds the newest). */
+function formatNotes(list: Note[], total: number, empty: string, what: string): string {
   if (list.length === 0) return empty;
-  return list.map((n) => `#${n.id} (${new Date(n.created_at).toISOString().slice(0, 10)}): ${n.text}`).join("\n");
+  const lines = list.map((n) => `#${n.id} (${new Date(n.created_at).toISOString().slice(0, 10)}): ${n.text}`);
+  if (total > list.length) lines.unshift(`(${total - list.length} older ${what} not shown; the newest ${list.length}:)`);
+  return lines.join("\n");
 }

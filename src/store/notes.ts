@@ -14,9 +14,15 @@ export class NotesStore {
   constructor(db: Db) {
     this.q = statements(db, {
       add: () => db.prepare("INSERT INTO notes (text, created_at) VALUES (?, ?) RETURNING id, text, created_at"),
-      list: () => db.prepare("SELECT id, text, created_at FROM notes WHERE deleted_at IS NULL ORDER BY id LIMIT ?"),
+      // The newest `limit`, oldest of them first: a list cut at the oldest left out the note just added.
+      list: () =>
+        db.prepare("SELECT * FROM (SELECT id, text, created_at FROM notes WHERE deleted_at IS NULL ORDER BY id DESC LIMIT ?) ORDER BY id"),
+      count: () => db.prepare("SELECT COUNT(*) FROM notes WHERE deleted_at IS NULL").pluck(),
       search: () =>
-        db.prepare("SELECT id, text, created_at FROM notes WHERE deleted_at IS NULL AND text LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?"),
+        db.prepare(
+          "SELECT * FROM (SELECT id, text, created_at FROM notes WHERE deleted_at IS NULL AND text LIKE ? ESCAPE '\\' ORDER BY id DESC LIMIT ?) ORDER BY id",
+        ),
+      countMatching: () => db.prepare("SELECT COUNT(*) FROM notes WHERE deleted_at IS NULL AND text LIKE ? ESCAPE '\\'").pluck(),
       remove: () => db.prepare("UPDATE notes SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL"),
     });
   }
@@ -25,17 +31,31 @@ export class NotesStore {
     return this.q.add.get(text, Date.now()) as Note;
   }
 
+  /** The newest `limit` notes, oldest first. */
   list(limit = 100): Note[] {
     return this.q.list.all(limit) as Note[];
   }
 
+  count(): number {
+    return this.q.count.get() as number;
+  }
+
+  /** The newest `limit` notes that contain `query`, oldest first. */
   search(query: string, limit = 50): Note[] {
-    const escaped = query.replace(/[\\%_]/g, (c) => `\\${c}`);
-    return this.q.search.all(`%${escaped}%`, limit) as Note[];
+    return this.q.search.all(likeOf(query), limit) as Note[];
+  }
+
+  countMatching(query: string): number {
+    return this.q.countMatching.get(likeOf(query)) as number;
   }
 
   /** Returns false when no such note exists (or it was already deleted). */
   remove(id: number): boolean {
     return this.q.remove.run(Date.now(), id).changes > 0;
   }
+}
+
+/** A LIKE pattern for text that contains `query` as typed (its % and _ are not wildcards). */
+function likeOf(query: string): string {
+  return `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
