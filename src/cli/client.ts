@@ -1,5 +1,5 @@
 import { createConnection, type Socket } from "node:net";
-import type { Reply, Request } from "../../connectors/cli/protocol.js";
+import { MAX_LINE_BYTES, type Reply, type Request } from "../../connectors/cli/protocol.js";
 
 type Outgoing = Request extends infer R ? (R extends { v: 1; id: string } ? Omit<R, "v" | "id"> : never) : never;
 
@@ -76,7 +76,19 @@ export class Client {
         this.onClose = this.onClose.filter((f) => f !== onClose);
         resolve();
       });
-      this.socket.write(`${JSON.stringify({ v: 1, id, ...request })}\n`);
+      const line = `${JSON.stringify({ v: 1, id, ...request })}\n`;
+      const bytes = Buffer.byteLength(line) - 1;
+      if (bytes > MAX_LINE_BYTES) {
+        // The daemon would refuse the line before it has an id to answer to: say so here, without sending it.
+        this.handlers.delete(id);
+        this.onClose = this.onClose.filter((f) => f !== onClose);
+        return reject(
+          new Error(
+            `the message is too long: ${bytes} bytes as sent, at most ${MAX_LINE_BYTES} (save a long text to a file and ask about it)`,
+          ),
+        );
+      }
+      this.socket.write(line);
     });
   }
 
