@@ -90,12 +90,25 @@ export async function startDaemon(configPath: string, options: DaemonOptions = {
   const running = await announceReady(wired);
   /** One reload at a time: a second SIGHUP waits for the plugins the first one starts and stops. */
   let reloads = Promise.resolve(true);
+  let stopping = false;
   const reloadOnce = () => reload(wired, running);
   wired.reloadDaemon = () => {
+    // Once the stop has begun a reload would start again what it stops (and tell systemd READY=1 after
+    // STOPPING=1): it is ignored. A reload under way when the stop comes is finished first.
+    if (stopping) {
+      wired.log.info("reload ignored: hermes is stopping");
+      return Promise.resolve(false);
+    }
     reloads = reloads.then(reloadOnce, reloadOnce);
     return reloads;
   };
-  return { core: wired.core, stop: stopOnce(wired, running), reload: wired.reloadDaemon };
+  const stopAll = stopOnce(wired, running);
+  const stopDaemon = async () => {
+    stopping = true;
+    await reloads.catch(() => false);
+    return stopAll();
+  };
+  return { core: wired.core, stop: stopDaemon, reload: wired.reloadDaemon };
 }
 
 /** Phase 1: the config, the log, this data directory claimed for one daemon, and the store opened. */
