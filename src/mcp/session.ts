@@ -192,8 +192,16 @@ function isSessionExpired(err: unknown): boolean {
   return (err as { code?: unknown } | undefined)?.code === 404 && (err as Error).name !== "McpError";
 }
 
-/** Failures of the connection itself (as opposed to a tool's error): worth reconnecting over. */
+/** The SDK's code for a connection that closed under a request (ErrorCode.ConnectionClosed). */
+const CONNECTION_CLOSED = -32000;
+
+/**
+ * Failures of the connection itself (as opposed to a tool's error): worth reconnecting over. A JSON-RPC
+ * error is the server's answer, whatever its words ("the garden valve is closed"), unless it is the SDK's
+ * own for a closed connection; only the transport's errors are read by their text.
+ */
 function isConnectionFailure(err: unknown): boolean {
+  if ((err as Error | undefined)?.name === "McpError") return (err as { code?: unknown }).code === CONNECTION_CLOSED;
   const text = errorMessage(err);
   return /fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|Not connected|closed/i.test(text);
 }
