@@ -15,16 +15,27 @@ export function createTranscriber(cfg: SpeechConfig) {
   const base = cfg.base_url.replace(/\/+$/, "");
   const sdk = new OpenAI({ baseURL: base, apiKey: cfg.api_key || "none", maxRetries: 1, timeout: cfg.timeout_s * 1000, logLevel: "off" });
 
+  /**
+   * One more try after a refused connection or a server error, never after a timeout: the server may still
+   * be working on the first (a long note on a CPU whisper), and the owner would wait twice as long for the
+   * same "did not answer in time".
+   */
   async function transcribe(bytes: Buffer, name: string, mime: string, signal?: AbortSignal): Promise<Transcript> {
-    try {
-      const file = await toFile(bytes, name, { type: mime || "application/octet-stream" });
-      const result = await sdk.audio.transcriptions.create(
-        { file, model: cfg.model, response_format: "json", ...(cfg.language && { language: cfg.language }) },
-        { signal },
-      );
-      return { ok: true, text: (result.text ?? "").trim() };
-    } catch (err) {
-      return { ok: false, message: speechError(err, base) };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const file = await toFile(bytes, name, { type: mime || "application/octet-stream" });
+        const result = await sdk.audio.transcriptions.create(
+          { file, model: cfg.model, response_format: "json", ...(cfg.language && { language: cfg.language }) },
+          { signal, maxRetries: 0 },
+        );
+        return { ok: true, text: (result.text ?? "").trim() };
+      } catch (err) {
+        if (attempt === 1 && worthAnotherTry(err) && !signal?.aborted) {
+          await new Promise((r) => setTimeout(r, RETRY_AFTER_MS));
+          continue;
+        }
+        return { ok: false, message: speechError(err, base) };
+      }
     }
   }
 
@@ -53,6 +64,16 @@ export type Transcriber = ReturnType<typeof createTranscriber>;
 /** True when a transcript holds no words: empty, or only punctuation and non-speech tags. */
 export function isEmptyTranscript(text: string): boolean {
   return text.replace(NON_SPEECH, "").length === 0;
+}
+
+/** The pause before the one retry of a transcription. */
+const RETRY_AFTER_MS = 500;
+
+/** A failure another try may not meet: no connection made (refused, reset), a server error, a rate limit. */
+function worthAnotherTry(err: unknown): boolean {
+  if (err instanceof OpenAI.APIConnectionTimeoutError || err instanceof OpenAI.APIUserAbortError) return false;
+  if (err instanceof OpenAI.APIConnectionError) return true;
+  return err instanceof OpenAI.APIError && typeof err.status === "number" && (err.status === 429 || err.status >= 500);
 }
 
 function speechError(err: unknown, url: string): string {
