@@ -101,12 +101,18 @@ function stdioTransport(sdk: Sdk, cfg: McpServerConfig, log: Logger): Transport 
 
 /**
  * `fetch` whose response bodies stop with an error past MAX_MESSAGE_BYTES (per event for an SSE stream),
- * so a server cannot fill the daemon's memory. `headers` are added to every request: the SSE stream's GET
- * needs them too (the SDK sends `requestInit` only with POSTs).
+ * so a server cannot fill the daemon's memory. `headers` are added to every request, over the SDK's own
+ * (which it may give as a `Headers` object: the SSE stream's `Accept: text/event-stream` among them).
  */
 function cappedFetch(headers?: Record<string, string>, max = MAX_MESSAGE_BYTES) {
   return async (url: string | URL, init?: RequestInit): Promise<Response> => {
-    const res = await fetch(url, headers ? { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } } : init);
+    let request = init;
+    if (headers) {
+      const merged = new Headers(init?.headers);
+      for (const [name, value] of Object.entries(headers)) merged.set(name, value);
+      request = { ...init, headers: merged };
+    }
+    const res = await fetch(url, request);
     if (!res.body) return res;
     const perEvent = (res.headers.get("content-type") ?? "").includes("text/event-stream");
     const body = res.body.pipeThrough(capBytes(max, perEvent));
