@@ -85,7 +85,7 @@ const agent = z
     max_steps: z.int().min(1).max(100).default(8),
     repeat_limit: positiveInt().default(2),
     failure_limit: positiveInt().default(3),
-    confirm: z.array(z.string()).default(["shell", "write_file", "send_message"]),
+    confirm: z.array(enabledEntry).default(["shell", "write_file", "send_message"]),
     confirm_timeout_s: z.number().positive().default(600),
     shutdown_grace_s: z.number().min(0).default(10),
     system_prompt: z.string().optional(),
@@ -321,6 +321,7 @@ export const configSchema = z
       });
     };
     checkServers(cfg.tools.enabled, ["tools", "enabled"]);
+    checkServers(cfg.agent.confirm, ["agent", "confirm"]);
     cfg.connectors.cron.jobs.forEach((job, i) => {
       checkServers(job.tools ?? [], ["connectors", "cron", "jobs", i, "tools"]);
     });

@@ -52,3 +52,21 @@ export const enabledEntry = z.string().superRefine((entry, ctx) => {
     });
   }
 });
+
+/**
+ * Whether a list of tool entries (`agent.confirm`) names the tool `name`: exactly, or an MCP tool by a
+ * `*` glob (`home__*`), as `tools.enabled` does.
+ */
+export function listsTool(entries: readonly string[], name: string): boolean {
+  return entries.some((entry) => entry === name || (entry.includes(MCP_SEPARATOR) && globMatches(entry, name)));
+}
+
+/** Whether the `*` glob `pattern` matches all of `name`; a pattern without `*` matches nothing here. */
+export function globMatches(pattern: string, name: string): boolean {
+  if (!pattern.includes("*")) return false;
+  const source = pattern
+    .split("*")
+    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+    .join(".*");
+  return new RegExp(`^${source}$`).test(name);
+}

@@ -1,4 +1,5 @@
 import type { Config } from "../config/schema.js";
+import { listsTool } from "../config/tool-names.js";
 import { estimateTokens } from "../model/tokens.js";
 import { toolSpec } from "../tools/define.js";
 import type { AnyTool, ToolReport } from "../tools/types.js";
@@ -17,7 +18,7 @@ export function reportTools(tools: Iterable<AnyTool>, config: Config): ToolRepor
 }
 
 function askingOf(tool: AnyTool, config: Config): Pick<ToolReport, "asks" | "why"> {
-  if (config.agent.confirm.includes(tool.name)) return { asks: "always", why: "listed in agent.confirm" };
+  if (listsTool(config.agent.confirm, tool.name)) return { asks: "always", why: "listed in agent.confirm" };
   if (typeof tool.needsConfirmation === "function") return { asks: "depends on the arguments", why: "the tool decides per call" };
   if (tool.needsConfirmation) return { asks: "always", why: tool.confirmReason ?? "the tool always asks" };
   if (tool.source?.startsWith("mcp:")) return { asks: "never", why: tool.readOnly ? "annotated readOnlyHint" : "confirm: never" };

@@ -1,4 +1,5 @@
 import type { Config } from "../config/schema.js";
+import { listsTool } from "../config/tool-names.js";
 import { z } from "../config/zod.js";
 import type { ToolCall } from "../model/types.js";
 import type { AuditRow } from "../store/audit.js";
@@ -147,7 +148,7 @@ export class Gate {
   }
 
   private async confirmationReason(tool: AnyTool, args: unknown, runId: string): Promise<string | undefined> {
-    if (this.deps.config().agent.confirm.includes(tool.name)) return `${tool.name} always needs your confirmation (agent.confirm)`;
+    if (listsTool(this.deps.config().agent.confirm, tool.name)) return `${tool.name} always needs your confirmation (agent.confirm)`;
     const needs = typeof tool.needsConfirmation === "function" ? await tool.needsConfirmation(args, { runId }) : tool.needsConfirmation;
     return needs ? (tool.confirmReason ?? `${tool.name} asks for confirmation for these arguments`) : undefined;
   }

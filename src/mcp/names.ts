@@ -1,4 +1,5 @@
 import { MCP_SEPARATOR } from "../config/schema.js";
+import { globMatches } from "../config/tool-names.js";
 
 const MAX_TOOL_NAME = 64;
 
@@ -10,15 +11,6 @@ export function modelToolName(server: string, tool: string): string {
 /** Whether `tools.enabled` lists an MCP tool, exactly or by a `*` glob. Built-in entries never match. */
 export function isEnabled(name: string, enabled: readonly string[]): boolean {
   return enabled.some((entry) => entry.includes(MCP_SEPARATOR) && (entry === name || globMatches(entry, name)));
-}
-
-function globMatches(pattern: string, name: string): boolean {
-  if (!pattern.includes("*")) return false;
-  const source = pattern
-    .split("*")
-    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
-    .join(".*");
-  return new RegExp(`^${source}$`).test(name);
 }
 
 /** Model-facing names of a server's tools; names that two tools would share are refused. */
