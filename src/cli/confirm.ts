@@ -1,4 +1,4 @@
-import { createReadStream, createWriteStream } from "node:fs";
+import { createWriteStream } from "node:fs";
 import type { Confirm } from "./run-view.js";
 
 /**
@@ -19,18 +19,23 @@ function announce(answer: boolean, note = ""): Confirm {
   };
 }
 
-/** readline is imported here, when there is a question to ask: `hermes ask` starts ~1 ms sooner without it. */
+/**
+ * readline is imported here, when there is a question to ask: `hermes ask` starts ~1 ms sooner without it.
+ * The answer is read from stdin, the terminal (confirmFor asks only when it is one): a stream read from
+ * /dev/tty left a read pending after the answer, which took the next line typed (a second confirmation's
+ * answer) and kept the command from exiting until Enter was pressed again. The question goes to the
+ * terminal itself, whatever stdout and stderr were sent to.
+ */
 async function askOnTerminal(prompt: string): Promise<boolean> {
   const { createInterface } = await import("node:readline/promises");
-  const input = createReadStream("/dev/tty");
   const output = createWriteStream("/dev/tty");
-  const rl = createInterface({ input, output });
+  const rl = createInterface({ input: process.stdin, output, terminal: true });
   try {
     const answer = await rl.question(`${prompt}\nRun it? [y/N] `);
     return /^y(es)?$/i.test(answer.trim());
   } finally {
     rl.close();
-    input.destroy();
+    process.stdin.pause();
     output.end();
   }
 }

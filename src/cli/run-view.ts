@@ -30,6 +30,8 @@ export async function runMessage(client: Client, session: string, text: string, 
   let end: RunEnd = { reply: "", stopReason: "error" };
   let streamed = false;
   const decisions: Promise<void>[] = [];
+  // One question at a time: a terminal has one input line, and readline keeps no second question open.
+  let asking: Promise<void> = Promise.resolve();
   // Replies come from the socket's data events (Client.stream), after everything below is set up.
   const finished = client.stream({ op: "ask", session, text, ...(o.file && { file: o.file }) }, (reply: Reply) => {
     if (o.json) out.write(`${JSON.stringify(jsonLine(reply))}\n`);
@@ -45,7 +47,9 @@ export async function runMessage(client: Client, session: string, text: string, 
     const e = reply.event as Record<string, unknown> & { type: string };
     if (e.type === "approval_requested") {
       spinner.stop();
-      decisions.push(decide(client, e, o, err));
+      const decision = asking.then(() => decide(client, e, o, err));
+      asking = decision.catch(() => {});
+      decisions.push(decision);
       return false;
     }
     if (o.json) return false;

@@ -1,64 +1,21 @@
 // `hermes setup` typed at through a pseudo-terminal, against the fake Ollama and the fake Bot API: the
 // answers are checked live, the config and the 0600 environment file are written, the owner is paired,
 // and a second run changes only what it is asked about.
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, onTestFailed } from "vitest";
 import { parse } from "yaml";
 import { DEFAULT_TOOLS } from "../../src/config/schema.js";
 import { DISCORD_TOKEN, startFakeDiscord } from "../fakes/discord-server.js";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
 import { type FakeTelegram, startFakeTelegram, TOKEN } from "../fakes/telegram-server.js";
-import { CLI, createTempDir, runCli } from "../helpers/hermes.js";
+import { createTempDir, runCli } from "../helpers/hermes.js";
+import { terminal } from "../helpers/terminal.js";
 
 /** Output lines without their indentation. */
 const lines = (text: string) => text.split("\n").map((l) => l.trim());
 
-const RELAY = resolve(import.meta.dirname, "../helpers/pty-relay.py");
 const OWNER = 42;
-/** ESC [ … letter: readline's cursor moves. */
-const ESCAPES = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*[A-Za-z]`, "g");
-
-/** `hermes ARGS` in a pseudo-terminal: `expect` waits for output, `type` answers. */
-function terminal(args: string[], env: NodeJS.ProcessEnv) {
-  const child = spawn("python3", [RELAY, process.execPath, CLI, ...args], {
-    env: { ...process.env, ...env },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  let output = "";
-  let seen = 0;
-  const waiters: { re: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
-  const exit = new Promise<number | null>((r) => child.on("close", r));
-  child.stdout.setEncoding("utf8").on("data", (d: string) => {
-    // The terminal's cursor moves (readline redraws its prompt) are not text.
-    output += d.replace(ESCAPES, "").replace(/\r/g, "");
-    for (const w of [...waiters]) {
-      const m = output.slice(seen).match(w.re);
-      if (m) {
-        seen += (m.index ?? 0) + m[0].length;
-        waiters.splice(waiters.indexOf(w), 1);
-        w.resolve(m);
-      }
-    }
-  });
-  return {
-    expect(re: RegExp): Promise<RegExpMatchArray> {
-      const m = output.slice(seen).match(re);
-      if (m) {
-        seen += (m.index ?? 0) + m[0].length;
-        return Promise.resolve(m);
-      }
-      return new Promise((resolveMatch, reject) => {
-        waiters.push({ re, resolve: resolveMatch });
-        void exit.then(() => reject(new Error(`setup ended before ${re}:\n${output}`)));
-      });
-    },
-    type: (line: string) => child.stdin.write(line === "\u0004" ? line : `${line}\r`),
-    exit,
-    output: () => output,
-  };
-}
 
 describe("hermes setup", () => {
   let model: FakeModel;
@@ -166,7 +123,7 @@ describe("hermes setup", () => {
     const first = terminal(["setup", "timezone"], env);
     onTestFailed(() => console.log(first.output()));
     await first.expect(/Time zone \[.*\]: $/m);
-    first.type("\u0004");
+    first.keys("\u0004");
     expect(await first.exit).toBe(1);
     expect(first.output()).toContain('setup stopped at "Time zone" (the input ended): nothing was written');
     expect(first.output()).not.toContain("--non-interactive");
@@ -177,7 +134,7 @@ describe("hermes setup", () => {
     await second.expect(/Time zone \[.*\]: $/m);
     second.type("Europe/Berlin");
     await second.expect(/A morning briefing at \(HH:MM, or off\) \[07:00\]: $/m);
-    second.type("\u0004");
+    second.keys("\u0004");
     expect(await second.exit).toBe(1);
     expect(second.output()).toContain(`setup stopped at "A morning briefing at (HH:MM, or off)" (the input ended): ${configPath} keeps`);
     expect(parse(readFileSync(configPath, "utf8"))).toMatchObject({ timezone: "Europe/Berlin" });
