@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
+import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 
 /**
@@ -23,13 +23,30 @@ export function privateDir(dir: string): void {
       throw err;
     }
     chmodSync(d, 0o700);
+    ownedLikeFolder(d);
   }
 }
 
-/** Makes sure `path` exists (empty when new) and is 0600, so SQLite (which creates 0644) opens it as it is. */
+/**
+ * Makes sure `path` exists (empty when new) and is 0600, so SQLite (which creates 0644) opens it as it is;
+ * made by root in another user's folder, it is that user's (see ownedLikeFolder).
+ */
 export function privateFile(path: string): void {
   closeSync(openSync(path, "a", 0o600));
   chmodSync(path, 0o600);
+  ownedLikeFolder(path);
+}
+
+/**
+ * Run as root (`sudo hermes restore`, `sudo hermes backup` beside a service's data), a file or folder made in
+ * a folder of another user goes to that user: the service's database restored as root's was one the service
+ * could not open, and a backups folder of root's failed every later backup the daemon made. SQLite does the
+ * same for the WAL and shared-memory files it makes as root.
+ */
+function ownedLikeFolder(path: string): void {
+  if (process.geteuid?.() !== 0) return;
+  const folder = statSync(dirname(path));
+  if (folder.uid !== 0) chownSync(path, folder.uid, folder.gid);
 }
 
 /**
