@@ -31,7 +31,8 @@ Commands:
   approvals [list | approve ID | deny ID]
                                       pending approvals; decide one from the shell
   schedules [list | run NAME]         jobs and reminders with their next run; run one now
-  sessions [list | show KEY]          conversations, and the running summary of one
+  sessions [list [--limit N] | show KEY]
+                                      conversations, the most recently used first; the summary of one
   memory [list | forget ID]           remembered facts, whose they are; forget one
   backup [PATH]                       a consistent copy of the database (also while running), checked
   restore PATH                        put a backup in place (daemon stopped; the old database is kept aside)
@@ -114,6 +115,8 @@ async function main(argv: string[]): Promise<number> {
     case "tools":
       return withClient(configPath, async (c) => (await import("./admin.js")).admin(c, command, rest, values));
     case "sessions":
+      if (values.limit !== undefined && !(Number.isInteger(Number(values.limit)) && Number(values.limit) > 0))
+        throw new UsageError("--limit must be a positive integer");
       return withClient(configPath, async (c) => (await import("./sessions.js")).sessionsCommand(c, rest, values));
     case "memory":
       return withClient(configPath, async (c) => (await import("./sessions.js")).memoryCommand(c, rest, values));

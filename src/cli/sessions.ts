@@ -1,24 +1,26 @@
 import { withoutTimeNote } from "../time-note.js";
 import { type Client, resultData } from "./client.js";
 
-type Values = { json?: boolean };
+type Values = { json?: boolean; limit?: string };
+
+/** Sessions listed when --limit does not say. */
+const LIST_LIMIT = 50;
 
 /** `hermes sessions [list | show KEY]` and `hermes memory [list | forget ID]`, over the socket. */
 export async function sessionsCommand(client: Client, rest: string[], values: Values): Promise<number> {
   const [action = "list", key] = rest;
   if (action === "list") {
-    const rows = resultData(await client.call({ op: "sessions" })) as SessionData[];
+    const limit = values.limit === undefined ? LIST_LIMIT : Number(values.limit);
+    const rows = resultData(await client.call({ op: "sessions", limit })) as SessionData[];
     if (values.json) return out(JSON.stringify(rows, null, 2));
     if (rows.length === 0) return out("no sessions yet");
-    return out(
-      rows
-        .map((s) => {
-          const state = s.closed_at ? `closed ${time(s.closed_at)}` : "open";
-          const summary = s.summary_turns ? `, ${s.summary_turns} turn(s) summarised` : "";
-          return `${s.key.padEnd(24)} #${s.id}  ${state}, ${s.messages} message(s)${summary}, last ${s.last_at ? time(s.last_at) : "never"}`;
-        })
-        .join("\n"),
-    );
+    const lines = rows.map((s) => {
+      const state = s.closed_at ? `closed ${time(s.closed_at)}` : "open";
+      const summary = s.summary_turns ? `, ${s.summary_turns} turn(s) summarised` : "";
+      return `${s.key.padEnd(24)} #${s.id}  ${state}, ${s.messages} message(s)${summary}, last ${s.last_at ? time(s.last_at) : "never"}`;
+    });
+    if (rows.length === limit) lines.push(`(the ${limit} sessions used most recently; --limit N lists more)`);
+    return out(lines.join("\n"));
   }
   if (action !== "show" || !key) return usage("usage: hermes sessions [list | show KEY]");
   const reply = await client.call({ op: "session_show", key });

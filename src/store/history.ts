@@ -141,7 +141,8 @@ export class HistoryStore {
       latestSession: () => db.prepare("SELECT * FROM sessions WHERE key = ? ORDER BY closed_at IS NULL DESC, id DESC LIMIT 1"),
       listSessions: () =>
         db.prepare(
-          "SELECT s.*, COUNT(m.id) AS messages, MAX(m.created_at) AS last_at FROM sessions s LEFT JOIN messages m ON m.session_id = s.id GROUP BY s.id ORDER BY s.id DESC LIMIT ?",
+          // Most recently used first; a closed session with no message (a stateless API request's) is not listed.
+          "SELECT s.*, COUNT(m.id) AS messages, MAX(m.created_at) AS last_at FROM sessions s LEFT JOIN messages m ON m.session_id = s.id GROUP BY s.id HAVING COUNT(m.id) > 0 OR s.closed_at IS NULL ORDER BY COALESCE(MAX(m.created_at), s.created_at) DESC, MAX(m.id) DESC, s.id DESC LIMIT ?",
         ),
     });
     const index = recallWriter(db);
