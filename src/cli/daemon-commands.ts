@@ -6,6 +6,9 @@ import { startIdleTrim } from "../daemon/idle-trim.js";
 import { ConfigError } from "../errors.js";
 import { compileCacheReport, flushCompileCache, pruneCompileCache } from "./compile-cache.js";
 
+/** The longest interval Node's timers take (~24.8 days): the keep-alive timer does nothing when it fires. */
+const KEEP_ALIVE_MS = 2 ** 31 - 1;
+
 /** `hermes start`: the daemon in the foreground until SIGTERM/SIGINT; SIGHUP reloads the config. */
 export async function start(configPath: string): Promise<number> {
   const { startDaemon } = await import("../daemon/daemon.js");
@@ -42,6 +45,9 @@ export async function start(configPath: string): Promise<number> {
   log.debug({ removed: removed ?? 0, swept: removed !== undefined }, "compile cache pruned");
   setTimeout(flushCompileCache, 1000).unref();
   const idleTrim = startIdleTrim({ log });
+  // The daemon runs until it is told to stop, also when nothing else keeps Node's loop alive: with the CLI
+  // socket off and no chat connector or HTTP door, only cron is left, and with no job due it has no timer.
+  const keepAlive = setInterval(() => {}, KEEP_ALIVE_MS);
   return new Promise<number>((resolve) => {
     let stopping = false;
     // Everything is closed; a library timer that outlives its owner must not keep a stopped daemon alive.
@@ -56,6 +62,7 @@ export async function start(configPath: string): Promise<number> {
       if (stopping) return;
       stopping = true;
       idleTrim.stop();
+      clearInterval(keepAlive);
       log.info({ signal }, "shutdown requested");
       running.stop().then(
         () => exitSoon(0),
