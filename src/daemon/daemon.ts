@@ -337,7 +337,8 @@ async function loadParts(w: Wired) {
   // The new plugin modules load before anything changes: a broken entry refuses the whole reload.
   const plugins = await preparePluginReload(w.core, w.state.loaded.config, next);
   const parts = await buildParts(next.config, w.partsDeps);
-  const mcp = await loadMcpHub(next.config, { store: w.store, log: w.log, locate: next.locate });
+  // Last, for nothing after it refuses the reload: it takes over the unchanged servers from the running hub.
+  const mcp = await loadMcpHub(next.config, { store: w.store, log: w.log, locate: next.locate }, w.state.mcp);
   // Stopped only once nothing can refuse the reload any more: a refused one keeps the running model whole.
   w.state.model.stop();
   return { next, parts, mcp, plugins };

@@ -31,11 +31,29 @@ export interface McpHub {
   settled(maxMs: number): Promise<void>;
   /** Called whenever a server's tool list changes. */
   onChange(listener: () => void): void;
+  /**
+   * The session of server `name`, for a new hub (a config reload) whose settings for it are `cfg`, the same as
+   * this hub's: it goes on, with its process, its connection and the calls it is running, and this hub's
+   * close leaves it. Undefined when the settings differ (the new hub starts its own).
+   */
+  handOver(name: string, cfg: McpServerConfig): KeptSession | undefined;
   close(): Promise<void>;
+}
+
+/** A session handed from one hub to the next, and where it sends its tool lists. */
+export interface KeptSession {
+  session: McpSession;
+  route: Route;
+}
+
+/** Where a session's tool lists go: the hub that has it now. */
+interface Route {
+  onTools(tools: McpToolInfo[]): void;
 }
 
 interface Entry {
   session: McpSession;
+  route: Route;
   cfg: McpServerConfig;
   tools: AnyTool[];
   /** What the enabled tools' signatures add to every request, counted when the list changes. */
@@ -43,8 +61,11 @@ interface Entry {
   collisions: string[];
 }
 
-/** Connects the configured MCP servers in the background and keeps their enabled tools current. */
-export function createMcpHub(config: Config, deps: McpHubDeps): McpHub {
+/**
+ * Connects the configured MCP servers in the background and keeps their enabled tools current. A hub made by a
+ * reload takes over from `previous` every server whose settings did not change.
+ */
+export function createMcpHub(config: Config, deps: McpHubDeps, previous?: McpHub): McpHub {
   const lists = new McpToolListStore(deps.store.db);
   let sdk: Promise<Sdk> | undefined;
   const listeners: (() => void)[] = [];
@@ -66,21 +87,27 @@ export function createMcpHub(config: Config, deps: McpHubDeps): McpHub {
   };
 
   for (const [name, cfg] of Object.entries(config.mcp.servers)) {
+    // The latest list the server gave (kept at every change), or the one of the last run.
     const cached = lists.load(name) as McpToolInfo[];
-    const session = createSession(name, cfg, {
-      sdk: () => (sdk ??= loadSdk()),
-      log: deps.log,
-      cached,
-      retryBaseMs: deps.retryBaseMs,
-      onTools: (tools) => {
-        lists.save(name, tools);
-        build(name, tools);
-        for (const listener of listeners) listener();
-      },
-    });
-    entries.set(name, { session, cfg, tools: [], promptTokens: 0, collisions: [] });
+    const kept = previous?.handOver(name, cfg);
+    const route: Route = kept?.route ?? { onTools: () => {} };
+    const session =
+      kept?.session ??
+      createSession(name, cfg, {
+        sdk: () => (sdk ??= loadSdk()),
+        log: deps.log,
+        cached,
+        retryBaseMs: deps.retryBaseMs,
+        onTools: (tools) => route.onTools(tools),
+      });
+    route.onTools = (tools) => {
+      lists.save(name, tools);
+      build(name, tools);
+      for (const listener of listeners) listener();
+    };
+    entries.set(name, { session, route, cfg, tools: [], promptTokens: 0, collisions: [] });
     build(name, cached);
-    session.start();
+    if (!kept) session.start();
   }
 
   return {
@@ -97,6 +124,13 @@ export function createMcpHub(config: Config, deps: McpHubDeps): McpHub {
       clearTimeout(timer);
     },
     onChange: (listener) => listeners.push(listener),
+    handOver: (name, cfg) => {
+      const entry = entries.get(name);
+      if (!entry || JSON.stringify(entry.cfg) !== JSON.stringify(cfg)) return undefined;
+      entries.delete(name);
+      entry.route.onTools = () => {};
+      return { session: entry.session, route: entry.route };
+    },
     close: async () => {
       await Promise.allSettled([...entries.values()].map((e) => e.session.close()));
     },
