@@ -11,12 +11,17 @@ export async function checkMcpServers(config: Config): Promise<Check[]> {
   const names = Object.keys(config.mcp.servers);
   if (names.length === 0) return [];
   const reports = (await fromDaemon(config.connectors.cli.socket)) ?? (await probeAll(config));
-  return reports.map((r) => ({
-    name: `mcp ${r.name}`,
-    outcome: r.connected ? (r.last_error ? "warn" : "ok") : "fail",
-    detail: `${r.connected ? "connected" : "not connected"} (${r.transport}), ${r.tools} tools, ${r.enabled} enabled, ~${r.prompt_tokens} prompt tokens${r.last_error ? `; ${r.last_error}` : ""}`,
-    ...(r.fix ? { fix: r.fix } : {}),
-  }));
+  return reports.map((r) => {
+    const unmatched = r.unmatched ?? [];
+    const nothing = unmatched.length ? `; tools.enabled names no tool of it: ${unmatched.join(", ")}` : "";
+    const fix = r.fix ?? (unmatched.length ? `\`hermes tools\` lists what ${r.name} offers; fix or remove those entries` : undefined);
+    return {
+      name: `mcp ${r.name}`,
+      outcome: r.connected ? (r.last_error || unmatched.length ? "warn" : "ok") : "fail",
+      detail: `${r.connected ? "connected" : "not connected"} (${r.transport}), ${r.tools} tools, ${r.enabled} enabled, ~${r.prompt_tokens} prompt tokens${r.last_error ? `; ${r.last_error}` : ""}${nothing}`,
+      ...(fix ? { fix } : {}),
+    };
+  });
 }
 
 async function fromDaemon(socket: string): Promise<McpServerReport[] | undefined> {

@@ -1,4 +1,4 @@
-import type { Config, McpServerConfig } from "../config/schema.js";
+import { type Config, MCP_SEPARATOR, type McpServerConfig } from "../config/schema.js";
 import type { Logger } from "../log.js";
 import { toolTokens } from "../model/tokens.js";
 import { McpToolListStore } from "../store/mcp-tools.js";
@@ -59,6 +59,7 @@ interface Entry {
   /** What the enabled tools' signatures add to every request, counted when the list changes. */
   promptTokens: number;
   collisions: string[];
+  unmatched: string[];
 }
 
 /**
@@ -84,6 +85,16 @@ export function createMcpHub(config: Config, deps: McpHubDeps, previous?: McpHub
       .filter(([modelName]) => isEnabled(modelName, config.tools.enabled))
       .map(([modelName, info]) => createMcpTool(modelName, info, entry.session, entry.cfg));
     entry.promptTokens = toolTokens(entry.tools.map(toolSpec));
+    // Known only once the server has listed its tools (now or in an earlier run).
+    const unmatched = infos.length ? unmatchedEntries(name, [...named.keys()], config.tools.enabled) : [];
+    if (unmatched.join() !== entry.unmatched.join() && unmatched.length) {
+      const at = deps.locate?.(["tools", "enabled"]) ?? "tools.enabled";
+      deps.log.warn(
+        { mcp: name, entries: unmatched },
+        `${at}: entries that name no tool of server ${name}; \`hermes tools\` lists what it offers`,
+      );
+    }
+    entry.unmatched = unmatched;
   };
 
   for (const [name, cfg] of Object.entries(config.mcp.servers)) {
@@ -105,7 +116,7 @@ export function createMcpHub(config: Config, deps: McpHubDeps, previous?: McpHub
       build(name, tools);
       for (const listener of listeners) listener();
     };
-    entries.set(name, { session, route, cfg, tools: [], promptTokens: 0, collisions: [] });
+    entries.set(name, { session, route, cfg, tools: [], promptTokens: 0, collisions: [], unmatched: [] });
     build(name, cached);
     if (!kept) session.start();
   }
@@ -158,7 +169,14 @@ function reportOf(entry: Entry): McpServerReport {
           ? "rename the tools on the server, or enable only one of them"
           : null
         : fixFor(entry.cfg, lastError ?? ""),
+    unmatched: entry.unmatched,
   };
+}
+
+/** The entries of `enabled` for server `name` (`name__…`) that match none of its tools' model-facing names. */
+function unmatchedEntries(name: string, toolNames: string[], enabled: readonly string[]): string[] {
+  const prefix = `${name}${MCP_SEPARATOR}`;
+  return enabled.filter((e) => e.startsWith(prefix) && !toolNames.some((t) => isEnabled(t, [e])));
 }
 
 function fixFor(cfg: McpServerConfig, error: string): string {

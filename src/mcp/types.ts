@@ -52,4 +52,6 @@ export interface McpServerReport {
   prompt_tokens: number;
   last_error: string | null;
   fix: string | null;
+  /** Entries of `tools.enabled` for this server that name none of its tools (a typo, a renamed tool). */
+  unmatched: string[];
 }
