@@ -37,13 +37,19 @@ export function createModelMonitor(model: () => ModelClient, log: Logger, onReco
     return inflight;
   };
 
+  let stopped = false;
+  // One timer at most: a start (every reload starts the monitor again) or a chat call that found the model
+  // unreachable while a timer waited added a second round of probes, which stop() never ended.
   const watch = () => {
+    clearTimeout(timer);
     timer = undefined;
     void probe().then((result) => {
+      if (stopped) return;
       if (ready(result)) {
         delay = 1000;
         return;
       }
+      clearTimeout(timer);
       timer = setTimeout(watch, delay);
       timer.unref();
       delay = Math.min(delay * 2, 60_000);
@@ -64,9 +70,17 @@ export function createModelMonitor(model: () => ModelClient, log: Logger, onReco
   };
 
   return {
-    /** Starts probing; keeps retrying with backoff until the model is ready. */
-    start: watch,
-    stop: () => clearTimeout(timer),
+    /** Starts probing (again, after a reload: from the shortest wait); keeps retrying with backoff until the model is ready. */
+    start: () => {
+      stopped = false;
+      delay = 1000;
+      watch();
+    },
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+      timer = undefined;
+    },
     /** The latest probe, refreshed when older than five seconds. */
     get: async (): Promise<ProbeResult> => (last && Date.now() - last.at < 5000 ? last.result : probe()),
     current: (): ProbeResult | undefined => last?.result,
