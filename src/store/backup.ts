@@ -181,7 +181,10 @@ export function restoreDatabase(backup: string, target: string, now = new Date()
   privateFile(incoming);
   let aside: string | undefined;
   if (existsSync(target)) {
+    // A second restore within the same second must not put its aside copy over the first one's (the
+    // database as it was before either).
     aside = `${target}.replaced-${stamp(now)}`;
+    for (let n = 2; existsSync(aside) || existsSync(`${aside}-wal`); n++) aside = `${target}.replaced-${stamp(now)}-${n}`;
     renameSync(target, aside);
   }
   // A journal left beside the old database would be played into the restored one at its first open.
@@ -203,12 +206,23 @@ function stamp(now: Date): string {
   return now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
 }
 
+/** A backup's name as its time and its number within that second (0 for the first). */
+function sortKey(name: string): { stamp: string; n: number } {
+  const [, stamp = "", n] = /^hermes-(\d{8}-\d{6})(?:-(\d+))?\.db$/.exec(name) ?? [];
+  return { stamp, n: n ? Number(n) : 0 };
+}
+
 /** Deletes all but the newest `keep` backups hermes named in `dir`; returns the deleted paths. */
 export function pruneBackups(dir: string, keep: number): string[] {
   if (!existsSync(dir)) return [];
+  // In time order: two backups of one second are `hermes-…-HHMMSS.db` and then `…-HHMMSS-1.db`, which a
+  // plain sort put first (so the newer was the one deleted).
   const ours = readdirSync(dir)
     .filter((f) => NAME.test(f))
-    .sort();
+    .sort((a, b) => {
+      const [sa, sb] = [sortKey(a), sortKey(b)];
+      return sa.stamp < sb.stamp ? -1 : sa.stamp > sb.stamp ? 1 : sa.n - sb.n;
+    });
   const old = ours.slice(0, Math.max(0, ours.length - keep)).map((f) => join(dir, f));
   for (const path of old) rmSync(path, { force: true });
   return old;
