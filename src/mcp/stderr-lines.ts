@@ -32,8 +32,10 @@ export function boundedLines(
     } else dropped++;
     line = "";
   };
+  // A character of several bytes may be split between two chunks: decoded as one stream, it stays whole.
+  const decoder = new TextDecoder();
   return (chunk) => {
-    const parts = String(chunk).split("\n");
+    const parts = (typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true })).split("\n");
     parts.forEach((part, i) => {
       if (line.length < limits.maxLine) line += part.slice(0, limits.maxLine - line.length);
       if (i < parts.length - 1) emit();

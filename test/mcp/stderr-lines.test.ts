@@ -24,6 +24,15 @@ describe("an MCP server's stderr in the log", () => {
     expect(s.lines).toEqual(["x".repeat(500), "next line"]);
   });
 
+  it("keeps a character whose bytes came in two chunks whole", () => {
+    const s = collect();
+    const bytes = Buffer.from("Grüße, 東京\n");
+    s.write(bytes.subarray(0, 3)); // "Gr" and the first byte of ü
+    s.write(bytes.subarray(3, 12)); // cuts 東 after its first byte
+    s.write(bytes.subarray(12));
+    expect(s.lines).toEqual(["Grüße, 東京"]);
+  });
+
   it("logs at most the minute's share of lines, then says how many it left out", () => {
     const s = collect(100);
     s.write("spam\n".repeat(1000));
