@@ -22,8 +22,14 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number } =
     privateDir(dirname(path));
     privateDatabase(path);
   }
-  const db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
-  db.pragma("journal_mode = WAL");
+  let db: Db | undefined;
+  try {
+    db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
+    db.pragma("journal_mode = WAL");
+  } catch (err) {
+    db?.close();
+    throw new Error(`${path}: ${(err as Error).message}${openHint((err as { code?: string }).code)}`, { cause: err });
+  }
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
   db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
@@ -34,6 +40,15 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number } =
   }
   migrate(db);
   return db;
+}
+
+/** What to do when the database file cannot be opened, by SQLite's error code. */
+function openHint(code: string | undefined): string {
+  if (code === "SQLITE_NOTADB")
+    return " (it is not a SQLite database: move it away to start afresh, or put a backup in its place with `hermes restore`)";
+  if (code === "SQLITE_CANTOPEN" || code === "SQLITE_READONLY")
+    return " (the file and its folder must belong to the user hermes runs as: under systemd, `chown -R hermes:hermes` the data folder)";
+  return "";
 }
 
 /** The highest schema version this build knows. */

@@ -2,6 +2,7 @@
  * A database a newer hermes wrote (after a downgrade, or a backup of a newer one restored) was opened as if it
  * were this version's, and restored without a word: what its later migrations changed is unknown here.
  */
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { restoreDatabase } from "../../src/store/backup.js";
@@ -41,5 +42,23 @@ describe("a database from a newer hermes", () => {
     expect(refused.stderr).toContain("was written by a newer hermes");
     const again = await hermes.restart();
     expect((await again.ask("hello")).code).toBe(0);
+  });
+});
+
+describe("a database file hermes cannot use", () => {
+  it("is named at start, with what to do", async () => {
+    const model = await useModel();
+    const hermes = await useHermes(baseSettings(model.url));
+    await hermes.stop();
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(hermes.dbPath + suffix, { force: true });
+    writeFileSync(
+      hermes.dbPath,
+      "these are not the pages of a database, only some text that is long enough to be read as a header\n".repeat(50),
+    );
+    const start = await runCli(["start", "--config", hermes.configPath], { cwd: hermes.dir });
+    expect(start.code).toBe(1);
+    expect(start.stderr).toContain(
+      `hermes: cannot start: ${hermes.dbPath}: file is not a database (it is not a SQLite database: move it away`,
+    );
   });
 });
