@@ -107,7 +107,8 @@ async function chat(c: Context, d: OpenAiDeps): Promise<Response> {
       // run too, also one still queued behind another, which would hold up the session's next request. It
       // may have gone already, while its images were being taken in.
       const gone = () => {
-        if (!c.env.outgoing.writableFinished) d.core.stopRun(submitted.runId);
+        if (c.env.outgoing.writableFinished || !d.core.stopRun(submitted.runId)) return;
+        d.core.log.info({ runId: submitted.runId }, "the API client went away before the answer; its run is stopped");
       };
       if (c.env.outgoing.destroyed) gone();
       else c.env.outgoing.once("close", gone);

@@ -327,6 +327,9 @@ describe("the OpenAI-compatible API", () => {
     await waitFor(() => count("SELECT COUNT(*) AS n FROM runs WHERE status = 'queued'") === 1, { message: "the second run queued" });
     gone.abort();
     expect(await queued).toBeInstanceOf(OpenAI.APIUserAbortError);
+    // The door learns of it when the connection closes, a moment after the app gave up: released before, the
+    // first run's end could start the queued one before its stop came.
+    await (hermes as Hermes).waitForLog((l) => l.msg === "the API client went away before the answer; its run is stopped");
     release();
     expect(((await first) as OpenAI.ChatCompletion).choices[0]?.message.content).toBe("First.");
     await waitFor(() => count("SELECT COUNT(*) AS n FROM runs WHERE status = 'aborted'") === 1, { message: "the queued run ended" });
