@@ -1,5 +1,6 @@
 import {
   closeSync,
+  constants,
   copyFileSync,
   existsSync,
   lstatSync,
@@ -16,7 +17,7 @@ import Database from "better-sqlite3";
 import type { Logger } from "pino";
 import { zonedCron } from "../time.js";
 import { type Db, newerSchema } from "./db.js";
-import { privateDir, privateFile } from "./private.js";
+import { privateDir, privateFile, privateNewFile } from "./private.js";
 
 export interface BackupResult {
   path: string;
@@ -177,8 +178,10 @@ export function restoreDatabase(backup: string, target: string, now = new Date()
   checkDatabase(backup);
   privateDir(dirname(target));
   const incoming = `${target}.restoring`;
-  copyFileSync(backup, incoming);
-  privateFile(incoming);
+  // Made afresh, never written through what is there (a link left in the folder could name any file).
+  rmSync(incoming, { force: true });
+  copyFileSync(backup, incoming, constants.COPYFILE_EXCL);
+  privateNewFile(incoming);
   let aside: string | undefined;
   if (existsSync(target)) {
     // A second restore within the same second must not put its aside copy over the first one's (the

@@ -1,4 +1,4 @@
-import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs";
+import { chmodSync, closeSync, constants, existsSync, fchmodSync, fchownSync, lchownSync, mkdirSync, openSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 
 /**
@@ -23,30 +23,75 @@ export function privateDir(dir: string): void {
       throw err;
     }
     chmodSync(d, 0o700);
-    ownedLikeFolder(d);
+    // lchown: were the new folder swapped for a link meanwhile, the link changes owner, not what it names.
+    const owner = foreignOwner(d);
+    if (owner) lchownSync(d, owner.uid, owner.gid);
   }
 }
 
 /**
- * Makes sure `path` exists (empty when new) and is 0600, so SQLite (which creates 0644) opens it as it is;
- * made by root in another user's folder, it is that user's (see ownedLikeFolder).
+ * Makes sure `path` exists (empty when new) and is 0600, so SQLite (which creates 0644) opens it as it is.
+ * Run as root in another user's folder, a file this call makes is that user's (see foreignOwner), and a
+ * symbolic link there is not followed: it could name any file of root's.
  */
 export function privateFile(path: string): void {
-  closeSync(openSync(path, "a", 0o600));
-  chmodSync(path, 0o600);
-  ownedLikeFolder(path);
+  const owner = foreignOwner(path);
+  if (!owner) {
+    closeSync(openSync(path, "a", 0o600));
+    chmodSync(path, 0o600);
+    return;
+  }
+  let fd: number;
+  let made = true;
+  try {
+    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    made = false;
+    fd = openNoFollow(path);
+  }
+  try {
+    fchmodSync(fd, 0o600);
+    if (made) fchownSync(fd, owner.uid, owner.gid);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
- * Run as root (`sudo hermes restore`, `sudo hermes backup` beside a service's data), a file or folder made in
- * a folder of another user goes to that user: the service's database restored as root's was one the service
- * could not open, and a backups folder of root's failed every later backup the daemon made. SQLite does the
- * same for the WAL and shared-memory files it makes as root.
+ * A file just made by this process with exclusive create (a copy with COPYFILE_EXCL), made private the
+ * same way: 0600, and the folder owner's when root made it in another user's folder.
  */
-function ownedLikeFolder(path: string): void {
-  if (process.geteuid?.() !== 0) return;
+export function privateNewFile(path: string): void {
+  const owner = foreignOwner(path);
+  const fd = openNoFollow(path);
+  try {
+    fchmodSync(fd, 0o600);
+    if (owner) fchownSync(fd, owner.uid, owner.gid);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function openNoFollow(path: string): number {
+  try {
+    return openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ELOOP") throw err;
+    throw new Error(`${path} is a symbolic link in a folder of another user: hermes run as root does not follow it`);
+  }
+}
+
+/**
+ * The owner of `path`'s folder when this process runs as root and the folder is another user's (`sudo
+ * hermes restore`, `sudo hermes backup` beside a service's data): what root makes there goes to that user.
+ * A database restored as root's was one the service could not open; a backups folder of root's failed every
+ * later backup the daemon made. SQLite does the same for the WAL and shared-memory files it makes as root.
+ */
+function foreignOwner(path: string): { uid: number; gid: number } | undefined {
+  if (process.geteuid?.() !== 0) return undefined;
   const folder = statSync(dirname(path));
-  if (folder.uid !== 0) chownSync(path, folder.uid, folder.gid);
+  return folder.uid !== 0 ? { uid: folder.uid, gid: folder.gid } : undefined;
 }
 
 /**
@@ -57,7 +102,19 @@ function ownedLikeFolder(path: string): void {
 export function privateDatabase(path: string): void {
   try {
     privateFile(path);
-    for (const suffix of ["-wal", "-shm"]) if (existsSync(path + suffix)) chmodSync(path + suffix, 0o600);
+    for (const suffix of ["-wal", "-shm"]) {
+      const file = path + suffix;
+      if (!existsSync(file)) continue;
+      if (!foreignOwner(file)) chmodSync(file, 0o600);
+      else {
+        const fd = openNoFollow(file);
+        try {
+          fchmodSync(fd, 0o600);
+        } finally {
+          closeSync(fd);
+        }
+      }
+    }
   } catch (err) {
     if (!["EACCES", "EPERM", "EROFS"].includes((err as NodeJS.ErrnoException).code ?? "")) throw err;
   }
