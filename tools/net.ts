@@ -212,7 +212,8 @@ export async function fetchConfiguredBytes(url: string, o: ConfiguredFetchOption
     maxBytes: o.maxBytes ?? CONFIGURED_MAX_BYTES,
     timeoutMs: o.timeoutMs,
     signal: o.signal,
-    allow: [hostname, ...(o.allow ?? [])],
+    // An IPv6 host keeps its brackets in a URL (`[::1]`), not in the address it is checked as.
+    allow: [hostname.replace(/^\[|\]$/g, ""), ...(o.allow ?? [])],
     resolve: o.resolve,
     privateHint: `${host} redirected there, and a configured URL's redirect may not lead into the home network unless tools.http_get.allow names the host`,
   }).catch((err: unknown) => {

@@ -73,7 +73,8 @@ describe("a redirect from a configured source", () => {
   let homeUrl: string;
   let outsideUrl: string;
   const homeHits: string[] = [];
-  const rss = (title: string) => `<?xml version="1.0"?><rss version="2.0"><channel><title>T</title><item><title>${title}</title></item></channel></rss>`;
+  const rss = (title: string) =>
+    `<?xml version="1.0"?><rss version="2.0"><channel><title>T</title><item><title>${title}</title></item></channel></rss>`;
 
   beforeAll(async () => {
     // The "home network" host: 127.0.0.3, private, not configured anywhere.
@@ -110,5 +111,22 @@ describe("a redirect from a configured source", () => {
     const allowed = await runTool("feeds", { feeds: { urls: [`${outsideUrl}/inward`] }, http_get: { allow: ["127.0.0.3"] } });
     expect(allowed).toContain("From the router");
     expect(homeHits).toEqual(["/admin"]);
+  });
+});
+
+describe("a configured source on an IPv6 address", () => {
+  it("is read, as one on an IPv4 address is (the configured host may be private)", async () => {
+    const v6 = createServer((_req, res) =>
+      res
+        .writeHead(200, { "content-type": "application/rss+xml" })
+        .end('<?xml version="1.0"?><rss version="2.0"><channel><title>T</title><item><title>From a v6 host</title></item></channel></rss>'),
+    ).listen(0, "::1");
+    await once(v6, "listening");
+    try {
+      const out = await runTool("feeds", { feeds: { urls: [`http://[::1]:${(v6.address() as AddressInfo).port}/feed`] } });
+      expect(out).toContain("From a v6 host");
+    } finally {
+      v6.close();
+    }
   });
 });
