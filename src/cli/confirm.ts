@@ -30,6 +30,11 @@ async function askOnTerminal(prompt: string): Promise<boolean> {
   const { createInterface } = await import("node:readline/promises");
   const output = createWriteStream("/dev/tty");
   const rl = createInterface({ input: process.stdin, output, terminal: true });
+  // In raw mode Ctrl-C is a key, not the signal: it ends the command as at any other moment of `hermes ask`.
+  rl.on("SIGINT", () => {
+    rl.close();
+    process.kill(process.pid, "SIGINT");
+  });
   try {
     const answer = await rl.question(`${prompt}\nRun it? [y/N] `);
     return /^y(es)?$/i.test(answer.trim());

@@ -65,6 +65,16 @@ describe("confirmations asked [y/N] on a terminal", () => {
     expect([written("a.txt"), written("b.txt")]).toEqual([false, true]);
   });
 
+  it("hermes ask: Ctrl-C at the question ends the command, and the call does not run", async () => {
+    model.script({ toolCalls: [write("a.txt")] }, { text: "written" });
+    const ask = open(["ask", "write a file"]);
+    await ask.expect(QUESTION);
+    ask.keys("\u0003");
+    const ended = await Promise.race([ask.exit.then(() => "ended"), new Promise((r) => setTimeout(() => r("still running"), 5000))]);
+    expect(ended).toBe("ended");
+    expect(written("a.txt")).toBe(false);
+  });
+
   it("hermes chat: asks for each of two gated calls of one step, and both run", async () => {
     model.script({ toolCalls: [write("a.txt"), write("b.txt")] }, { text: "both written" });
     const chat = open(["chat", "--session", "two"]);
