@@ -65,10 +65,14 @@ function withoutPatterns(node: unknown): unknown {
     if ((key === "pattern" && typeof value === "string") || key === "patternProperties") continue;
     if (patterned && (key === "additionalProperties" || key === "unevaluatedProperties")) continue;
     if (SCHEMA_MAPS.has(key) && isObject(value)) out[key] = mapValues(value, withoutPatterns);
+    else if (DATA.has(key)) out[key] = value;
     else out[key] = withoutPatterns(value);
   }
   return out;
 }
+
+/** Keywords whose value is data, not a schema: a `pattern` key in it is an argument's value, kept. */
+const DATA = new Set(["const", "enum", "default", "examples"]);
 
 /** Keywords whose value maps names (which may be "pattern") to schemas. */
 const SCHEMA_MAPS = new Set(["properties", "$defs", "definitions", "dependentSchemas"]);

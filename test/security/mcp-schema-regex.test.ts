@@ -35,4 +35,23 @@ describe("MCP schema patterns", () => {
     expect(check({ room: "hall", xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx_: "not a number" })).toEqual([]);
     expect(check({ room: 7 })).toEqual(["room: must be string"]);
   });
+
+  it("keeps a `pattern` that is an argument's value, in const or enum", () => {
+    const check = compileValidator({
+      type: "object",
+      properties: {
+        filter: {
+          enum: [
+            { pattern: "*.log", recursive: true },
+            { pattern: "*.txt", recursive: false },
+          ],
+        },
+        fixed: { const: { pattern: "^a$" } },
+      },
+    });
+    expect(check({ filter: { pattern: "*.log", recursive: true }, fixed: { pattern: "^a$" } })).toEqual([]);
+    expect(check({ filter: { pattern: "*.md", recursive: true } })).toEqual([
+      'filter: must be equal to one of the allowed values: {"pattern":"*.log","recursive":true}, {"pattern":"*.txt","recursive":false}',
+    ]);
+  });
 });
