@@ -201,7 +201,13 @@ const CONNECTION_CLOSED = -32000;
  * own for a closed connection; only the transport's errors are read by their text.
  */
 function isConnectionFailure(err: unknown): boolean {
-  if ((err as Error | undefined)?.name === "McpError") return (err as { code?: unknown }).code === CONNECTION_CLOSED;
+  // The SDK's own close is the code and its words: -32000 is also JSON-RPC's plain "server error", which
+  // servers not built on the SDK send for a tool's failure.
+  if ((err as Error | undefined)?.name === "McpError")
+    return (
+      (err as { code?: unknown }).code === CONNECTION_CLOSED &&
+      (err as Error).message === `MCP error ${CONNECTION_CLOSED}: Connection closed`
+    );
   const text = errorMessage(err);
   return /fetch failed|ECONNREFUSED|ECONNRESET|socket hang up|Not connected|closed/i.test(text);
 }

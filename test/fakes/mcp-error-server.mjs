@@ -11,11 +11,14 @@ const server = new Server({ name: "valves", version: "1" }, { capabilities: { to
 server.setRequestHandler(ListToolsRequestSchema, async () => ({
   tools: [
     { name: "open_valve", inputSchema: { type: "object" } },
+    { name: "close_valve", inputSchema: { type: "object" } },
     { name: "status", inputSchema: { type: "object" } },
   ],
 }));
 server.setRequestHandler(CallToolRequestSchema, async (request) => {
   if (request.params.name === "status") return { content: [{ type: "text", text: "all valves shut" }] };
+  // -32000, JSON-RPC's plain "server error", as servers not built on the SDK send a tool's failure.
+  if (request.params.name === "close_valve") throw new McpError(-32000, "the valve is already closed");
   throw new McpError(-32603, "the garden valve is closed");
 });
 await server.connect(new StdioServerTransport());

@@ -38,6 +38,8 @@ describe("an MCP server's error text", () => {
     const signal = new AbortController().signal;
     await expect(session.call("open_valve", {}, signal)).rejects.toThrow(/the garden valve is closed/);
     expect(session.status()).toMatchObject({ phase: "connected" });
+    await expect(session.call("close_valve", {}, signal)).rejects.toThrow(/MCP error -32000: the valve is already closed/);
+    expect(session.status()).toMatchObject({ phase: "connected" });
     expect(await session.call("status", {}, signal)).toMatchObject({ content: [{ type: "text", text: "all valves shut" }] });
     expect(readFileSync(pids, "utf8").trim().split("\n")).toHaveLength(1);
   });
