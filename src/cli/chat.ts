@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline";
-import type { Client } from "./client.js";
+import { type Client, MessageTooLong } from "./client.js";
 import { confirmFor } from "./confirm.js";
 import { createStyle } from "./render.js";
 import { runMessage } from "./run-view.js";
@@ -48,14 +48,21 @@ export async function chat(client: Client, session: string): Promise<number> {
       process.stdout.write(style.dim(`unknown command ${text.split(/\s/)[0]}; commands: ${COMMANDS.join(", ")}\n`));
     } else if (text) {
       busy = true;
-      await runMessage(client, session, text, {
-        json: false,
-        stream: true,
-        confirm: process.stdin.isTTY ? (p) => askInline(rl, p) : confirmFor({}),
-        out: process.stdout,
-        err: process.stderr,
-      });
-      busy = false;
+      try {
+        await runMessage(client, session, text, {
+          json: false,
+          stream: true,
+          confirm: process.stdin.isTTY ? (p) => askInline(rl, p) : confirmFor({}),
+          out: process.stdout,
+          err: process.stderr,
+        });
+      } catch (err) {
+        // A message the daemon cannot take (over the socket's line limit) is said so, and the chat goes on.
+        if (!(err instanceof MessageTooLong)) throw err;
+        process.stderr.write(`${style.red(err.message)}\n`);
+      } finally {
+        busy = false;
+      }
     }
     prompt();
   }

@@ -3,6 +3,13 @@ import { MAX_LINE_BYTES, type Reply, type Request } from "../../connectors/cli/p
 
 type Outgoing = Request extends infer R ? (R extends { v: 1; id: string } ? Omit<R, "v" | "id"> : never) : never;
 
+/** A request over the socket's line limit: not sent (the daemon would refuse it before reading its id). */
+export class MessageTooLong extends Error {
+  constructor(bytes: number) {
+    super(`the message is too long: ${bytes} bytes as sent, at most ${MAX_LINE_BYTES} (save a long text to a file and ask about it)`);
+  }
+}
+
 export class DaemonUnreachable extends Error {
   constructor(
     readonly socketPath: string,
@@ -82,11 +89,7 @@ export class Client {
         // The daemon would refuse the line before it has an id to answer to: say so here, without sending it.
         this.handlers.delete(id);
         this.onClose = this.onClose.filter((f) => f !== onClose);
-        return reject(
-          new Error(
-            `the message is too long: ${bytes} bytes as sent, at most ${MAX_LINE_BYTES} (save a long text to a file and ask about it)`,
-          ),
-        );
+        return reject(new MessageTooLong(bytes));
       }
       this.socket.write(line);
     });

@@ -29,3 +29,20 @@ describe("hermes ask with a message over the socket's 1 MiB line limit", () => {
     expect((await hermes.ask("hello")).code).toBe(0);
   }, 25_000);
 });
+
+describe("hermes chat with a line over the socket's limit", () => {
+  it("says the message is too long and goes on with the next line", async () => {
+    const model = await useModel();
+    model.respond(() => ({ text: "hi there" }));
+    const hermes = await useHermes(baseSettings(model.url));
+    const result = await runCli(["chat"], {
+      cwd: hermes.dir,
+      env: { HERMES_CONFIG: hermes.configPath },
+      input: `${"a".repeat(1_100_000)}\nhello\n`,
+    });
+    expect(result.stderr).toMatch(/the message is too long: \d+ bytes as sent, at most 1048576/);
+    expect(result.stdout).toContain("hi there");
+    expect(result.code).toBe(0);
+    expect(model.requests).toHaveLength(1);
+  }, 25_000);
+});
