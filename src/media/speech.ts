@@ -16,9 +16,9 @@ export function createTranscriber(cfg: SpeechConfig) {
   const sdk = new OpenAI({ baseURL: base, apiKey: cfg.api_key || "none", maxRetries: 1, timeout: cfg.timeout_s * 1000, logLevel: "off" });
 
   /**
-   * One more try after a refused connection or a server error, never after a timeout: the server may still
-   * be working on the first (a long note on a CPU whisper), and the owner would wait twice as long for the
-   * same "did not answer in time".
+   * One more try when the server did no work (see worthAnotherTry), never after a timeout: the server may
+   * still be at the first (a long note on a CPU whisper), and the owner would wait twice as long for the same
+   * "did not answer in time".
    */
   async function transcribe(bytes: Buffer, name: string, mime: string, signal?: AbortSignal): Promise<Transcript> {
     for (let attempt = 1; ; attempt++) {
@@ -69,11 +69,15 @@ export function isEmptyTranscript(text: string): boolean {
 /** The pause before the one retry of a transcription. */
 const RETRY_AFTER_MS = 500;
 
-/** A failure another try may not meet: no connection made (refused, reset), a server error, a rate limit. */
+/**
+ * A failure after which the server did no work: no connection made (refused), busy (503) or rate-limited
+ * (429). Not a timeout, a connection cut after the upload, or a gateway's 502/504: the server may still be
+ * at the first.
+ */
 function worthAnotherTry(err: unknown): boolean {
   if (err instanceof OpenAI.APIConnectionTimeoutError || err instanceof OpenAI.APIUserAbortError) return false;
-  if (err instanceof OpenAI.APIConnectionError) return true;
-  return err instanceof OpenAI.APIError && typeof err.status === "number" && (err.status === 429 || err.status >= 500);
+  if (err instanceof OpenAI.APIConnectionError) return (err as { cause?: { code?: string } }).cause?.code === "ECONNREFUSED";
+  return err instanceof OpenAI.APIError && (err.status === 429 || err.status === 503);
 }
 
 function speechError(err: unknown, url: string): string {
