@@ -11,7 +11,9 @@ export async function sessionsCommand(client: Client, rest: string[], values: Va
   const [action = "list", key] = rest;
   if (action === "list") {
     const limit = values.limit === undefined ? LIST_LIMIT : Number(values.limit);
-    const rows = resultData(await client.call({ op: "sessions", limit })) as SessionData[];
+    // One more than shown, to know whether there are more.
+    const all = resultData(await client.call({ op: "sessions", limit: limit + 1 })) as SessionData[];
+    const rows = all.slice(0, limit);
     if (values.json) return out(JSON.stringify(rows, null, 2));
     if (rows.length === 0) return out("no sessions yet");
     const lines = rows.map((s) => {
@@ -19,7 +21,7 @@ export async function sessionsCommand(client: Client, rest: string[], values: Va
       const summary = s.summary_turns ? `, ${s.summary_turns} turn(s) summarised` : "";
       return `${s.key.padEnd(24)} #${s.id}  ${state}, ${s.messages} message(s)${summary}, last ${s.last_at ? time(s.last_at) : "never"}`;
     });
-    if (rows.length === limit) lines.push(`(the ${limit} sessions used most recently; --limit N lists more)`);
+    if (all.length > limit) lines.push(`(the ${limit} sessions used most recently; --limit N lists more)`);
     return out(lines.join("\n"));
   }
   if (action !== "show" || !key) return usage("usage: hermes sessions [list | show KEY]");

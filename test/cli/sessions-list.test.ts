@@ -33,6 +33,8 @@ describe("hermes sessions list", () => {
     expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(/^telegram:42 +#\d+ {2}open, 2 message\(s\)/);
     expect(lines[2]).toBe("(the 2 sessions used most recently; --limit N lists more)");
+    const four = await h.cli(["sessions", "list", "--limit", "4"]);
+    expect(four.stdout.trim().split("\n")).toHaveLength(4); // all of them: no note
     expect((await h.cli(["sessions", "list", "--limit", "0"])).stderr).toContain("--limit must be a positive integer");
   }, 60_000);
 });
