@@ -32,7 +32,9 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
     run: async ({ from, days }, ctx) => {
       if (s.sources.length === 0) throw new ToolError("no calendars configured: add ICS files or URLs to tools.calendar.sources");
       const range = rangeOf(from ?? localDay(deps.now(), zone), days ?? 1, zone);
-      const texts = await Promise.allSettled(s.sources.map((src) => loadSource(src, ctx.signal, (s.timeout_s ?? 15) * 1000, deps.config.tools.http_get.allow)));
+      const texts = await Promise.allSettled(
+        s.sources.map((src) => loadSource(src, ctx.signal, (s.timeout_s ?? 15) * 1000, deps.config.tools.http_get.allow)),
+      );
       const { events, notes, failed } = collect(texts, s.sources, range);
       if (failed === s.sources.length) throw new ToolError(notes.join("; "));
       return render(events, notes, range);

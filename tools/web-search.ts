@@ -25,7 +25,13 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
       if (!s.url)
         throw new ToolError("no search engine configured: set tools.web_search.url to a SearXNG instance with the JSON format enabled");
       const url = `${s.url.replace(/\/+$/, "")}/search?${new URLSearchParams({ q: query, format: "json" })}`;
-      const body = JSON.parse(await (await net()).fetchConfigured(url, { signal: ctx.signal, timeoutMs: (s.timeout_s ?? 15) * 1000, allow: deps.config.tools.http_get.allow })) as {
+      const body = JSON.parse(
+        await (await net()).fetchConfigured(url, {
+          signal: ctx.signal,
+          timeoutMs: (s.timeout_s ?? 15) * 1000,
+          allow: deps.config.tools.http_get.allow,
+        }),
+      ) as {
         results?: SearxResult[];
       };
       const results = (body.results ?? []).slice(0, count ?? 5);

@@ -140,7 +140,8 @@ async function download(d: MediaDeps, wanted: Wanted): Promise<{ bytes: Buffer }
     });
     if (!res.ok) return { failed: `the download answered HTTP ${res.status}` };
     const bytes = await upTo(res, MAX_DOWNLOAD_BYTES);
-    if (!bytes) return { refused: `That file is over ${formatSize(MAX_DOWNLOAD_BYTES)}; I can take files up to ${formatSize(MAX_DOWNLOAD_BYTES)}.` };
+    if (!bytes)
+      return { refused: `That file is over ${formatSize(MAX_DOWNLOAD_BYTES)}; I can take files up to ${formatSize(MAX_DOWNLOAD_BYTES)}.` };
     return { bytes };
   } catch (err) {
     const message = (err as Error).message.replaceAll(d.token, "<token>");

@@ -273,7 +273,9 @@ describe("media from the phone, over Telegram", () => {
   it("a file whose message gave no size is refused by getFile's size, before the download", async () => {
     await start();
     const fileId = telegram.addFile(Buffer.alloc(21 * 1024 * 1024), "scan.pdf");
-    telegram.sendMessage(OWNER, { document: { file_id: fileId, file_unique_id: "scan", file_name: "scan.pdf", mime_type: "application/pdf" } });
+    telegram.sendMessage(OWNER, {
+      document: { file_id: fileId, file_unique_id: "scan", file_name: "scan.pdf", mime_type: "application/pdf" },
+    });
     expect((await sentTo(OWNER)).params.text).toBe(
       "That file is 21.0 MB; I can take files up to 20.0 MB (the Telegram Bot API's download limit).",
     );
