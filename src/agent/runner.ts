@@ -25,6 +25,10 @@ interface Live {
   suspended?: boolean;
   /** Work for idle time once the reply has gone out (a compaction); the session's next run waits for it. */
   afterReply?: () => Promise<void>;
+  /** Ends a run stopped while still queued, at once (set while it waits for its turn). */
+  endQueued?: () => void;
+  /** The outcome of a run stopped while still queued: its turn starts nothing. */
+  stoppedQueued?: RunOutcome;
 }
 
 interface Lane {
@@ -136,7 +140,7 @@ export class Runner {
 
   /**
    * Aborts one run: the current one of its session (also one waiting for approval), or one still queued,
-   * which then ends as soon as its turn comes. False when it has ended or is unknown, and once a shutdown
+   * which ends at once: its message is not added to the session, and its turn starts nothing. False when it has ended or is unknown, and once a shutdown
    * has let its runs finish (`closed`): what it leaves (a run waiting for approval, a queued one) is the
    * next start's to resume, and a connector's own stop (the HTTP door closing its clients' connections)
    * must not end it, nor touch the store, which closes right after the connectors. During the grace period
@@ -147,6 +151,7 @@ export class Runner {
     if (!live || this.closed) return false;
     live.controller.abort(new Error("stopped by the user"));
     this.deps.approvals.denyRun(runId, "stop");
+    if (!this.live.has(runId)) live.endQueued?.();
     return true;
   }
 
@@ -295,8 +300,24 @@ export class Runner {
     const ended = new Promise<RunOutcome>((resolve) => {
       replied = resolve;
     });
+    live.endQueued = () => {
+      if (live.stoppedQueued || this.deps.store.history.run(live.runId)?.status !== "queued") return;
+      const outcome: RunOutcome = { runId: live.runId, reply: "Stopped.", stopReason: "aborted" };
+      this.deps.store.history.endRun(live.runId, "aborted", "aborted", outcome.reply);
+      live.stoppedQueued = outcome;
+      this.deps.log.info({ runId: live.runId, session: live.sessionKey, stopReason: "aborted" }, "run ended");
+      this.emit(live, { type: "run_end", runId: live.runId, reply: outcome.reply, stopReason: "aborted" });
+      replied(outcome);
+    };
     const result = lane.tail.then(async () => {
       await this.starts.next();
+      if (live.stoppedQueued) {
+        lane.waiting--;
+        if (lane.waiting === 0) this.lanes.delete(key);
+        this.notifyIdle();
+        return live.stoppedQueued;
+      }
+      live.endQueued = undefined;
       if (!this.accepting && this.deps.store.history.run(live.runId)?.status === "queued") {
         // Not started before the shutdown: it stays queued in the store and runs after the next start.
         return {

@@ -330,10 +330,12 @@ describe("the OpenAI-compatible API", () => {
     // The door learns of it when the connection closes, a moment after the app gave up: released before, the
     // first run's end could start the queued one before its stop came.
     await (hermes as Hermes).waitForLog((l) => l.msg === "the API client went away before the answer; its run is stopped");
+    // Ended at once, still queued: its message is not added to the session, and its turn starts nothing.
+    expect(count("SELECT COUNT(*) AS n FROM runs WHERE status = 'aborted'")).toBe(1);
     release();
     expect(((await first) as OpenAI.ChatCompletion).choices[0]?.message.content).toBe("First.");
-    await waitFor(() => count("SELECT COUNT(*) AS n FROM runs WHERE status = 'aborted'") === 1, { message: "the queued run ended" });
     expect(model.requests).toHaveLength(1); // the one given up never reached the model
+    expect(count("SELECT COUNT(*) AS n FROM messages WHERE role = 'user' AND content LIKE 'second%'")).toBe(0);
 
     // A run waiting for approval: Stop in the app denies it, and the session answers the next request at once.
     model.script({ toolCalls: [{ name: "write_file", arguments: { path: "x.txt", content: "x" } }] });
