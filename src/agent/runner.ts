@@ -300,26 +300,40 @@ export class Runner {
     const ended = new Promise<RunOutcome>((resolve) => {
       replied = resolve;
     });
+    /** This run no longer holds its session's lane (a lane of nobody is dropped; a newer one for the key is kept). */
+    const leaveLane = () => {
+      lane.waiting--;
+      if (lane.waiting === 0 && this.lanes.get(key) === lane) this.lanes.delete(key);
+      this.notifyIdle();
+    };
     live.endQueued = () => {
-      if (live.stoppedQueued || this.deps.store.history.run(live.runId)?.status !== "queued") return;
+      if (live.stoppedQueued) return;
       const outcome: RunOutcome = { runId: live.runId, reply: "Stopped.", stopReason: "aborted" };
-      this.deps.store.history.endRun(live.runId, "aborted", "aborted", outcome.reply);
+      try {
+        if (this.deps.store.history.run(live.runId)?.status !== "queued") return;
+        this.deps.store.history.endRun(live.runId, "aborted", "aborted", outcome.reply);
+      } catch (err) {
+        // Called from a connection's close event (the door's app gone), where a throw would end the daemon: the
+        // run is aborted anyway, and ends as such when its turn comes.
+        this.deps.log.error({ err, runId: live.runId }, "a queued run could not be ended at once; it ends at its turn");
+        return;
+      }
       live.stoppedQueued = outcome;
+      // Ended: no longer stoppable, queued or waited for by a shutdown, though its turn is still to come.
+      this.submitted.delete(live.runId);
+      leaveLane();
       this.deps.log.info({ runId: live.runId, session: live.sessionKey, stopReason: "aborted" }, "run ended");
       this.emit(live, { type: "run_end", runId: live.runId, reply: outcome.reply, stopReason: "aborted" });
       replied(outcome);
     };
     const result = lane.tail.then(async () => {
       await this.starts.next();
-      if (live.stoppedQueued) {
-        lane.waiting--;
-        if (lane.waiting === 0) this.lanes.delete(key);
-        this.notifyIdle();
-        return live.stoppedQueued;
-      }
+      if (live.stoppedQueued) return live.stoppedQueued;
       live.endQueued = undefined;
       if (!this.accepting && this.deps.store.history.run(live.runId)?.status === "queued") {
-        // Not started before the shutdown: it stays queued in the store and runs after the next start.
+        // Not started before the shutdown: it stays queued in the store and runs after the next start. It no
+        // longer holds the lane, or the shutdown would wait its whole grace for a run that will not start.
+        leaveLane();
         return {
           runId: live.runId,
           reply: "hermes is restarting; this message will be answered after it is back.",
@@ -342,9 +356,7 @@ export class Runner {
       } finally {
         this.live.delete(live.runId);
         lane.current = undefined;
-        lane.waiting--;
-        if (lane.waiting === 0) this.lanes.delete(key);
-        this.notifyIdle();
+        leaveLane();
       }
     });
     lane.tail = result.catch(() => {});
