@@ -33,14 +33,19 @@ function holdingTool() {
   return { tool, release, started };
 }
 
+/** Two messages to one session: the first run holds its lane (in the hold tool), the second waits behind it. */
+async function secondQueued() {
+  const hold = holdingTool();
+  const a = await makeAgent({ extraTools: [hold.tool] });
+  a.model.script({ toolCalls: [{ name: "hold" }] }, { text: "first done" });
+  const first = a.submit("first", "cli:s");
+  await hold.started;
+  return { a, hold, first, second: a.submit("second", "cli:s") };
+}
+
 describe("a run stopped while still queued", () => {
   it("ends at once: its message does not join the session, it is no longer queued or stoppable, and its turn starts nothing", async () => {
-    const hold = holdingTool();
-    const a = await makeAgent({ extraTools: [hold.tool] });
-    a.model.script({ toolCalls: [{ name: "hold" }] }, { text: "first done" });
-    const first = a.submit("first", "cli:s");
-    await hold.started;
-    const second = a.submit("second", "cli:s");
+    const { a, hold, first, second } = await secondQueued();
     expect(a.runner.status().queued).toBe(1);
     expect(a.runner.stopRun(second.runId)).toBe(true);
     expect(await second.done).toMatchObject({ stopReason: "aborted", reply: "Stopped." });
@@ -58,12 +63,7 @@ describe("a run stopped while still queued", () => {
   });
 
   it("still queued at a shutdown, it does not make the shutdown wait its grace", async () => {
-    const hold = holdingTool();
-    const a = await makeAgent({ extraTools: [hold.tool] });
-    a.model.script({ toolCalls: [{ name: "hold" }] }, { text: "first done" });
-    const first = a.submit("first", "cli:s");
-    await hold.started;
-    const second = a.submit("second", "cli:s");
+    const { a, hold, first, second } = await secondQueued();
     // A grace far longer than the test's own time limit: only a shutdown that sees the lane free ends in time.
     const stopped = a.runner.shutdown(60_000);
     hold.release();

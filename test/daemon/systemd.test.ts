@@ -179,6 +179,23 @@ describe("the daemon under a (fake) service manager", () => {
     expect(result.code).toBe(0);
     expect(model.requests[0]?.tools.map((t) => t.function?.name)).toEqual(["clock", "notes"]);
   });
+  it("ignores a reload asked for during the graceful stop: no RELOADING=1 or READY=1 after STOPPING=1, and the process exits promptly", async () => {
+    // A SIGHUP (or `hermes pair`'s reload) in the stop reloaded a stopping daemon: backups and the model's
+    // monitor started again, and the process lingered until the fallback exit.
+    model.script({ text: "slow", delayMs: 1500 });
+    const hermes = await start({ storage: { backup: { schedule: "30 3 * * *", keep: 2, dir: "./data/backups" } } });
+    const reply = hermes.ask("slow one");
+    await model.waitForRequests(1);
+    const exit = hermes.stop();
+    const stopping = await notify.waitFor((m) => m.includes("STOPPING=1"));
+    hermes.process.kill("SIGHUP");
+    await hermes.waitForLog((l) => l.msg === "reload ignored: hermes is stopping");
+    expect(await exit).toBe(0);
+    expect((await reply).stdout).toContain("slow");
+    const after = notify.messages.slice(notify.messages.indexOf(stopping) + 1);
+    expect(after.filter((m) => /RELOADING=1|READY=1/.test(m))).toEqual([]);
+    expect(hermes.logs.map((l) => l.msg)).not.toContain("something kept the stopped process alive; exiting");
+  }, 25_000);
 });
 
 describe("hermes doctor", () => {
