@@ -1,57 +1,18 @@
-import type { Logger } from "pino";
 import { DiskFullError, isDiskFull, ShutdownAbort, StoppingError } from "../errors.js";
-import type { Approvals } from "../gate/approvals.js";
 import { newRunId } from "../run-id.js";
 import { isEphemeralKey, type SessionRow } from "../store/history.js";
-import { defaultSender, type Person, senderOf } from "../store/memory.js";
+import { defaultSender, senderOf } from "../store/memory.js";
 import { Turns } from "../turns.js";
 import { compactNow } from "./compaction.js";
-import { compactAfterRun, driveRun, workAfterReply } from "./loop.js";
-import type { LoopDeps } from "./loop-deps.js";
+import { announceEnd, driveLive, type Live, type RunnerDeps } from "./live.js";
+import { workAfterReply } from "./loop.js";
 import { abandonEphemeral, sendOwedReplies } from "./restart.js";
 import type { AgentEvent, EventListener, RunOutcome, SubmitRequest } from "./types.js";
-
-interface Live {
-  runId: string;
-  sessionKey: string;
-  channel: string;
-  tools?: string[];
-  controller: AbortController;
-  listener: EventListener | undefined;
-  sender?: Person;
-  /** A run of a group chat, whose senders change from message to message. */
-  group?: boolean;
-  /** Waiting for approvals: it holds its session's lane but no model or tool is working for it. */
-  suspended?: boolean;
-  /** Work for idle time once the reply has gone out (a compaction); the session's next run waits for it. */
-  afterReply?: () => Promise<void>;
-  /** Ends a run stopped while still queued, at once (set while it waits for its turn). */
-  endQueued?: () => void;
-  /** The outcome of a run stopped while still queued: its turn starts nothing. */
-  stoppedQueued?: RunOutcome;
-}
 
 interface Lane {
   tail: Promise<unknown>;
   waiting: number;
   current?: Live;
-}
-
-export interface RunnerDeps extends LoopDeps {
-  log: Logger;
-  /** Decisions on approvals resume the runs that wait for them. */
-  approvals: Approvals;
-  /** Listener for runs nobody is attached to (resumed after a restart): usually the chat connector. */
-  fallbackListener: (channel: string) => EventListener | undefined;
-  timeNote: () => string;
-  /** Resolves once the tools a run may see are known (MCP servers listed theirs, or gave up): runs wait for it. */
-  toolsKnown?: () => Promise<void>;
-  /**
-   * The system prompt for a run starting now, talking to `sender`; in a group, what only that sender may
-   * see is the `note` after their message instead (so the prompt's start is the same whoever speaks, and
-   * the model server's cache holds).
-   */
-  prompt: (sender?: Person, group?: boolean) => { system: string; note?: string };
 }
 
 /** Serializes runs per session, runs sessions concurrently, and resumes runs when approvals are decided. */
@@ -322,8 +283,7 @@ export class Runner {
       // Ended: no longer stoppable, queued or waited for by a shutdown, though its turn is still to come.
       this.submitted.delete(live.runId);
       leaveLane();
-      this.deps.log.info({ runId: live.runId, session: live.sessionKey, stopReason: "aborted" }, "run ended");
-      this.emit(live, { type: "run_end", runId: live.runId, reply: outcome.reply, stopReason: "aborted" });
+      announceEnd(live, outcome, this.deps.log, (e) => this.emit(live, e));
       replied(outcome);
     };
     const result = lane.tail.then(async () => {
@@ -365,37 +325,8 @@ export class Runner {
     return Promise.race([ended, result]);
   }
 
-  private async drive(live: Live, sessionId: number): Promise<RunOutcome> {
-    await this.deps.toolsKnown?.();
-    for (;;) {
-      const { system, note } = this.deps.prompt(live.sender, live.group);
-      const run = {
-        runId: live.runId,
-        sessionId,
-        sessionKey: live.sessionKey,
-        channel: live.channel,
-        allowedTools: live.tools ? new Set(live.tools) : undefined,
-        signal: live.controller.signal,
-        emit: (e: AgentEvent) => this.emit(live, e),
-        system,
-        ...(note && { note }),
-      };
-      const outcome = await driveRun(run, this.deps);
-      if (outcome.stopReason !== "suspended") {
-        this.deps.log.info({ runId: live.runId, session: live.sessionKey, stopReason: outcome.stopReason }, "run ended");
-        this.emit(live, { type: "run_end", runId: live.runId, reply: outcome.reply, stopReason: outcome.stopReason });
-        if (!live.controller.signal.aborted) live.afterReply = () => compactAfterRun(run, this.deps, outcome.reply);
-        return outcome;
-      }
-      // Decisions may have arrived while the rest of the step ran; only wait for ones still open.
-      if (this.deps.approvals.pendingCount(live.runId) > 0 && !live.controller.signal.aborted) {
-        this.deps.log.info({ runId: live.runId, session: live.sessionKey }, "run waiting for approval");
-        live.suspended = true;
-        this.notifyIdle();
-        await this.deps.approvals.settled(live.runId, live.controller.signal);
-        live.suspended = false;
-      }
-    }
+  private drive(live: Live, sessionId: number): Promise<RunOutcome> {
+    return driveLive(live, sessionId, this.deps, { emit: (e) => this.emit(live, e), suspended: () => this.notifyIdle() });
   }
 
   private emit(live: Live, event: AgentEvent): void {
