@@ -42,20 +42,13 @@ export function privateFile(path: string): void {
     return;
   }
   let fd: number;
-  let made = true;
   try {
     fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-    made = false;
-    fd = openNoFollow(path);
+    return restrict(openNoFollow(path)); // there already: its owner stays
   }
-  try {
-    fchmodSync(fd, 0o600);
-    if (made) fchownSync(fd, owner.uid, owner.gid);
-  } finally {
-    closeSync(fd);
-  }
+  restrict(fd, owner);
 }
 
 /**
@@ -63,8 +56,11 @@ export function privateFile(path: string): void {
  * same way: 0600, and the folder owner's when root made it in another user's folder.
  */
 export function privateNewFile(path: string): void {
-  const owner = foreignOwner(path);
-  const fd = openNoFollow(path);
+  restrict(openNoFollow(path), foreignOwner(path));
+}
+
+/** 0600 through the file's own descriptor, and `owner`'s when given; the descriptor is closed. */
+function restrict(fd: number, owner?: { uid: number; gid: number }): void {
   try {
     fchmodSync(fd, 0o600);
     if (owner) fchownSync(fd, owner.uid, owner.gid);
@@ -105,15 +101,8 @@ export function privateDatabase(path: string): void {
     for (const suffix of ["-wal", "-shm"]) {
       const file = path + suffix;
       if (!existsSync(file)) continue;
-      if (!foreignOwner(file)) chmodSync(file, 0o600);
-      else {
-        const fd = openNoFollow(file);
-        try {
-          fchmodSync(fd, 0o600);
-        } finally {
-          closeSync(fd);
-        }
-      }
+      if (foreignOwner(file)) restrict(openNoFollow(file));
+      else chmodSync(file, 0o600);
     }
   } catch (err) {
     if (!["EACCES", "EPERM", "EROFS"].includes((err as NodeJS.ErrnoException).code ?? "")) throw err;
