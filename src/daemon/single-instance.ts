@@ -65,18 +65,23 @@ function livingHolder(pidFile: string): number | undefined {
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
   if (pid === process.pid) return pid;
   const [boot, started] = [lines[1]?.trim(), lines[2]?.trim()];
-  if (boot && bootId() !== undefined && boot !== bootId()) return undefined; // written before a reboot
+  if (differs(boot, bootId())) return undefined; // written before a reboot
   try {
     process.kill(pid, 0);
   } catch {
     return undefined; // ESRCH: gone; EPERM: another user's process
   }
-  if (started && startTimeOf(pid) !== undefined && started !== startTimeOf(pid)) return undefined;
+  if (differs(started, startTimeOf(pid))) return undefined;
   try {
     return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("hermes") ? pid : undefined;
   } catch {
     return pid; // no /proc to tell: a living pid of this user is taken for the holder
   }
+}
+
+/** A value the pid file recorded that is known now and is not what it was (a file before these lines says nothing). */
+function differs(recorded: string | undefined, now: string | undefined): boolean {
+  return !!recorded && now !== undefined && recorded !== now;
 }
 
 /** This boot's id (Linux), which changes at every boot. */
