@@ -17,7 +17,11 @@ export function isPrivateAddress(address: string): boolean {
 export function isAllowed(host: string, address: string | undefined, allow: string[]): boolean {
   const name = host.toLowerCase().replace(/^\[|\]$/g, "");
   for (const entry of allow) {
-    const e = entry.trim().toLowerCase();
+    // An IPv6 host keeps its brackets in a URL (`[::1]`), not in the address it is checked as: on either side.
+    const e = entry
+      .trim()
+      .toLowerCase()
+      .replace(/^\[|\]$/g, "");
     if (e === name) return true;
     if (!address || !ipaddr.isValid(address)) continue;
     try {
@@ -212,8 +216,7 @@ export async function fetchConfiguredBytes(url: string, o: ConfiguredFetchOption
     maxBytes: o.maxBytes ?? CONFIGURED_MAX_BYTES,
     timeoutMs: o.timeoutMs,
     signal: o.signal,
-    // An IPv6 host keeps its brackets in a URL (`[::1]`), not in the address it is checked as.
-    allow: [hostname.replace(/^\[|\]$/g, ""), ...(o.allow ?? [])],
+    allow: [hostname, ...(o.allow ?? [])],
     resolve: o.resolve,
     privateHint: `${host} redirected there, and a configured URL's redirect may not lead into the home network unless tools.http_get.allow names the host`,
   }).catch((err: unknown) => {
