@@ -62,7 +62,7 @@ export function listsTool(entries: readonly string[], name: string): boolean {
 }
 
 /** Whether the `*` glob `pattern` matches all of `name`; a pattern without `*` matches nothing here. */
-export function globMatches(pattern: string, name: string): boolean {
+function globMatches(pattern: string, name: string): boolean {
   if (!pattern.includes("*")) return false;
   const source = pattern
     .split("*")

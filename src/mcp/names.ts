@@ -1,5 +1,5 @@
 import { MCP_SEPARATOR } from "../config/schema.js";
-import { globMatches } from "../config/tool-names.js";
+import { listsTool } from "../config/tool-names.js";
 
 const MAX_TOOL_NAME = 64;
 
@@ -10,7 +10,7 @@ export function modelToolName(server: string, tool: string): string {
 
 /** Whether `tools.enabled` lists an MCP tool, exactly or by a `*` glob. Built-in entries never match. */
 export function isEnabled(name: string, enabled: readonly string[]): boolean {
-  return enabled.some((entry) => entry.includes(MCP_SEPARATOR) && (entry === name || globMatches(entry, name)));
+  return name.includes(MCP_SEPARATOR) && listsTool(enabled, name);
 }
 
 /** Model-facing names of a server's tools; names that two tools would share are refused. */
