@@ -14,10 +14,8 @@ export class NotesStore {
   constructor(db: Db) {
     this.q = statements(db, {
       add: () => db.prepare("INSERT INTO notes (text, created_at) VALUES (?, ?) RETURNING id, text, created_at"),
-      // The newest `limit`, oldest of them first: a list cut at the oldest left out the note just added.
-      list: () =>
-        db.prepare("SELECT * FROM (SELECT id, text, created_at FROM notes WHERE deleted_at IS NULL ORDER BY id DESC LIMIT ?) ORDER BY id"),
-      count: () => db.prepare("SELECT COUNT(*) FROM notes WHERE deleted_at IS NULL").pluck(),
+      // The newest `limit` that contain a text ('' for all), oldest of them first: a list cut at the oldest
+      // left out the note just added.
       search: () =>
         db.prepare(
           "SELECT * FROM (SELECT id, text, created_at FROM notes WHERE deleted_at IS NULL AND text LIKE ? ESCAPE '\\' ORDER BY id DESC LIMIT ?) ORDER BY id",
@@ -33,11 +31,11 @@ export class NotesStore {
 
   /** The newest `limit` notes, oldest first. */
   list(limit = 100): Note[] {
-    return this.q.list.all(limit) as Note[];
+    return this.search("", limit);
   }
 
   count(): number {
-    return this.q.count.get() as number;
+    return this.countMatching("");
   }
 
   /** The newest `limit` notes that contain `query`, oldest first. */
@@ -45,6 +43,7 @@ export class NotesStore {
     return this.q.search.all(likeOf(query), limit) as Note[];
   }
 
+  /** How many notes contain `query` (all for ''). */
   countMatching(query: string): number {
     return this.q.countMatching.get(likeOf(query)) as number;
   }
