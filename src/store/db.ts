@@ -33,12 +33,12 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number } =
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
   db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
-  const newer = newerSchema(db);
-  if (newer) {
+  try {
+    migrate(db);
+  } catch (err) {
     db.close();
-    throw new Error(`${path}: ${newer}`);
+    throw err instanceof NewerSchema ? new Error(`${path}: ${err.message}`) : err;
   }
-  migrate(db);
   return db;
 }
 
@@ -55,20 +55,30 @@ function openHint(code: string | undefined): string {
 export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
 
 /**
- * Why a database cannot be used by this build: a newer hermes wrote it (after a downgrade, or a backup of a
- * newer one restored), and this one does not know what its later migrations changed. Undefined when it can.
+ * A database a newer hermes wrote (after a downgrade, or a backup of a newer one restored): this build does
+ * not know what its later migrations changed, and uses it not.
  */
+class NewerSchema extends Error {
+  constructor(version: number) {
+    super(
+      `written by a newer hermes (database schema ${version}; this hermes knows up to ${SCHEMA_VERSION}): upgrade hermes again, or restore a backup this version made`,
+    );
+  }
+}
+
+/** Why a database cannot be used by this build (see NewerSchema), or undefined when it can. */
 export function newerSchema(db: Db): string | undefined {
   const known = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
   if (!known) return undefined;
   const version = db.prepare("SELECT MAX(version) FROM schema_migrations").pluck().get() as number | null;
-  if (version === null || version <= SCHEMA_VERSION) return undefined;
-  return `written by a newer hermes (database schema ${version}; this hermes knows up to ${SCHEMA_VERSION}): upgrade hermes again, or restore a backup this version made`;
+  return version !== null && version > SCHEMA_VERSION ? new NewerSchema(version).message : undefined;
 }
 
 export function migrate(db: Db): number {
   db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)");
   const applied = new Set(db.prepare("SELECT version FROM schema_migrations").pluck().all() as number[]);
+  const newest = Math.max(0, ...applied);
+  if (newest > SCHEMA_VERSION) throw new NewerSchema(newest);
   const record = db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)");
   const pending = MIGRATIONS.filter((m) => !applied.has(m.version));
   db.transaction(() => {
