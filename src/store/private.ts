@@ -46,7 +46,8 @@ export function privateFile(path: string): void {
     fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-    return restrict(openNoFollow(path)); // there already: its owner stays
+    restrict(openNoFollow(path)); // there already: its owner stays
+    return;
   }
   restrict(fd, owner);
 }
