@@ -24,6 +24,8 @@ export function createCronConnector(core: Core, initial: Config): Connector {
   const schedules = core.store.schedules;
   const jobs = new Map<string, { job: Job; cron: Cron }>();
   const reminders = new Map<number, Cron>();
+  /** One-shot reminders being sent: not armed again meanwhile (a reminder added then re-reads the list). */
+  const sending = new Set<number>();
   let unsubscribe: (() => void) | undefined;
   const stopping = new AbortController();
   const zoneOf = (job: Job) => job.timezone ?? config.timezone;
@@ -62,17 +64,40 @@ export function createCronConnector(core: Core, initial: Config): Connector {
       await tellOwnerOnce(core, log, `cron:${job.name}:told`, job.deliver, `The scheduled job "${job.name}" could not run: ${error}`);
       return { status: "error", error };
     }
-    try {
-      const { messageId } = await core.deliver(job.deliver, outcome.reply);
-      schedules.finish(firing, "ok", { messageId });
-      log.info({ job: job.name, deliver: job.deliver, messageId }, "job delivered");
+    const sent = await deliverRetrying(job.deliver, outcome.reply, { job: job.name });
+    if ("messageId" in sent) {
+      schedules.finish(firing, "ok", { messageId: sent.messageId });
+      log.info({ job: job.name, deliver: job.deliver, messageId: sent.messageId }, "job delivered");
       core.store.inbound.setValue(`cron:${job.name}:told`, "");
-      return { status: "ok", message_id: messageId, reply: outcome.reply };
-    } catch (err) {
-      schedules.finish(firing, "delivery_failed", { error: errorMessage(err) });
-      log.error({ job: job.name, err }, "job ran but its reply could not be delivered");
-      return { status: "delivery_failed", error: errorMessage(err), reply: outcome.reply };
+      return { status: "ok", message_id: sent.messageId, reply: outcome.reply };
     }
+    schedules.finish(firing, "delivery_failed", { error: sent.error });
+    log.error({ job: job.name, err: sent.error }, "job ran but its reply could not be delivered");
+    return { status: "delivery_failed", error: sent.error, reply: outcome.reply };
+  }
+
+  /**
+   * Delivers `text`, trying again on a failure as a job's run is (`retries`, `retry_delay_s` doubling): a
+   * Discord outage, a refusal from Telegram, a mail server restarting or a plugin's service down for a minute
+   * no longer loses the reminder or the briefing. A stop during the waits ends it (`stopped`).
+   */
+  async function deliverRetrying(
+    target: string,
+    text: string,
+    about: Record<string, unknown>,
+  ): Promise<{ messageId: string } | { error: string; stopped: boolean }> {
+    let error = "hermes stopped before it was delivered";
+    for (let attempt = 0; attempt <= cfg.retries; attempt++) {
+      if (attempt > 0) await sleep(cfg.retry_delay_s * 1000 * 2 ** (attempt - 1), stopping.signal);
+      if (stopping.signal.aborted) return { error, stopped: true };
+      try {
+        return await core.deliver(target, text);
+      } catch (err) {
+        error = errorMessage(err);
+        if (attempt < cfg.retries) log.warn({ ...about, deliver: target, attempt, err: error }, "delivery failed; will retry");
+      }
+    }
+    return { error, stopped: false };
   }
 
   /**
@@ -117,26 +142,46 @@ export function createCronConnector(core: Core, initial: Config): Connector {
     return { at, late: now - at <= grace };
   }
 
-  async function fireReminder(r: ReminderRow, slotAt: number, late = false): Promise<FireResult> {
-    const firing = schedules.claim(`remind:${r.id}`, slotAt);
+  /**
+   * Sends reminder `r` for its slot `slotAt` (late: after a downtime, saying so). `retake`: a firing of that
+   * slot an earlier process left interrupted (killed, or stopped, before the reminder went out) is sent now.
+   * A one-shot retires once its firing has settled, delivered or failed for good: one whose hermes stopped
+   * (or died) before it was out stays, and the next start sends it.
+   */
+  async function fireReminder(r: ReminderRow, slotAt: number, late = false, retake = false): Promise<FireResult> {
+    const key = `remind:${r.id}`;
+    const firing = schedules.claim(key, slotAt) ?? (retake ? schedules.retake(key, slotAt) : undefined);
     if (firing === undefined) return { status: "skipped", error: "this slot already fired" };
     if (!r.cron) {
-      // Done: its timer goes too (run by hand before its time, it would fire again then).
-      schedules.retire(r.id);
+      // Its timer goes now (run by hand before its time, it would fire again then).
       reminders.get(r.id)?.stop();
       reminders.delete(r.id);
+      sending.add(r.id);
     }
     const note = late ? ` (due ${describeTime(new Date(slotAt), r.timezone, new Date())}; hermes was not running then)` : "";
-    try {
-      const { messageId } = await core.deliver(r.channel, `⏰ Reminder: ${r.text}${note}`);
-      schedules.finish(firing, "ok", { messageId });
-      log.info({ reminder: r.id, channel: r.channel, messageId }, "reminder delivered");
-      return { status: "ok", message_id: messageId };
-    } catch (err) {
-      schedules.finish(firing, "delivery_failed", { error: errorMessage(err) });
-      log.error({ reminder: r.id, err }, "reminder could not be delivered");
-      return { status: "delivery_failed", error: errorMessage(err) };
+    const sent = await deliverRetrying(r.channel, `⏰ Reminder: ${r.text}${note}`, { reminder: r.id });
+    sending.delete(r.id);
+    if ("messageId" in sent) {
+      schedules.finish(firing, "ok", { messageId: sent.messageId });
+      if (!r.cron) schedules.retire(r.id);
+      log.info({ reminder: r.id, channel: r.channel, messageId: sent.messageId }, "reminder delivered");
+      return { status: "ok", message_id: sent.messageId };
     }
+    if (sent.stopped) {
+      schedules.finish(firing, "interrupted", { error: sent.error });
+      log.warn({ reminder: r.id, err: sent.error }, "reminder not delivered before the stop; the next start sends it");
+      return { status: "error", error: sent.error };
+    }
+    schedules.finish(firing, "delivery_failed", { error: sent.error });
+    if (!r.cron) schedules.retire(r.id);
+    log.error({ reminder: r.id, err: sent.error }, "reminder could not be delivered");
+    return { status: "delivery_failed", error: sent.error };
+  }
+
+  /** The slot of `key` an earlier process left interrupted (the reminder not sent), if its newest and within `grace` ms. */
+  function interruptedSlot(key: string, grace: number): number | undefined {
+    const last = schedules.last(key);
+    return last?.status === "interrupted" && Date.now() - last.slot_at <= grace ? last.slot_at : undefined;
   }
 
   function armReminders(): void {
@@ -150,22 +195,26 @@ export function createCronConnector(core: Core, initial: Config): Connector {
     const now = Date.now();
     const grace = cfg.grace_s !== undefined ? cfg.grace_s * 1000 : 120 * MINUTE;
     for (const r of active.values()) {
-      if (reminders.has(r.id)) continue;
+      if (reminders.has(r.id) || sending.has(r.id)) continue;
       if (r.at !== null && r.at <= now) {
-        if (now - r.at <= grace) void fireReminder(r, r.at, true);
+        if (now - r.at <= grace) void fireReminder(r, r.at, true, true);
         else {
           schedules.claim(`remind:${r.id}`, r.at, "missed");
           schedules.retire(r.id);
         }
         continue;
       }
-      // A repeating one whose latest time passed while hermes was down: sent late, or recorded as missed.
+      // A repeating one whose latest time passed while hermes was down: sent late, or recorded as missed;
+      // else one whose latest time came but whose hermes stopped (or died) before it was out: sent late.
       const missed = r.cron ? missedSlot(`remind:${r.id}`, r.cron, r.timezone, r.created_at) : undefined;
+      const interrupted = r.cron && !missed ? interruptedSlot(`remind:${r.id}`, grace) : undefined;
       if (missed?.late) void fireReminder(r, missed.at, true);
       else if (missed) schedules.claim(`remind:${r.id}`, missed.at, "missed");
+      else if (interrupted !== undefined) void fireReminder(r, interrupted, true, true);
       const pattern = r.cron ?? new Date(r.at ?? now);
       const cron = zonedCron(pattern, r.timezone, { protect: true, catch: onError }, (self: Cron) => {
-        void fireReminder(r, slotOf(self));
+        // A one-shot's slot is its time as stored, the one a start after a stop looks for.
+        void fireReminder(r, r.at ?? slotOf(self));
       });
       reminders.set(r.id, cron);
     }

@@ -36,6 +36,10 @@ export class ScheduleStore {
       claim: () => db.prepare("INSERT OR IGNORE INTO firings (job, slot_at, fired_at, status) VALUES (?, ?, ?, ?) RETURNING id"),
       finish: () => db.prepare("UPDATE firings SET status = ?, run_id = COALESCE(?, run_id), message_id = ?, error = ? WHERE id = ?"),
       setRun: () => db.prepare("UPDATE firings SET run_id = ? WHERE id = ?"),
+      retake: () =>
+        db.prepare(
+          "UPDATE firings SET status = 'running', fired_at = ?, error = NULL WHERE job = ? AND slot_at = ? AND status = 'interrupted' RETURNING id",
+        ),
       // A firing's run may have been resumed at start (running, or waiting for its approval): that one is left.
       // One whose run has ended done with its reply sent (through the run's chat, after a resume) went out.
       settleLeftRunning: () =>
@@ -67,6 +71,11 @@ export class ScheduleStore {
   /** Records a firing for (job, slot) unless one exists: a slot never runs twice. Returns its id, or undefined. */
   claim(job: string, slotAt: number, status: FiringStatus = "running"): number | undefined {
     return (this.q.claim.get(job, slotAt, Date.now(), status) as { id: number } | undefined)?.id;
+  }
+
+  /** Takes up again the firing of (job, slot) an earlier process left interrupted; its id, or undefined when there is none. */
+  retake(job: string, slotAt: number): number | undefined {
+    return (this.q.retake.get(Date.now(), job, slotAt) as { id: number } | undefined)?.id;
   }
 
   /**

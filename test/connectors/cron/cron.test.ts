@@ -233,6 +233,86 @@ describe("the cron connector", () => {
     expect(new Set(slots).size).toBe(slots.length);
   });
 
+  it("sends a reminder again when its delivery fails, instead of losing it; a one-shot retires once it is out", async () => {
+    const dir = withReminders((schedules) => {
+      schedules.addReminder({ channel: `telegram:${OWNER}`, text: "call the plumber", at: Date.now() + 1500, timezone: "Europe/Berlin" });
+    });
+    telegram.fail("sendMessage", { status: 403, description: "Forbidden: bot was blocked by the user" }, 1);
+    hermes = await useHermes(settings({ retry_delay_s: 0.05 }), { dir });
+    await hermes.waitForLog((l) => l.msg === "delivery failed; will retry" && l.reminder === 1);
+    await hermes.waitForLog((l) => l.msg === "reminder delivered");
+    expect(reminderTexts()).toEqual(["⏰ Reminder: call the plumber"]);
+    expect(firings(hermes, "remind:1").map((f) => f.status)).toEqual(["ok"]);
+    expect((await hermes.cli(["schedules", "list"])).stdout).not.toContain("call the plumber");
+  });
+
+  it("records a reminder that fails every try as delivery_failed after the retries, and a job's reply likewise", async () => {
+    model.respond(() => ({ text: "Your brief." }));
+    const dir = withReminders((schedules) => {
+      schedules.addReminder({ channel: `telegram:${OWNER}`, text: "never arrives", at: Date.now() + 1000, timezone: "Europe/Berlin" });
+    });
+    telegram.refuseChat(OWNER, { status: 403, description: "Forbidden: bot was blocked by the user" });
+    const job = { name: "briefing", schedule: "0 7 * * *", prompt: "Brief me.", deliver: `telegram:${OWNER}` };
+    hermes = await useHermes(settings({ jobs: [job], retries: 2, retry_delay_s: 0.05 }), { dir });
+    await hermes.waitForLog((l) => l.msg === "reminder could not be delivered");
+    expect(firings(hermes, "remind:1").map((f) => f.status)).toEqual(["delivery_failed"]);
+    const refused = () => telegram.calls.filter((c) => c.method === "sendMessage:fault").length;
+    expect(refused()).toBe(3);
+    const run = await hermes.cli(["schedules", "run", "briefing"]);
+    expect(run.stderr).toMatch(/briefing: delivery_failed/);
+    expect(refused()).toBe(6);
+    expect(model.requests).toHaveLength(1); // the reply is sent again, the job is not run again
+  });
+
+  it("sends a one-time reminder a killed hermes had taken but not sent, at the next start", async () => {
+    const due = Date.now() - 60_000;
+    const dir = withReminders((schedules) => {
+      const r = schedules.addReminder({ channel: `telegram:${OWNER}`, text: "feed the cat", at: due, timezone: "Europe/Berlin" });
+      schedules.claim(`remind:${r.id}`, due); // taken when the power went, before it was out
+    });
+    hermes = await useHermes(settings({}), { dir });
+    const late = await telegram.waitFor((c) => c.method === "sendMessage" && String(c.params.text).startsWith("⏰ Reminder: feed the cat"));
+    expect(late.params.text).toMatch(/hermes was not running then\)$/);
+    await hermes.waitForLog((l) => l.msg === "reminder delivered");
+    expect(firings(hermes, "remind:1").map((f) => f.status)).toEqual(["ok"]);
+    expect((await hermes.cli(["schedules", "list"])).stdout).not.toContain("feed the cat");
+  });
+
+  it("sends a repeating reminder whose time came as hermes was killed, late, at the next start", async () => {
+    const dir = withReminders((schedules, db) => {
+      const r = schedules.addReminder({ channel: `telegram:${OWNER}`, text: "stretch", cron: "0 * * * *", timezone: "Europe/Berlin" });
+      db.prepare("UPDATE reminders SET created_at = ? WHERE id = ?").run(Date.now() - 86_400_000, r.id);
+      const slot = new Cron("0 * * * *", { timezone: "Europe/Berlin", paused: true }).previousRuns(1, new Date())[0] as Date;
+      schedules.claim(`remind:${r.id}`, slot.getTime()); // this hour's, taken but not sent
+    });
+    hermes = await useHermes(settings({}), { dir });
+    const late = await telegram.waitFor((c) => c.method === "sendMessage" && String(c.params.text).startsWith("⏰ Reminder: stretch"));
+    expect(late.params.text).toMatch(/hermes was not running then\)$/);
+    await hermes.waitForLog((l) => l.msg === "reminder delivered");
+    expect(firings(hermes, "remind:1").map((f) => f.status)).toEqual(["ok"]);
+  });
+
+  it("keeps a one-time reminder whose retries a stop cut short, and the next start sends it", async () => {
+    const dir = withReminders((schedules) => {
+      schedules.addReminder({ channel: `telegram:${OWNER}`, text: "take the bins out", at: Date.now() + 1000, timezone: "Europe/Berlin" });
+    });
+    telegram.refuseChat(OWNER, { status: 403, description: "Forbidden: bot was blocked by the user" });
+    const h = await useHermes(settings({ retry_delay_s: 600 }), { dir });
+    hermes = h;
+    await h.waitForLog((l) => l.msg === "delivery failed; will retry");
+    await h.stop();
+    expect(firings(h, "remind:1").map((f) => f.status)).toEqual(["interrupted"]);
+    const telegram2 = await useTelegram();
+    writeConfig(h.dir, { ...settings({}), connectors: { cron: { enabled: true }, telegram: telegram2.settings([OWNER]) } });
+    hermes = await h.restart();
+    const late = await telegram2.waitFor(
+      (c) => c.method === "sendMessage" && String(c.params.text).startsWith("⏰ Reminder: take the bins out"),
+    );
+    expect(late.params.text).toMatch(/hermes was not running then\)$/);
+    await hermes.waitForLog((l) => l.msg === "reminder delivered");
+    expect(firings(hermes, "remind:1").map((f) => f.status)).toEqual(["ok"]);
+  });
+
   it("marks a run a killed hermes left going as interrupted, not running for good; one resumed and sent as ok", async () => {
     const dir = withReminders((schedules, db) => {
       schedules.claim("briefing", Date.now() - 3_600_000); // running when the power went
