@@ -248,6 +248,23 @@ export function createCronConnector(core: Core, initial: Config): Connector {
       firstSeen(job);
     }
     log.info({ jobs: [...jobs.keys()] }, "cron jobs reloaded");
+    if (!zoneChanged) return;
+    for (const id of followZone()) {
+      reminders.get(id)?.stop();
+      reminders.delete(id);
+    }
+    armReminders();
+  }
+
+  /**
+   * Repeating reminders keep the owner's time of day in the configured `timezone` (a reminder takes the
+   * zone it was made in, and the remind tool only knows that one): after a move, "every day at 9" is at 9
+   * in the new zone, as the jobs are. One-shot reminders keep their instant, which was said back in words.
+   */
+  function followZone(): number[] {
+    const moved = schedules.rezoneRepeating(config.timezone);
+    if (moved.length > 0) log.info({ reminders: moved, timezone: config.timezone }, "repeating reminders moved to the configured timezone");
+    return moved;
   }
 
   const scheduler: Scheduler = {
@@ -307,6 +324,7 @@ export function createCronConnector(core: Core, initial: Config): Connector {
         armJob(job);
         catchUp(job);
       }
+      followZone();
       armReminders();
       unsubscribe = schedules.onChange(armReminders);
     },

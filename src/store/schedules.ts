@@ -65,6 +65,10 @@ export class ScheduleStore {
       reminder: () => db.prepare("SELECT * FROM reminders WHERE id = ?"),
       cancel: () => db.prepare("UPDATE reminders SET cancelled_at = ? WHERE id = ? AND cancelled_at IS NULL AND done_at IS NULL"),
       retire: () => db.prepare("UPDATE reminders SET done_at = ? WHERE id = ?"),
+      rezone: () =>
+        db.prepare(
+          "UPDATE reminders SET timezone = ? WHERE cron IS NOT NULL AND cancelled_at IS NULL AND done_at IS NULL AND timezone != ? RETURNING id",
+        ),
     });
   }
 
@@ -138,6 +142,11 @@ export class ScheduleStore {
 
   retire(id: number): void {
     this.q.retire.run(Date.now(), id);
+  }
+
+  /** Moves the active repeating reminders of another zone to `zone`; returns their ids. */
+  rezoneRepeating(zone: string): number[] {
+    return (this.q.rezone.all(zone, zone) as { id: number }[]).map((r) => r.id);
   }
 
   /** Called when reminders change, so the scheduler can (re)arm them. */

@@ -313,6 +313,29 @@ describe("the cron connector", () => {
     expect(firings(hermes, "remind:1").map((f) => f.status)).toEqual(["ok"]);
   });
 
+  it("moves repeating reminders to the configured timezone, at start and on a reload; a one-shot keeps its instant", async () => {
+    const at = Date.now() + 3_600_000;
+    const dir = withReminders((schedules) => {
+      schedules.addReminder({ channel: `telegram:${OWNER}`, text: "water plants", cron: "0 9 * * *", timezone: "America/New_York" });
+      schedules.addReminder({ channel: `telegram:${OWNER}`, text: "dentist", at, timezone: "America/New_York" });
+    });
+    const h = await useHermes(settings({}), { dir });
+    hermes = h;
+    const listed = async (text: string) => {
+      const rows = JSON.parse((await h.cli(["schedules", "list", "--json"])).stdout) as { name: string; timezone: string; next: string }[];
+      return rows.find((r) => r.name.includes(text));
+    };
+    const nineIn = (zone: string) => new Cron("0 9 * * *", { timezone: zone, paused: true }).nextRun()?.toISOString();
+    expect(await listed("water plants")).toMatchObject({ timezone: "Europe/Berlin", next: nineIn("Europe/Berlin") });
+    expect(await listed("dentist")).toMatchObject({ timezone: "America/New_York", next: new Date(at).toISOString() });
+    const before = h.logs.length;
+    writeConfig(h.dir, { ...settings({}), timezone: "Asia/Tokyo" });
+    h.process.kill("SIGHUP");
+    await h.waitForLog((l) => l.msg === "repeating reminders moved to the configured timezone" && h.logs.indexOf(l) >= before);
+    expect(await listed("water plants")).toMatchObject({ timezone: "Asia/Tokyo", next: nineIn("Asia/Tokyo") });
+    expect(await listed("dentist")).toMatchObject({ timezone: "America/New_York", next: new Date(at).toISOString() });
+  });
+
   it("marks a run a killed hermes left going as interrupted, not running for good; one resumed and sent as ok", async () => {
     const dir = withReminders((schedules, db) => {
       schedules.claim("briefing", Date.now() - 3_600_000); // running when the power went
