@@ -22,7 +22,9 @@ export interface Live {
   afterReply?: () => Promise<void>;
   /** Ends a run stopped while still queued, at once (set while it waits for its turn). */
   endQueued?: () => void;
-  /** The outcome of a run stopped while still queued: its turn starts nothing. */
+  /** Leaves a run still queued at a shutdown for the next start, at once (set while it waits for its turn). */
+  leaveQueued?: () => void;
+  /** The outcome of a run stopped (or left for the next start) while still queued: its turn starts nothing. */
   stoppedQueued?: RunOutcome;
 }
 

@@ -219,6 +219,9 @@ export class Runner {
   async shutdown(graceMs: number): Promise<void> {
     this.accepting = false;
     this.deps.approvals.disarmAll();
+    // No queued run starts now: each is answered and left in the store for the next start. One queued behind
+    // a run waiting for approval would otherwise hold the shutdown its whole grace for a turn that never comes.
+    for (const live of [...this.submitted.values()]) live.leaveQueued?.();
     // A compaction is optional work: it is made again when the budget next needs it.
     for (const live of this.live.values()) if (live.afterReply) live.controller.abort(new ShutdownAbort());
     if (!(await this.idleWithin(graceMs))) {
@@ -286,19 +289,28 @@ export class Runner {
       announceEnd(live, outcome, this.deps.log, (e) => this.emit(live, e));
       replied(outcome);
     };
+    /** Not started before the shutdown: it stays queued in the store and runs after the next start. */
+    const restarting: RunOutcome = {
+      runId: live.runId,
+      reply: "hermes is restarting; this message will be answered after it is back.",
+      stopReason: "interrupted",
+    };
+    live.leaveQueued = () => {
+      if (live.stoppedQueued) return;
+      live.stoppedQueued = restarting;
+      // It no longer holds the lane, or the shutdown would wait its whole grace for a run that will not start.
+      this.submitted.delete(live.runId);
+      leaveLane();
+      replied(restarting);
+    };
     const result = lane.tail.then(async () => {
       await this.starts.next();
       if (live.stoppedQueued) return live.stoppedQueued;
       live.endQueued = undefined;
+      live.leaveQueued = undefined;
       if (!this.accepting && this.deps.store.history.run(live.runId)?.status === "queued") {
-        // Not started before the shutdown: it stays queued in the store and runs after the next start. It no
-        // longer holds the lane, or the shutdown would wait its whole grace for a run that will not start.
         leaveLane();
-        return {
-          runId: live.runId,
-          reply: "hermes is restarting; this message will be answered after it is back.",
-          stopReason: "interrupted" as const,
-        };
+        return restarting;
       }
       lane.current = live;
       this.live.set(live.runId, live);

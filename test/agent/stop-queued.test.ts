@@ -2,12 +2,14 @@
  * A run stopped while still queued behind another run of its session ended only when its turn came: its
  * message joined the session first, a late stop could find it started and at the model, and meanwhile it was
  * still counted (queued, stoppable, waited for by a shutdown). A run still queued at a shutdown held its
- * session's lane, so the shutdown waited its whole grace for a run that would not start.
+ * session's lane, so the shutdown waited its whole grace for a run that would not start, and so did one queued
+ * behind a run waiting for approval, whose turn never came before the stop.
  */
 import { describe, expect, it } from "vitest";
 import { z } from "../../src/config/zod.js";
 import { defineTool } from "../../src/tools/define.js";
-import { makeAgent } from "../helpers/factories.js";
+import { makeAgent, recordingTool } from "../helpers/factories.js";
+import { waitFor } from "../helpers/wait.js";
 
 /** A tool that answers when the test lets it: the session's current run holds its lane meanwhile. */
 function holdingTool() {
@@ -71,5 +73,21 @@ describe("a run stopped while still queued", () => {
     await stopped;
     expect(await second.done).toMatchObject({ stopReason: "interrupted" });
     expect(a.store.history.run(second.runId)?.status).toBe("queued"); // answered after the restart
+  }, 10_000);
+
+  it("queued behind a run waiting for approval, it does not make the shutdown wait its grace, and is told hermes restarts", async () => {
+    const risky = recordingTool("risky", { needsConfirmation: true });
+    const a = await makeAgent({ extraTools: [risky.tool] });
+    a.model.script({ toolCalls: [{ name: "risky", arguments: { word: "now" } }] });
+    const first = a.submit("first", "cli:s");
+    await waitFor(() => a.runner.status().suspended === 1, { message: "the first run to wait for its approval" });
+    const second = a.submit("second", "cli:s");
+    expect(a.runner.status().queued).toBe(1);
+    // Its turn never comes before the approval: only a shutdown that does not wait for it ends in time.
+    await a.runner.shutdown(60_000);
+    expect(await second.done).toMatchObject({ stopReason: "interrupted", reply: expect.stringMatching(/after it is back/) });
+    expect(a.store.history.run(second.runId)?.status).toBe("queued"); // answered after the restart
+    expect(a.store.history.run(first.runId)?.status).toBe("suspended"); // asked again after the restart
+    expect(risky.runs).toEqual([]);
   }, 10_000);
 });
