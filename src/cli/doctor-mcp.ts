@@ -15,6 +15,16 @@ export async function checkMcpServers(config: Config): Promise<Check[]> {
     const unmatched = r.unmatched ?? [];
     const nothing = unmatched.length ? `; tools.enabled names no tool of it: ${unmatched.join(", ")}` : "";
     const fix = r.fix ?? (unmatched.length ? `\`hermes tools\` lists what ${r.name} offers; fix or remove those entries` : undefined);
+    // A server the daemon is still starting (its first connection, no error yet) has not failed.
+    const starting = !r.connected && r.state === "connecting" && !r.last_error;
+    if (starting) {
+      return {
+        name: `mcp ${r.name}`,
+        outcome: "warn",
+        detail: `still connecting (${r.transport}): the daemon is starting it; its tools come once it answers`,
+        fix: "run `hermes doctor` again in a few seconds; a server that stays here is slow to start (see its timeout_s)",
+      };
+    }
     return {
       name: `mcp ${r.name}`,
       outcome: r.connected ? (r.last_error || unmatched.length ? "warn" : "ok") : "fail",
