@@ -5,6 +5,7 @@ import type { AgentEvent } from "../../src/agent/types.js";
 import type { Connector, ConnectorHealth, Core } from "../../src/connector.js";
 import { errorMessage } from "../../src/errors.js";
 import type { UsageGrouping, UsageTotals } from "../../src/store/usage.js";
+import { parseLocalDateTime } from "../../src/time.js";
 import { VERSION } from "../../src/version.js";
 import { createUploads, isAskFile, takeFile } from "./files.js";
 import { dispatchPairing } from "./pair.js";
@@ -216,11 +217,13 @@ async function dispatch(
       return result(true, undefined, core.store.audit.list(key, limit));
     }
     case "usage": {
-      if (typeof req.since !== "number") return bad('"since" (ms since the epoch) is required');
+      const since = usageSince(req.since, core.config().timezone);
+      if (since === undefined)
+        return bad('"since" (ms since the epoch, or a date such as 2026-11-01 in the configured timezone) is required');
       const by = typeof req.by === "string" && USAGE_GROUPS.includes(req.by) ? (req.by as UsageGrouping) : undefined;
       if (req.by !== undefined && !by) return bad(`"by" must be one of ${USAGE_GROUPS.join(", ")}`);
-      const [total] = core.store.usage.totals(req.since);
-      return result(true, undefined, { total: total ?? emptyTotals(), groups: by ? core.store.usage.totals(req.since, by) : [] });
+      const [total] = core.store.usage.totals(since);
+      return result(true, undefined, { since, total: total ?? emptyTotals(), groups: by ? core.store.usage.totals(since, by) : [] });
     }
     case "schedules":
       return result(true, undefined, core.scheduler()?.list() ?? []);
@@ -271,6 +274,14 @@ async function askWithFile(
 }
 
 const USAGE_GROUPS: string[] = ["day", "session", "model", "endpoint"];
+
+/** `since` as ms since the epoch, or a date (and time) without a zone, read in `zone`; undefined when neither. */
+function usageSince(since: unknown, zone: string): number | undefined {
+  if (typeof since === "number") return since;
+  if (typeof since !== "string") return undefined;
+  const at = parseLocalDateTime(/^\d{4}-\d{2}-\d{2}$/.test(since) ? `${since} 00:00` : since, zone, new Date());
+  return at && /^\d{4}-/.test(since) ? at.getTime() : undefined;
+}
 
 function emptyTotals(): UsageTotals {
   return { key: "all", calls: 0, failed: 0, prompt_tokens: 0, output_tokens: 0, cached_tokens: 0, estimated: 0, tokens_per_s: null };

@@ -21,8 +21,11 @@ export type Request =
   | { v: 1; id: string; op: "schedules" }
   | { v: 1; id: string; op: "schedule_run"; name: string }
   | { v: 1; id: string; op: "tools" }
-  /** The usage ledger's totals since `since` (ms since the epoch), optionally grouped. */
-  | { v: 1; id: string; op: "usage"; since: number; by?: string }
+  /**
+   * The usage ledger's totals since `since` (ms since the epoch, or a date such as "2026-11-01" or
+   * "2026-11-01 08:00" in the configured timezone), optionally grouped; the result says the `since` it used.
+   */
+  | { v: 1; id: string; op: "usage"; since: number | string; by?: string }
   | { v: 1; id: string; op: "compact"; session: string }
   | { v: 1; id: string; op: "sessions"; limit?: number }
   | { v: 1; id: string; op: "session_show"; key: string }

@@ -10,12 +10,20 @@ type Totals = UsageTotals;
 
 export class UsageArgError extends Error {}
 
-/** `--since 7d` (m, h, d, w) or a date (2026-11-01) into ms since the epoch. */
-function parseSince(value: string | undefined, now = Date.now()): number {
+/** A date, or a date and time, without a zone: the daemon reads it in the configured `timezone`. */
+const LOCAL_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2})?)?$/;
+
+/**
+ * `--since 7d` (m, h, d, w) into ms since the epoch; a date (2026-11-01, 2026-11-01 08:00) as it is, for the
+ * daemon to read in the configured timezone (not the shell's: an SSH session in UTC would be hours off);
+ * an ISO time with its own offset into ms.
+ */
+function parseSince(value: string | undefined, now = Date.now()): number | string {
   if (value === undefined) return now - 7 * UNIT_MS.d;
   const span = /^(\d+)([mhdw])$/.exec(value);
   if (span) return now - Number(span[1]) * UNIT_MS[span[2] as keyof typeof UNIT_MS];
-  const date = Date.parse(value.length === 10 ? `${value}T00:00:00` : value);
+  if (LOCAL_DATE.test(value)) return value;
+  const date = /(?:Z|[+-]\d{2}:?\d{2})$/.test(value) ? Date.parse(value) : Number.NaN;
   if (Number.isNaN(date))
     throw new UsageArgError(`--since expects a span such as 7d, 24h, 30m, 2w or a date such as 2026-11-01, not '${value}'`);
   return date;
@@ -28,9 +36,11 @@ export async function usage(client: Client, values: Values): Promise<number> {
     throw new UsageArgError(`--by expects one of ${BY.join(", ")}, not '${values.by}'`);
   const reply = await client.call({ op: "usage", since, by: values.by });
   if (reply.type !== "result" || !reply.ok) throw new Error(reply.type === "error" ? reply.error.message : "unexpected reply");
-  const data = reply.data as { total: Totals; groups: Totals[] };
-  if (values.json) return write(JSON.stringify({ since: new Date(since).toISOString(), by: values.by ?? null, ...data }, null, 2));
-  if (data.total.calls === 0) return write(`no model calls since ${new Date(since).toISOString().slice(0, 16).replace("T", " ")}`);
+  const { since: from, ...data } = reply.data as { total: Totals; groups: Totals[]; since?: number };
+  const at = from ?? (typeof since === "number" ? since : Date.now());
+  if (values.json) return write(JSON.stringify({ since: new Date(at).toISOString(), by: values.by ?? null, ...data }, null, 2));
+  if (data.total.calls === 0)
+    return write(`no model calls since ${typeof since === "string" ? since : new Date(at).toISOString().slice(0, 16).replace("T", " ")}`);
   const rows = [...data.groups.map((g) => line(g.key, g)), line("total", data.total)];
   const header = line(values.by ?? "", undefined);
   return write([header, ...rows].join("\n"));

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { FakeModel } from "../fakes/model-server.js";
 import { useHermes, useModel } from "../helpers/fixture.js";
@@ -57,6 +58,36 @@ describe("hermes usage, status and doctor over the real daemon", () => {
     const bad = await hermes.cli(["usage", "--by", "week"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--by expects one of day, session, model, endpoint/);
+  });
+
+  it("`--since` a date reads it in the configured timezone, not the shell's", async () => {
+    // Kiritimati is UTC+14: its 1 November starts at 10:00 UTC on 31 October.
+    const hermes = await useHermes({ ...baseSettings(model.url), timezone: "Pacific/Kiritimati" });
+    const insert = (iso: string) => {
+      const db = new Database(hermes.dbPath);
+      try {
+        db.prepare(
+          `INSERT INTO model_calls (at, run_id, session_id, step, endpoint, model, prompt_tokens, output_tokens, cached_tokens,
+             estimated, first_byte_ms, total_ms, outcome) VALUES (?, NULL, NULL, NULL, 'primary', 'm', 100, 10, 0, 0, 50, 200, 'ok')`,
+        ).run(Date.parse(iso));
+      } finally {
+        db.close();
+      }
+    };
+    insert("2030-10-31T09:00:00Z"); // 31 October, 23:00 there
+    insert("2030-10-31T11:00:00Z"); // 1 November, 01:00 there
+    const shellInUtc = { env: { TZ: "UTC" } };
+    const day = JSON.parse((await hermes.cli(["usage", "--since", "2030-11-01", "--json"], shellInUtc)).stdout) as {
+      since: string;
+      total: { calls: number };
+    };
+    expect(day).toMatchObject({ since: "2030-10-31T10:00:00.000Z", total: { calls: 1 } });
+    const hour = JSON.parse((await hermes.cli(["usage", "--since", "2030-10-31 22:00", "--json"], shellInUtc)).stdout);
+    expect(hour).toMatchObject({ since: "2030-10-31T08:00:00.000Z", total: { calls: 2 } });
+    const none = await hermes.cli(["usage", "--since", "2030-11-02"], shellInUtc);
+    expect(none.stdout).toBe("no model calls since 2030-11-02\n");
+    const offset = JSON.parse((await hermes.cli(["usage", "--since", "2030-10-31T10:30:00Z", "--json"], shellInUtc)).stdout);
+    expect(offset).toMatchObject({ since: "2030-10-31T10:30:00.000Z", total: { calls: 1 } });
   });
 
   it("a llama.cpp server whose /props says n_ctx 4096 under context_tokens 16384: warned at start and in doctor, and prompts fit 4096", async () => {
