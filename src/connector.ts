@@ -85,7 +85,7 @@ export interface DaemonStatus {
     prompt_tokens: number;
     output_tokens: number;
     estimated_calls: number;
-    daily_limits: { endpoint: string; daily_tokens: number; used: number }[];
+    daily_limits: { endpoint: string; model: string; daily_tokens: number; used: number }[];
   };
   runs: { running: number; queued: number; suspended: number };
   pending_approvals: number;

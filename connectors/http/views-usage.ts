@@ -15,7 +15,7 @@ export function usageCards(s: DaemonStatus): Html {
       ? html`<div class="card" id="usage"><h3>Today</h3>
     <p><span class="calls-today">${u.calls}</span> model calls · <span class="prompt-tokens">${u.prompt_tokens}</span> prompt + <span class="output-tokens">${u.output_tokens}</span> output tokens</p>
     <p class="hint">${u.estimated_calls ? `${u.estimated_calls} of ${u.calls} calls (${estimated} %) estimated: the endpoint reported no tokens` : "tokens as the endpoints reported them"}</p>
-    ${u.daily_limits.map((l) => html`<p class="limit${l.used >= l.daily_tokens ? " bad" : ""}"><code>${l.endpoint}</code>: ${l.used} of ${l.daily_tokens} daily tokens</p>`)}</div>`
+    ${u.daily_limits.map((l) => html`<p class="limit${l.used >= l.daily_tokens ? " bad" : ""}"><code>${l.endpoint}</code> ${l.model}: ${l.used} of ${l.daily_tokens} daily tokens</p>`)}</div>`
       : ""
   }${
     serving

@@ -147,7 +147,7 @@ function servingLines(data: StatusData): string[] {
   if (u) {
     const est = u.estimated_calls ? ` (${u.estimated_calls} estimated)` : "";
     lines.push(`usage      today ${u.calls} model calls, ${u.prompt_tokens} prompt + ${u.output_tokens} output tokens${est}`);
-    for (const l of u.daily_limits) lines.push(`           ${l.endpoint}: ${l.used} of ${l.daily_tokens} daily tokens`);
+    for (const l of u.daily_limits) lines.push(`           ${l.endpoint} ${l.model}: ${l.used} of ${l.daily_tokens} daily tokens`);
   }
   return lines;
 }

@@ -54,7 +54,7 @@ export async function buildParts(config: Config, deps: PartsDeps) {
   // With nothing to read, the tool would only cost the prompt its signature.
   if (!skills?.skills.some((s) => !s.hiddenFromModel)) tools.delete("skill");
   if (unavailable.length) log.warn({ tools: unavailable }, "enabled tools that this version does not provide are skipped");
-  const usedToday = (endpoint: string) => deps.tools.store.usage.endpointTokensSince(endpoint, startOfToday());
+  const usedToday = (endpoint: string, model: string) => deps.tools.store.usage.endpointTokensSince(endpoint, model, startOfToday());
   const parts = await createModel(config.model, { usedToday, log, client: model });
   return {
     builtins: tools,

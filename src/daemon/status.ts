@@ -55,7 +55,8 @@ function usageToday(config: Config, store: Store) {
     daily_limits: limits.map((e) => ({
       endpoint: maskUrl(e.base_url),
       daily_tokens: e.daily_tokens,
-      used: store.usage.endpointTokensSince(e.base_url, today),
+      model: e.name,
+      used: store.usage.endpointTokensSince(e.base_url, e.name, today),
     })),
   };
 }

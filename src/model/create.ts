@@ -25,7 +25,7 @@ export interface ModelParts {
  */
 export async function createModel(
   cfg: ModelConfig,
-  o: { usedToday: (endpoint: string) => number; log: Logger; client?: ModelClient },
+  o: { usedToday: (endpoint: string, model: string) => number; log: Logger; client?: ModelClient },
 ): Promise<ModelParts> {
   const chainOptions = { retryPrimaryAfterMs: cfg.retry_primary_after_s * 1000, usedToday: o.usedToday, log: o.log };
   if (o.client) return { chain: createModelChain([{ client: o.client, dailyTokens: 0 }], chainOptions), readWindows: async () => {} };

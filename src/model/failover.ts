@@ -12,7 +12,8 @@ export interface ChainEndpoint {
 export interface ChainOptions {
   retryPrimaryAfterMs: number;
   /** Tokens an endpoint (by base URL) used so far today, from the ledger; asked once a day per limited endpoint. */
-  usedToday: (endpoint: string) => number;
+  /** Tokens the endpoint's model used today before this process (the ledger), by its base URL and model. */
+  usedToday: (endpoint: string, model: string) => number;
   log: Logger;
   /** Today as a day key; local calendar days by default. */
   today?: () => string;
@@ -70,7 +71,8 @@ export function createModelChain(endpoints: ChainEndpoint[], options: ChainOptio
     const limit = (endpoints[i] as ChainEndpoint).dailyTokens;
     if (limit <= 0) return false;
     const s = spent[i] as (typeof spent)[number];
-    if (s.day !== today()) Object.assign(s, { day: today(), tokens: options.usedToday(clientOf(i).baseUrl), told: false });
+    if (s.day !== today())
+      Object.assign(s, { day: today(), tokens: options.usedToday(clientOf(i).baseUrl, clientOf(i).modelName), told: false });
     return s.tokens >= limit;
   };
   const clientOf = (i: number) => (endpoints[i] as ChainEndpoint).client;
@@ -103,7 +105,7 @@ export function createModelChain(endpoints: ChainEndpoint[], options: ChainOptio
 
   const probePrimary = async () => {
     const probe = await clientOf(0).probe(AbortSignal.timeout(5000));
-    if (!probe.reachable || probe.modelPresent === false || active === 0 || overBudget(0)) return;
+    if (!probe.reachable || probe.serverError || probe.modelPresent === false || active === 0 || overBudget(0)) return;
     options.log.info({ endpoint: clientOf(0).baseUrl }, "the primary model endpoint is healthy again; calls go back to it");
     active = 0;
     reason = "";

@@ -72,7 +72,9 @@ export function createOllamaClient(cfg: EndpointConfig): ModelClient {
   }
 
   function ollamaHttpError(status: number, body: string, retryAfter: string | null): ModelError {
-    if (status === 404 && /not found/i.test(body)) {
+    // Ollama's own words for a model it lacks (`model "x" not found, try pulling it first`); a path it does
+    // not serve (a base_url ending in /v1) is "404 page not found", which is not a missing model.
+    if (status === 404 && /model\b.*not found/i.test(body)) {
       return new ModelError("model_missing", `the model '${cfg.name}' is not pulled on ${base}: run \`ollama pull ${cfg.name}\``, {
         status,
       });
@@ -140,6 +142,12 @@ function header(res: IncomingMessage, name: string): string | null {
 }
 
 /**
+ * The most bytes of one answer's stream that are read: each token comes in its own JSON line of ~100 bytes,
+ * so a reply of MAX_REPLY_CHARS takes far more than that on the wire.
+ */
+const MAX_STREAM_BYTES = 40 * MAX_REPLY_CHARS;
+
+/**
  * Reads Ollama's NDJSON stream from the response's own events as it arrives. (Async iteration over
  * the response with a line generator on top cost ~0.3 ms an answer, while the model's slot sat idle.)
  * Reads on after "done" so the keep-alive socket can be reused.
@@ -150,6 +158,8 @@ function readStream(res: IncomingMessage, { onText, onAnswered }: ChatOptions, c
     let text = "";
     const toolCalls: ToolCall[] = [];
     let last: OllamaChunk = {};
+    /** The reply's text and call arguments so far: what MAX_REPLY_CHARS bounds (each token comes in a line of ~100 bytes). */
+    let replyChars = 0;
     let failed = false;
     const fail = (err: Error) => {
       if (failed) return;
@@ -170,9 +180,15 @@ function readStream(res: IncomingMessage, { onText, onAnswered }: ChatOptions, c
       const delta = chunk.message?.content ?? "";
       if (delta) {
         text += delta;
+        replyChars += delta.length;
         onText?.(delta);
       }
-      for (const call of chunk.message?.tool_calls ?? []) toolCalls.push(fromOllamaCall(call));
+      for (const call of chunk.message?.tool_calls ?? []) {
+        const taken = fromOllamaCall(call);
+        replyChars += JSON.stringify(taken.args).length;
+        toolCalls.push(taken);
+      }
+      if (replyChars > MAX_REPLY_CHARS) throw replyTooLong();
       last = chunk;
     };
     const takeLines = (all: boolean) => {
@@ -189,7 +205,8 @@ function readStream(res: IncomingMessage, { onText, onAnswered }: ChatOptions, c
       if (failed) return;
       clock.firstByte();
       received += chunk.length;
-      if (received > MAX_REPLY_CHARS) return fail(replyTooLong());
+      // The lines around the reply's text: a server that streams on forever without text is cut off too.
+      if (received > MAX_STREAM_BYTES) return fail(replyTooLong());
       buffer += chunk;
       try {
         takeLines(false);
@@ -267,7 +284,8 @@ async function probeOllama(base: string, name: string, signal?: AbortSignal): Pr
         detail: `the model endpoint ${base} (Ollama) has no ${base}/api/tags (HTTP 404)`,
         fix: "model.base_url for provider ollama is the server's root (e.g. http://127.0.0.1:11434), without /v1 or /api",
       };
-    if (status < 200 || status > 299) return { reachable: true, detail: `GET /api/tags answered HTTP ${status}` };
+    if (status < 200 || status > 299)
+      return { reachable: true, detail: `GET /api/tags answered HTTP ${status}`, serverError: status >= 500 || status === 429 };
     const body = JSON.parse(text) as { models?: { name?: string; model?: string }[] };
     const names = (body.models ?? []).flatMap((m) => [m.name, m.model]).filter(Boolean) as string[];
     const wanted = name.includes(":") ? name : `${name}:latest`;

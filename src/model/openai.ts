@@ -57,7 +57,10 @@ export function createOpenAIClient(cfg: EndpointConfig, options: { stream?: bool
       max_tokens: cfg.max_output_tokens,
       temperature: cfg.temperature,
     };
-    const clock = requestClock(opts.signal, cfg.timeout_s * 1000, cfg.first_byte_timeout_s * 1000);
+    // An answer that is not streamed comes whole, when it is done: its first byte is its last, so only
+    // timeout_s bounds it (first_byte_timeout_s would cut off every answer that takes longer to write).
+    const firstByteMs = stream ? cfg.first_byte_timeout_s * 1000 : cfg.timeout_s * 1000;
+    const clock = requestClock(opts.signal, cfg.timeout_s * 1000, firstByteMs);
     try {
       if (!stream) {
         const completion = await sdk.chat.completions.create({ ...body, stream: false }, { signal: clock.signal });
@@ -162,12 +165,13 @@ function toOpenAIMessage(m: ChatMessage): ChatCompletionMessageParam {
 /**
  * Accumulates streamed tool calls by id. Older Ollama servers send every parallel call with index 0,
  * so an id we have not seen starts a new call even when its index is taken; a fragment without an id
- * continues the call with its index (or the latest one).
+ * continues the call with its index, and an index not seen yet starts a call (servers that send no ids
+ * number their parallel calls); a fragment with neither continues the latest call.
  */
 export function accumulateToolCall(calls: PartialCall[], delta: NonNullable<ChatCompletionChunk.Choice.Delta["tool_calls"]>[number]): void {
   const byId = delta.id ? calls.find((c) => c.id === delta.id) : undefined;
   let target = byId;
-  if (!target && !delta.id) target = calls.findLast((c) => c.index === delta.index) ?? calls.at(-1);
+  if (!target && !delta.id) target = delta.index === undefined ? calls.at(-1) : calls.findLast((c) => c.index === delta.index);
   if (!target) {
     target = { id: delta.id || newCallId(), index: delta.index, name: "", args: "" };
     calls.push(target);
@@ -312,7 +316,11 @@ async function probeOpenAI(sdk: OpenAI, name: string, base: string, where: strin
     const refused = refusedListing(err, base, where);
     if (refused) return refused;
     const error = sdkError(err, where, signal);
-    if (error.kind === "http") return { reachable: true, detail: `cannot list models: ${error.message}` };
+    if (error.kind === "http") {
+      const status = (err as { status?: unknown }).status;
+      const serverError = typeof status === "number" && (status >= 500 || status === 429);
+      return { reachable: true, detail: `cannot list models: ${error.message}`, serverError };
+    }
     return { reachable: false, detail: error.message, fix: error.fix };
   }
 }

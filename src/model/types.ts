@@ -112,6 +112,11 @@ export interface ProbeResult {
   detail: string;
   /** What fixes an unreachable endpoint, when it is not "start it" (a certificate, a name). */
   fix?: string;
+  /**
+   * It answered, with a server error (5xx) or "too many requests" (429): up, but not serving. A proxy in
+   * front of a model server that is down answers 502 to every path; failover does not go back to it.
+   */
+  serverError?: boolean;
 }
 
 export type PreparedChat = (options?: ChatOptions) => Promise<ModelResult>;

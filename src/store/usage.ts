@@ -79,7 +79,9 @@ export class UsageStore {
         ),
       runTokens: () => db.prepare("SELECT COALESCE(SUM(prompt_tokens + output_tokens), 0) FROM model_calls WHERE run_id = ?").pluck(),
       endpointSince: () =>
-        db.prepare("SELECT COALESCE(SUM(prompt_tokens + output_tokens), 0) FROM model_calls WHERE endpoint = ? AND at >= ?").pluck(),
+        db
+          .prepare("SELECT COALESCE(SUM(prompt_tokens + output_tokens), 0) FROM model_calls WHERE endpoint = ? AND model = ? AND at >= ?")
+          .pluck(),
       since: () => db.prepare(`SELECT 'all' AS key, ${TOTALS} FROM model_calls u WHERE u.at >= ?`),
       ofRun: () => db.prepare("SELECT * FROM model_calls WHERE run_id = ? ORDER BY id"),
     });
@@ -110,8 +112,8 @@ export class UsageStore {
   }
 
   /** Prompt + output tokens an endpoint used since a moment (ms since the epoch). */
-  endpointTokensSince(endpoint: string, since: number): number {
-    return this.q.endpointSince.get(maskUrl(endpoint), since) as number;
+  endpointTokensSince(endpoint: string, model: string, since: number): number {
+    return this.q.endpointSince.get(maskUrl(endpoint), model, since) as number;
   }
 
   /** Totals since a moment, over everything or grouped; groups in key order. */

@@ -275,3 +275,58 @@ describe("a failed request, by what failed", () => {
     expect(kind(new SyntaxError("Unexpected token"))).toBe("bad_response");
   });
 });
+
+const sseOf = (chunks: unknown[]) =>
+  `${chunks.map((c) => `data: ${JSON.stringify({ id: "x", object: "chat.completion.chunk", created: 0, model: "m", ...(c as object) })}\n\n`).join("")}data: [DONE]\n\n`;
+const delta = (d: unknown, finish: string | null = null) => ({ choices: [{ index: 0, delta: d, finish_reason: finish }] });
+
+/** Found by a review of the model clients: each failed before its fix. */
+describe("model clients: parallel calls without ids, long and unstreamed answers, a wrong Ollama URL", () => {
+  let fake: FakeModel;
+  beforeEach(async () => {
+    fake = await startFakeModel();
+  });
+  afterEach(() => fake.close());
+
+  it("openai stream: two parallel calls from a server that sends no call ids come back as two calls", async () => {
+    fake.script({
+      raw: sseOf([
+        delta({ role: "assistant", content: "" }),
+        delta({ tool_calls: [{ index: 0, type: "function", function: { name: "clock", arguments: '{"timezone":' } }] }),
+        delta({ tool_calls: [{ index: 0, function: { arguments: '"UTC"}' } }] }),
+        delta({ tool_calls: [{ index: 1, type: "function", function: { name: "notes", arguments: '{"action":' } }] }),
+        delta({ tool_calls: [{ index: 1, function: { arguments: '"list"}' } }] }),
+        delta({}, "tool_calls"),
+      ]),
+    });
+    const result = await createOpenAIClient(modelConfig(fake.openaiUrl)).chat(request);
+    expect(result.ok && result.toolCalls.map((c) => ({ name: c.name, args: c.args }))).toEqual([
+      { name: "clock", args: { timezone: "UTC" } },
+      { name: "notes", args: { action: "list" } },
+    ]);
+  });
+
+  it("openai with stream: false: an answer that takes longer than first_byte_timeout_s (but within timeout_s) is not a timeout", async () => {
+    // A non-streamed completion arrives whole, when the model has finished: its "first byte" is its last.
+    fake.script({ text: "a long answer", delayMs: 600 });
+    const client = createOpenAIClient(modelConfig(fake.openaiUrl, { first_byte_timeout_s: 0.3, timeout_s: 10 }), { stream: false });
+    const result = await client.chat(request);
+    expect(result.ok ? result.text : result.error.message).toBe("a long answer");
+  });
+
+  it("ollama: a long reply (12,000 tokens, 48,000 characters of text) is not cut off as passing 1,000,000 characters", async () => {
+    // Ollama streams one NDJSON line of ~100 bytes per token; the limit is meant for the reply's text.
+    fake.script({ textPieces: Array.from({ length: 12_000 }, () => " tok") });
+    const client = createOllamaClient(modelConfig(fake.url, { max_output_tokens: 16_000, context_tokens: 32_768 }));
+    const result = await client.chat(request);
+    expect(result.ok ? result.text.length : result.error.message).toBe(48_000);
+  });
+
+  it("ollama: a base_url that ends in /v1 is not reported as 'model not pulled'", async () => {
+    // Ollama's router answers an unknown path (here /v1/api/chat) with a plain "404 page not found".
+    const client = createOllamaClient(modelConfig(`${fake.url}/v1`));
+    const result = await client.chat(request);
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.error.message).not.toMatch(/ollama pull/);
+  });
+});

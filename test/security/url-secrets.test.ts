@@ -83,7 +83,7 @@ describe("secrets inside URLs", () => {
       store.usage.record({ ...row, endpoint, promptTokens: 10, outputTokens: 5, estimated: false, outcome: "ok" });
       const stored = store.db.prepare("SELECT endpoint FROM model_calls").pluck().all() as string[];
       expect(stored.join()).not.toContain("usage-secret-7");
-      expect(store.usage.endpointTokensSince(endpoint, 0)).toBe(15);
+      expect(store.usage.endpointTokensSince(endpoint, "m", 0)).toBe(15);
     } finally {
       store.close();
     }

@@ -74,7 +74,7 @@ describe("the dashboard's usage and summaries", () => {
       output,
     ]);
     expect(page).toContain("tokens as the endpoints reported them");
-    expect(page).toContain(`<code>${primary.url}</code>: 110 of 1000 daily tokens`);
+    expect(page).toContain(`<code>${primary.url}</code> hermes3:8b: 110 of 1000 daily tokens`);
     expect(page).toMatch(/Serving <span class="bad">fallback<\/span>/);
     expect(page).toContain(`<code>small-model</code> at <code>${fallback.openaiUrl}</code>`);
 
