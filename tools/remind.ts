@@ -3,7 +3,8 @@ import { z } from "../src/config/zod.js";
 import { ToolError } from "../src/errors.js";
 import { describeTime, parseLocalDateTime, zonedCron } from "../src/time.js";
 import { defineTool } from "../src/tools/define.js";
-import type { ToolDeps } from "../src/tools/types.js";
+import type { CallInfo, ToolDeps } from "../src/tools/types.js";
+import { readUntrusted } from "./untrusted.js";
 
 const input = z.discriminatedUnion("action", [
   z.strictObject({
@@ -17,7 +18,12 @@ const input = z.discriminatedUnion("action", [
   z.strictObject({ action: z.literal("cancel"), id: z.int().positive() }),
 ]);
 
-/** Reminders delivered to the chat they were created from; times read in the owner's zone and echoed in words. */
+/**
+ * Reminders delivered to the chat they were created from; times read in the owner's zone and echoed in words.
+ * A reminder's text comes back later (delivered, listed) as the owner's own, so setting one once the session
+ * has read text from outside asks first, as a note does: a web page's words never become a reminder (and,
+ * through the list, a fact) without a yes.
+ */
 export function createTool(_name: ToolName, deps: ToolDeps) {
   const zone = deps.config.timezone;
   const schedules = deps.store.schedules;
@@ -26,6 +32,10 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
     description:
       'Create, list or cancel reminders for the owner, delivered to this chat. Give a local time, minutes from now, or a cron expression for repeats. Example: {"action": "create", "text": "call mum", "at": "18:00"}.',
     input,
+    needsConfirmation: (args: z.output<typeof input>, call: CallInfo) =>
+      args.action === "create" && readUntrusted(deps.store.history, call.runId),
+    confirmReason:
+      "a reminder repeats its text later as if it were yours: setting one after reading web pages, files, mail or tool results needs your yes",
     run: (args, ctx) => {
       const now = deps.now();
       switch (args.action) {

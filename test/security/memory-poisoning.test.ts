@@ -1,6 +1,6 @@
 /**
  * Memory poisoning: a page tells the (obedient, scripted) model to store an instruction as a lasting fact,
- * directly or through a note a later session reads. Saving either must need the owner's yes, and facts
+ * directly or through a note (or a reminder) a later session reads. Saving either must need the owner's yes, and facts
  * must reach later prompts as quoted data.
  */
 import { once } from "node:events";
@@ -30,7 +30,7 @@ describe("memory poisoning", () => {
     pageUrl = `http://127.0.0.2:${(page.address() as AddressInfo).port}/`;
     hermes = await startHermes({
       ...baseSettings(model.url),
-      tools: { enabled: ["clock", "memory", "notes", "http_get"], http_get: { allow: ["127.0.0.2"] } },
+      tools: { enabled: ["clock", "memory", "notes", "remind", "http_get"], http_get: { allow: ["127.0.0.2"] } },
     });
   });
   afterEach(async () => {
@@ -61,6 +61,23 @@ describe("memory poisoning", () => {
     expect(result.stderr).toMatch(/adding one after reading web pages, files, mail or tool results needs your yes/);
     expect(result.stdout).toMatch(/^Result: the user denied this call/);
     expect(readDb(h.dbPath, (db) => db.prepare("SELECT text FROM notes").all())).toEqual([]);
+  });
+
+  it("a reminder set after reading a web page needs the owner's yes too; a clean session sets one without asking", async () => {
+    const h = hermes as Hermes;
+    model.script(
+      { toolCalls: [{ name: "http_get", arguments: { url: pageUrl } }] },
+      { toolCalls: [{ name: "remind", arguments: { action: "create", text: OVERRIDE, in_minutes: 600 } }] },
+    );
+    const result = await h.ask("summarise that page", "--no");
+    expect(result.stderr).toContain("hermes wants to run remind");
+    expect(result.stderr).toMatch(/setting one after reading web pages, files, mail or tool results needs your yes/);
+    expect(result.stdout).toMatch(/^Result: the user denied this call/);
+    expect(readDb(h.dbPath, (db) => db.prepare("SELECT text FROM reminders").all())).toEqual([]);
+    model.script({ toolCalls: [{ name: "remind", arguments: { action: "create", text: "water the plants", in_minutes: 600 } }] });
+    const clean = await h.ask("remind me to water the plants in ten hours", "--session", "clean", "--no");
+    expect(clean.stderr).not.toContain("hermes wants to run remind");
+    expect(readDb(h.dbPath, (db) => db.prepare("SELECT text FROM reminders").pluck().all())).toEqual(["water the plants"]);
   });
 
   it("a shared fact always needs the owner's yes; a personal one in a clean session does not", async () => {
