@@ -108,8 +108,10 @@ export class Gate {
       return this.refuse(ctx, call, verdict.reason, verdict.message);
     }
     const reason = await this.confirmationReason(tool, parsed.data, ctx.runId);
-    if (reason) return this.requestApproval(ctx, call, reason);
+    // Counted when asked, not when run: identical gated calls of one step are asked (and run) at most
+    // repeat_limit times, and a call the owner denied does not come back as a new question at every step.
     ctx.guard.admit(signature);
+    if (reason) return this.requestApproval(ctx, call, reason);
     this.deps.store.audit.decide(call.id, "auto", null, "policy");
     return { kind: "run", admitted: { call, tool, args: parsed.data, signature } };
   }
@@ -141,7 +143,7 @@ export class Gate {
         const parsed = tool?.input.safeParse(call.args ?? {});
         if (!tool || !parsed?.success) return this.answerWith(ctx, call, `error: ${call.name} is no longer available`);
         const signature = callSignature(call.name, parsed.data);
-        ctx.guard.admit(signature);
+        if (row.decision !== "approved") ctx.guard.admit(signature); // an approved one was counted when asked
         return { kind: "run", admitted: { call, tool, args: parsed.data, signature, approved: row.decision === "approved" } };
       }
     }

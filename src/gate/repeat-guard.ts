@@ -13,6 +13,9 @@ export type GuardVerdict =
   /** The run must stop; `reason` is what the audit trail records for the call that was not executed. */
   | { kind: "stop"; reason: "repeated after block" | "failing tool after block"; message: string };
 
+/** Decisions of a call that was asked and answered: each counts toward repeat_limit, whatever the answer. */
+const ASKED = new Set(["approved", "denied", "expired"]);
+
 /**
  * Keeps a run from looping. Its state is rebuilt from the audit trail when a run resumes,
  * so a restart never resets the counts.
@@ -38,8 +41,9 @@ export class RepeatGuard {
     for (const row of rows) {
       const signature = signatureOf(row.tool, row.args);
       if (row.decision === "blocked" && row.reason && GUARD_REASONS.has(row.reason)) guard.recordBlock(row.tool, signature, row.reason);
-      else if (row.decision === "auto" || row.decision === "approved") {
-        if (row.status !== "proposed") guard.admit(signature);
+      else if (row.decision === "auto" || ASKED.has(row.decision)) {
+        // An asked call counts from its question on (the live check counts it then); an automatic one once it ran.
+        if (row.status !== "proposed" || row.decision !== "auto") guard.admit(signature);
         if (row.status === "ok" || row.status === "error")
           guard.recordResult(row.tool, signature, row.status === "ok", row.result_hash ?? "", row.error ?? undefined);
       }
