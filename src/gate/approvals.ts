@@ -157,7 +157,10 @@ export class Approvals {
       () => {
         this.timers.delete(approval.id);
         const current = this.deps.store.approvals.get(approval.id);
-        if (current?.status === "pending") this.settle(current, "expired", "timeout");
+        if (current?.status !== "pending") return;
+        // A deadline beyond setTimeout's longest delay (~24.8 days) is armed again until it has come.
+        if (current.expires_at > Date.now()) this.arm(current);
+        else this.settle(current, "expired", "timeout");
       },
       Math.min(delay, 2 ** 31 - 1),
     );

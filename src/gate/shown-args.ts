@@ -10,11 +10,17 @@
 
 /**
  * Characters that show nothing, show as a space they are not, or change how the rest is shown: format
- * characters (bidi controls that turn "txt.exe" around, zero-width spaces and joiners), and whitespace other
- * than a space, a tab or a line feed (a no-break space, which a shell takes for part of a word; a carriage
- * return; U+2028, which some chats show as a new line): shown as their code points, `<U+202E>`.
+ * characters (bidi controls that turn "txt.exe" around, zero-width spaces and joiners), control characters
+ * (C0 but tab and line feed, DEL, C1), letters and marks that render blank (Hangul fillers, the Braille
+ * blank, the combining grapheme joiner, variation selectors: 1,400 of them pushed a command's end out of
+ * view), and whitespace other than a space, a tab or a line feed (a no-break space, which a shell takes for
+ * part of a word; a carriage return; U+2028, which some chats show as a new line): shown as their code
+ * points, `<U+202E>`. (Not \p{Cc}: it holds the tab and the line feed, which flatten shows on purpose.)
  */
-const INVISIBLE = /[\p{Cf}\r\v\f\u0085\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]/gu;
+const INVISIBLE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
+  // biome-ignore lint/suspicious/noMisleadingCharacterClass: so are lone combining marks (U+034F, selectors)
+  /[\p{Cf}\u0000-\u0008\u000E-\u001F\u007F-\u009F\u034F\u115F\u1160\u17B4\u17B5\u2800\u3164\uFE00-\uFE0F\uFFA0\r\v\f\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]|[\u{E0100}-\u{E01EF}]/gu;
 
 /** The longest value (or key) a chat's approval request shows whole. */
 const WHOLE_CHARS = 1500;

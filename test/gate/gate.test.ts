@@ -1,5 +1,5 @@
 /** The gate's rules, in process: each test builds a gate on a fresh store and hands it one step's calls. */
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { DENIED_RESULT, EXPIRED_RESULT } from "../../src/gate/types.js";
 import type { ToolCall } from "../../src/model/types.js";
 import { makeGate, recordingTool } from "../helpers/factories.js";
@@ -135,5 +135,24 @@ describe("the gate", () => {
       const { g } = await gated();
       expect(g.approvals.decide("nope", true, "cli")).toEqual({ ok: false, code: "unknown", message: "there is no approval nope" });
     });
+  });
+});
+
+describe("a confirm_timeout_s longer than setTimeout's longest delay (~24.8 days)", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("keeps the request open until its own deadline, and expires it then", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    const risky = recordingTool("risky", { needsConfirmation: true });
+    const g = await makeGate({ extraTools: [risky.tool], agent: { confirm_timeout_s: 60 * 86_400 } }); // 60 days
+    await g.step([call("a", "risky", { word: "now" })]);
+    expect(g.approvals.pendingCount(g.runId)).toBe(1);
+    vi.advanceTimersByTime(25 * 86_400_000); // past the first timer, 35 days before the deadline
+    expect(g.approvals.pendingCount(g.runId)).toBe(1);
+    vi.advanceTimersByTime(36 * 86_400_000);
+    expect(g.approvals.pendingCount(g.runId)).toBe(0);
+    expect(g.audit().map((r) => r.decision)).toEqual(["expired"]);
   });
 });
