@@ -9,17 +9,27 @@ export interface Block {
   lines: string[];
 }
 
+/**
+ * A fence that opens a code block, with its info string: the language is its first word, which may hold
+ * `#`, `+`, `.` or `-` (c#, f#, c++, objective-c); what follows it (` title="x"`) is dropped. As in
+ * CommonMark, an info string holds no backtick (```js``` on one line is text). The language's characters
+ * are also all that Telegram's `class="language-…"` is given.
+ */
+const OPENING_FENCE = /^\s*```\s*([\w#+.-]*)[^`]*$/;
+const CLOSING_FENCE = /^\s*```\s*$/;
+
 /** Splits Markdown into paragraphs and fenced code blocks. */
 export function blocks(markdown: string): Block[] {
   const out: Block[] = [];
   let current: Block | undefined;
   for (const line of markdown.replace(/\r\n/g, "\n").split("\n")) {
-    const fence = line.match(/^\s*```\s*([\w+-]*)\s*$/);
     if (current?.kind === "code") {
-      if (fence) current = undefined;
+      // Only a bare fence closes a block: a line that opens one (```python) is code inside it.
+      if (CLOSING_FENCE.test(line)) current = undefined;
       else current.lines.push(line);
       continue;
     }
+    const fence = line.match(OPENING_FENCE);
     if (fence) {
       current = { kind: "code", lang: fence[1] || undefined, lines: [] };
       out.push(current);

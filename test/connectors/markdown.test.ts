@@ -28,4 +28,15 @@ describe("splitting Markdown for Discord's 2000-character messages", () => {
     expect(parts.every((p) => p.length <= 2000)).toBe(true);
     expect(parts.join("")).toBe(line);
   });
+
+  it("keeps a fence whose language is not a plain word (c#), or has more after it, and a fence line inside code as code", () => {
+    const code = Array.from({ length: 120 }, (_, i) => `Console.WriteLine(${i}); // line ${i}`);
+    const parts = splitMarkdown(`In C#:\n\n\`\`\`c# title="Program.cs"\n${code.join("\n")}\n\`\`\`\n\nThat is all.`, 2000);
+    expect(parts.length).toBeGreaterThan(1);
+    const fenced = parts.filter((p) => p.includes("```"));
+    expect(fenced.every((p) => p.includes("```c#\n") && p.match(/```/g)?.length === 2)).toBe(true);
+    expect(parts.at(-1)?.endsWith("```\n\nThat is all.")).toBe(true);
+    const nested = splitMarkdown("Markdown:\n\n```md\n```python\nprint(1)\n```\n\nafter", 2000);
+    expect(nested).toEqual(["Markdown:\n\n```md\n```python\nprint(1)\n```\n\nafter"]);
+  });
 });

@@ -38,6 +38,18 @@ describe("a code block in a Telegram reply", () => {
     expect(reply.params.text).toBe("Run this:\n\n<pre># clean the build\nrm -rf build</pre>");
   });
 
+  it("whose language is not a plain word (c#) or has more after it, is code, and the text after it is not", async () => {
+    model.script({
+      text: 'In C#:\n\n```c#\n// *note* the semicolon\nvar x = 1;\n```\n\nAnd:\n\n```python title="x.py"\nprint(1)\n```\n\nThat is all.',
+    });
+    await start();
+    telegram.sendText(OWNER, "how in c#?");
+    const reply = await telegram.waitFor((c) => c.method === "sendMessage" && toOwner(c) && String(c.params.text).includes("var x"));
+    expect(reply.params.text).toBe(
+      'In C#:\n\n<pre><code class="language-c#">// *note* the semicolon\nvar x = 1;</code></pre>\n\nAnd:\n\n<pre><code class="language-python">print(1)</code></pre>\n\nThat is all.',
+    );
+  });
+
   it("streamed, is code once finished", async () => {
     model.script({ text: "Run this:\n\n```sh\n# clean the build\nrm -rf build\n```" });
     await start({ stream_replies: true });
