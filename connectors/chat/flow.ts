@@ -72,7 +72,11 @@ export function createChatFlow(deps: ChatFlowDeps): ChatFlow {
       if (outcome.echo) await reply(m.chat, outcome.echo);
       ({ text, images } = outcome);
     }
-    if (!text) return void markDone(m);
+    if (!text) {
+      // A mention with nothing after it, a message whose parts carry no text: said so, not dropped in silence.
+      markDone(m);
+      return reply(m.chat, EMPTY_MESSAGE);
+    }
     submit(m, text, images);
   };
 
@@ -151,6 +155,9 @@ export function createChatFlow(deps: ChatFlowDeps): ChatFlow {
 
 /** The longest text a connector plugin may hand over as one message. */
 const MAX_INBOUND_CHARS = 1_000_000;
+
+/** The answer to a message with no text to act on (a bare mention in a group). */
+const EMPTY_MESSAGE = "Your message has no text I can use: write what you need (in a group, after my name).";
 
 const tooLongText = (chars: number) =>
   `Your message was not read: it is ${chars.toLocaleString("en")} characters long, and hermes takes at most ${MAX_INBOUND_CHARS.toLocaleString("en")}. Please send a shorter one.`;

@@ -132,10 +132,7 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
     lastAttemptAt = Date.now();
     const c = new Client({ intents: INTENTS, partials: [Partials.Channel], rest: { api } });
     client = c;
-    c.on(
-      Events.MessageCreate,
-      (m) => void onMessage(c, m).catch((err: unknown) => log.error({ err, message: m.id }, "discord message failed")),
-    );
+    c.on(Events.MessageCreate, (m) => inOrder(m.channelId, () => onMessage(c, m), m.id));
     c.on(Events.InteractionCreate, (i) => void onInteraction(i).catch((err: unknown) => log.error({ err }, "discord interaction failed")));
     c.on(Events.ClientReady, (me) => {
       ready = true;
@@ -212,17 +209,39 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
     }
   }
 
+  /** Each channel's messages, taken one after the other (as Telegram's chats are): the tail of each channel's queue. */
+  const lanes = new Map<string, Promise<void>>();
+
+  /**
+   * Takes a channel's messages in the order they came: a file's download no longer lets the text sent after
+   * it reach the model first ("here are my notes", then "now summarise them"). Only the taking waits: a run
+   * goes on in the background once it is submitted.
+   */
+  function inOrder(channel: string, take: () => Promise<void>, id: string): void {
+    const next = (lanes.get(channel) ?? Promise.resolve())
+      .then(take)
+      .catch((err: unknown) => log.error({ err, message: id }, "discord message failed"));
+    lanes.set(channel, next);
+    void next.finally(() => {
+      if (lanes.get(channel) === next) lanes.delete(channel);
+    });
+  }
+
   async function onMessage(c: Client, message: Message): Promise<void> {
     if (message.author.bot || message.webhookId || !c.user) return;
     const isDm = message.guildId === null;
     if (!isDm && !message.mentions.users.has(c.user.id)) return;
+    const own = isDm ? message.content.trim() : message.content.replace(new RegExp(`<@!?${c.user.id}>`, "g"), "").trim();
+    // A forwarded message has no content of its own: what was forwarded is its snapshot's.
+    const forwarded = own ? "" : (message.messageSnapshots?.first()?.content?.trim() ?? "");
+    const onlyEmbeds = !own && !forwarded && message.embeds.length > 0 && message.attachments.size === 0;
     const inbound: Inbound = {
       id: message.id,
       channel: message.channelId,
       user: message.author.id,
       name: message.member?.displayName ?? message.author.globalName ?? message.author.username,
       guild: !isDm,
-      text: isDm ? message.content.trim() : message.content.replace(new RegExp(`<@!?${c.user.id}>`, "g"), "").trim(),
+      text: own || (forwarded && `[forwarded message] ${forwarded}`),
       ...(message.attachments.size > 0 && {
         attachments: [...message.attachments.values()].map((a) => ({
           url: a.url,
@@ -232,7 +251,9 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
           ...(a.duration !== null && { durationS: a.duration }),
         })),
       }),
-      ...((message.stickers.size > 0 || message.poll) && { unusable: message.poll ? "polls" : "stickers" }),
+      ...((message.stickers.size > 0 || message.poll || onlyEmbeds) && {
+        unusable: message.poll ? "polls" : message.stickers.size > 0 ? "stickers" : "embeds",
+      }),
     };
     const record = () => {
       const fresh = flow.journal.recordOne("discord", BigInt(inbound.id), inbound.channel, inbound);
