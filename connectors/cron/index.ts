@@ -11,6 +11,8 @@ import { approvalsTo, subsetTools, tellOwnerOnce } from "./scheduled.js";
 type Job = Config["connectors"]["cron"]["jobs"][number];
 
 const MINUTE = 60_000;
+/** Why a firing was asked for by `hermes schedules run`. */
+const RUN_NOW = "run now";
 
 /**
  * Scheduled runs on croner (node-cron drops a 02:30 job on the spring-forward day; croner moves it to 03:00
@@ -53,10 +55,10 @@ export function createCronConnector(core: Core, initial: Config): Connector {
       if (outcome.stopReason !== "model_error") break;
       log.warn({ job: job.name, attempt, reply: outcome.reply }, "job run failed; will retry");
     }
-    return finishJob(job, firing, outcome);
+    return finishJob(job, firing, outcome, why === RUN_NOW);
   }
 
-  async function finishJob(job: Job, firing: number, outcome: RunOutcome | undefined): Promise<FireResult> {
+  async function finishJob(job: Job, firing: number, outcome: RunOutcome | undefined, byHand: boolean): Promise<FireResult> {
     if (stopping.signal.aborted && outcome?.stopReason !== "done") return { status: "error", error: "hermes stopped" };
     if (!outcome || outcome.stopReason === "model_error" || outcome.stopReason === "interrupted") {
       const error = outcome?.reply ?? "hermes stopped before the job ran";
@@ -64,7 +66,7 @@ export function createCronConnector(core: Core, initial: Config): Connector {
       await tellOwnerOnce(core, log, `cron:${job.name}:told`, job.deliver, `The scheduled job "${job.name}" could not run: ${error}`);
       return { status: "error", error };
     }
-    const sent = await deliverRetrying(job.deliver, outcome.reply, { job: job.name });
+    const sent = await deliverRetrying(job.deliver, outcome.reply, { job: job.name }, byHand);
     if ("messageId" in sent) {
       schedules.finish(firing, "ok", { messageId: sent.messageId });
       log.info({ job: job.name, deliver: job.deliver, messageId: sent.messageId }, "job delivered");
@@ -85,16 +87,19 @@ export function createCronConnector(core: Core, initial: Config): Connector {
     target: string,
     text: string,
     about: Record<string, unknown>,
+    byHand: boolean,
   ): Promise<{ messageId: string } | { error: string; stopped: boolean }> {
     let error = "hermes stopped before it was delivered";
-    for (let attempt = 0; attempt <= cfg.retries; attempt++) {
+    // `hermes schedules run` delivers once: the owner waiting at the terminal hears of a failure at once.
+    const retries = byHand ? 0 : cfg.retries;
+    for (let attempt = 0; attempt <= retries; attempt++) {
       if (attempt > 0) await sleep(cfg.retry_delay_s * 1000 * 2 ** (attempt - 1), stopping.signal);
       if (stopping.signal.aborted) return { error, stopped: true };
       try {
         return await core.deliver(target, text);
       } catch (err) {
         error = errorMessage(err);
-        if (attempt < cfg.retries) log.warn({ ...about, deliver: target, attempt, err: error }, "delivery failed; will retry");
+        if (attempt < retries) log.warn({ ...about, deliver: target, attempt, err: error }, "delivery failed; will retry");
       }
     }
     return { error, stopped: false };
@@ -148,7 +153,7 @@ export function createCronConnector(core: Core, initial: Config): Connector {
    * A one-shot retires once its firing has settled, delivered or failed for good: one whose hermes stopped
    * (or died) before it was out stays, and the next start sends it.
    */
-  async function fireReminder(r: ReminderRow, slotAt: number, late = false, retake = false): Promise<FireResult> {
+  async function fireReminder(r: ReminderRow, slotAt: number, late = false, retake = false, byHand = false): Promise<FireResult> {
     const key = `remind:${r.id}`;
     const firing = schedules.claim(key, slotAt) ?? (retake ? schedules.retake(key, slotAt) : undefined);
     if (firing === undefined) return { status: "skipped", error: "this slot already fired" };
@@ -159,7 +164,7 @@ export function createCronConnector(core: Core, initial: Config): Connector {
       sending.add(r.id);
     }
     const note = late ? ` (due ${describeTime(new Date(slotAt), r.timezone, new Date())}; hermes was not running then)` : "";
-    const sent = await deliverRetrying(r.channel, `⏰ Reminder: ${r.text}${note}`, { reminder: r.id });
+    const sent = await deliverRetrying(r.channel, `⏰ Reminder: ${r.text}${note}`, { reminder: r.id }, byHand);
     sending.delete(r.id);
     if ("messageId" in sent) {
       schedules.finish(firing, "ok", { messageId: sent.messageId });
@@ -282,9 +287,9 @@ export function createCronConnector(core: Core, initial: Config): Connector {
     },
     async runNow(name) {
       const job = jobs.get(name)?.job ?? cfg.jobs.find((j) => j.name === name);
-      if (job) return fireJob(job, Date.now(), "run now");
+      if (job) return fireJob(job, Date.now(), RUN_NOW);
       const reminder = schedules.activeReminders().find((r) => `remind:${r.id}` === name);
-      if (reminder) return fireReminder(reminder, Date.now());
+      if (reminder) return fireReminder(reminder, Date.now(), false, false, true);
       return { status: "unknown", error: `no job or reminder named ${name}` };
     },
   };

@@ -246,22 +246,31 @@ describe("the cron connector", () => {
     expect((await hermes.cli(["schedules", "list"])).stdout).not.toContain("call the plumber");
   });
 
-  it("records a reminder that fails every try as delivery_failed after the retries, and a job's reply likewise", async () => {
+  it("records a reminder that fails every try as delivery_failed after the retries, and a job's reply likewise; `schedules run` tries once", async () => {
     model.respond(() => ({ text: "Your brief." }));
     const dir = withReminders((schedules) => {
       schedules.addReminder({ channel: `telegram:${OWNER}`, text: "never arrives", at: Date.now() + 1000, timezone: "Europe/Berlin" });
     });
     telegram.refuseChat(OWNER, { status: 403, description: "Forbidden: bot was blocked by the user" });
-    const job = { name: "briefing", schedule: "0 7 * * *", prompt: "Brief me.", deliver: `telegram:${OWNER}` };
-    hermes = await useHermes(settings({ jobs: [job], retries: 2, retry_delay_s: 0.05 }), { dir });
-    await hermes.waitForLog((l) => l.msg === "reminder could not be delivered");
-    expect(firings(hermes, "remind:1").map((f) => f.status)).toEqual(["delivery_failed"]);
+    const jobs = [
+      { name: "tick", schedule: "*/2 * * * * *", prompt: "Tick.", deliver: `telegram:${OWNER}` },
+      { name: "briefing", schedule: "0 7 * * *", prompt: "Brief me.", deliver: `telegram:${OWNER}` },
+    ];
+    const h = await useHermes(settings({ jobs, retries: 2, retry_delay_s: 0.05 }), { dir });
+    hermes = h;
+    await h.waitForLog((l) => l.msg === "reminder could not be delivered");
+    expect(firings(h, "remind:1").map((f) => f.status)).toEqual(["delivery_failed"]);
+    expect(h.logs.filter((l) => l.msg === "delivery failed; will retry" && l.reminder === 1)).toHaveLength(2);
+    await h.waitForLog((l) => l.msg === "job ran but its reply could not be delivered" && l.job === "tick");
+    expect(h.logs.filter((l) => l.msg === "delivery failed; will retry" && l.job === "tick").length).toBeGreaterThanOrEqual(2);
     const refused = () => telegram.calls.filter((c) => c.method === "sendMessage:fault").length;
-    expect(refused()).toBe(3);
-    const run = await hermes.cli(["schedules", "run", "briefing"]);
+    const before = refused();
+    const requests = model.requests.length;
+    const run = await h.cli(["schedules", "run", "briefing"]);
     expect(run.stderr).toMatch(/briefing: delivery_failed/);
-    expect(refused()).toBe(6);
-    expect(model.requests).toHaveLength(1); // the reply is sent again, the job is not run again
+    expect(model.requests.length).toBe(requests + 1);
+    expect(h.logs.some((l) => l.msg === "delivery failed; will retry" && l.job === "briefing")).toBe(false); // told at once
+    expect(refused()).toBeGreaterThan(before);
   });
 
   it("sends a one-time reminder a killed hermes had taken but not sent, at the next start", async () => {
