@@ -81,10 +81,20 @@ export function createRenderer(deps: RenderDeps, chat: string, stream: boolean):
     if (draft.id === undefined && !draft.timer && !draft.shown) flush();
     else draft.timer ??= setTimeout(flush, surface.editEveryMs ?? EDIT_EVERY_MS);
   };
-  const finish = (runId: string, reply: string) => {
+  const finish = (runId: string, reply: string, stopReason: string) => {
     typing?.stop();
     clearTimeout(draft.timer);
     const current = draft;
+    if (stopReason === "aborted") {
+      // Stopped on the owner's word, which /stop has already answered ("Stopped."): a second "Stopped." is
+      // not sent, and the part of the reply streamed so far stays, marked as cut short.
+      queue("reply", async () => {
+        if (current.id !== undefined && current.shown && surface.edit)
+          await surface.edit(chat, current.id, { text: `${current.shown.slice(0, surface.limits.text - 12)} …(stopped)` });
+        deps.store.history.markReplySent(runId);
+      });
+      return;
+    }
     queue("reply", async () => {
       const [first, ...rest] = splitFor(surface, reply);
       if (current.id !== undefined && first !== undefined && surface.edit) {
@@ -128,7 +138,7 @@ export function createRenderer(deps: RenderDeps, chat: string, stream: boolean):
         onDecided(event);
         break;
       case "run_end":
-        finish(event.runId, event.reply);
+        finish(event.runId, event.reply, event.stopReason);
         break;
       case "error":
         typing?.stop();

@@ -5,6 +5,7 @@ import type { FakeModel } from "../../fakes/model-server.js";
 import { BOT, type Call, type FakeTelegram } from "../../fakes/telegram-server.js";
 import { useHermes, useModel, useTelegram } from "../../helpers/fixture.js";
 import { baseSettings, type Hermes, readDb } from "../../helpers/hermes.js";
+import { waitFor } from "../../helpers/wait.js";
 
 const OWNER = 42;
 const STRANGER = 7;
@@ -314,6 +315,30 @@ describe("the Telegram connector", () => {
     await model.waitForRequests(3);
     telegram.sendText(OWNER, "/stop");
     await sentTo(OWNER, (c) => c.params.text === "Stopped.");
+  });
+
+  it("/stop says Stopped once; a reply streamed so far stays, marked as cut short", async () => {
+    const h = await start({}, { stream_replies: true });
+    const repliesSent = () =>
+      readDb(h.dbPath, (db) => db.prepare("SELECT COUNT(*) FROM runs WHERE reply_sent_at IS NOT NULL").pluck().get());
+    model.script({ hang: true });
+    telegram.sendText(OWNER, "something slow");
+    await model.waitForRequests(1);
+    telegram.sendText(OWNER, "/stop");
+    await sentTo(OWNER, (c) => c.params.text === "Stopped.");
+    await waitFor(() => repliesSent() === 1, { message: "the stopped run's end to be handled" });
+    expect(telegram.messagesTo(OWNER).map((c) => c.params.text)).toEqual(["Stopped."]);
+
+    model.script({ text: "The first part of a long answer", hangAfterText: true });
+    telegram.sendText(OWNER, "something long");
+    const draft = await sentTo(OWNER, (c) => String(c.params.text).startsWith("The first"));
+    await telegram.waitFor((c) => c.method === "editMessageText" && c.params.text === "The first part of a long answer");
+    telegram.sendText(OWNER, "/stop");
+    await waitFor(() => repliesSent() === 2, { message: "the second stopped run's end to be handled" });
+    const texts = telegram.messagesTo(OWNER).map((c) => c.params.text);
+    expect(texts.filter((t) => t === "Stopped.")).toHaveLength(2); // one for each /stop, none from the runs
+    const edits = telegram.calls.filter((c) => c.method === "editMessageText" && c.params.message_id === draft.result.message_id);
+    expect(edits.at(-1)?.params.text).toBe("The first part of a long answer …(stopped)");
   });
 
   it("sends a reply Telegram refused after the next restart, once", async () => {
