@@ -97,8 +97,11 @@ export function createJail(root: string) {
         const { bytesRead } = await handle.read(buffer, 0, length, 0);
         const bytes = buffer.subarray(0, bytesRead);
         if (bytes.includes(0)) throw new ToolError("that file is binary; only text files can be read");
-        const text = bytes.toString("utf8");
-        return info.size > maxBytes ? `${text}\n[… file cut: showed ${maxBytes} of ${info.size} bytes]` : text;
+        // A cut file ends where a character of several bytes may begin: that character is left out whole
+        // rather than shown as "\uFFFD".
+        const shown = bytesRead < info.size ? bytes.subarray(0, wholeCharsEnd(bytes)) : bytes;
+        const text = shown.toString("utf8");
+        return info.size > maxBytes ? `${text}\n[… file cut: showed ${shown.length} of ${info.size} bytes]` : text;
       });
     },
 
@@ -204,4 +207,14 @@ async function listDir(dir: Dir, shown: string): Promise<string> {
   if (lines.length === 0) return `${shown} is empty`;
   const more = entries.length > MAX_LIST_ENTRIES ? `\n[… ${entries.length - MAX_LIST_ENTRIES} more entries]` : "";
   return lines.join("\n") + more;
+}
+
+/** Where `bytes` ends without a UTF-8 character cut in two: before a lead byte whose continuation bytes are missing. */
+function wholeCharsEnd(bytes: Buffer): number {
+  // Back over at most three continuation bytes (10xxxxxx) to the character's lead byte.
+  let at = bytes.length - 1;
+  while (at > 0 && bytes.length - at < 4 && ((bytes[at] as number) & 0xc0) === 0x80) at--;
+  const lead = bytes[at] as number;
+  const size = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  return at + size > bytes.length ? at : bytes.length;
 }

@@ -275,6 +275,11 @@ describe("the toolbox against local fixture servers", () => {
     expect(await call("read_file", { path: "big.txt" })).toMatch(/\[… file cut: showed 1000 of 5000 bytes\]$/);
     expect(await call("write_file", { path: "notes/todo.txt", content: "milk" })).toBe("Wrote 4 bytes to notes/todo.txt.");
     expect(await call("list_files", {})).toMatch(/big\.txt \(5000 bytes\)\netc-link \(link\)\nnotes\//);
+    // Cut in the middle of a character of several bytes: the character is left out, not shown as U+FFFD.
+    writeFileSync(join(dir.path, "files", "umlauts.txt"), `${"a".repeat(999)}${"ä".repeat(100)}`);
+    const cut = await call("read_file", { path: "umlauts.txt" });
+    expect(cut).not.toContain("\uFFFD");
+    expect(cut).toMatch(/^a{999}\n\[… file cut: showed 999 of 1199 bytes\]$/);
   });
 
   it("shell: always asks first, times out cleanly, and returns the exit code and output", async () => {
