@@ -25,6 +25,7 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
       from: z
         .string()
         .regex(/^\d{4}-\d{2}-\d{2}$/, "expected YYYY-MM-DD")
+        .refine(isCalendarDay, "no such day (expected a real date, YYYY-MM-DD)")
         .optional(),
       days: z.int().min(1).max(31).optional(),
     }),
@@ -40,6 +41,13 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
       return render(events, notes, range);
     },
   });
+}
+
+/** Whether YYYY-MM-DD names a day that exists (2026-02-30 does not: it would be read as 2 March). */
+function isCalendarDay(day: string): boolean {
+  const [y, m, d] = day.split("-").map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(y, m - 1, d));
+  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
 }
 
 function rangeOf(fromDay: string, days: number, zone: string): Range {

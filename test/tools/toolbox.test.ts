@@ -210,6 +210,9 @@ describe("the toolbox against local fixture servers", () => {
       ].join("\n"),
     );
     expect(await call("calendar", { from: "2026-12-05", days: 1 })).toMatch(/^No events between Sat 5 Dec and Sat 5 Dec\.$/);
+    // A day that does not exist is refused, not read as another (2026-02-30 as 2 March).
+    await expect(call("calendar", { from: "2026-02-30" })).rejects.toThrow(/no such day/);
+    expect(await call("calendar", { from: "2028-02-29" })).toMatch(/^No events between Tue 29 Feb and Tue 29 Feb\.$/);
   });
 
   it("feeds: merges RSS and Atom headlines, newest first", async () => {
