@@ -183,20 +183,21 @@ export function createModelChain(endpoints: ChainEndpoint[], options: ChainOptio
     };
   };
 
-  /** The serving endpoint's probe; when it is not ready, the first other one that is: "down" means every endpoint is. */
+  /**
+   * The serving endpoint's probe; when it is not ready, the first other one that is: "down" means every
+   * endpoint is. All are asked at once, under the one deadline: asked in turn, a primary that hangs used
+   * all of it, and a fallback that would have answered was reported down too.
+   */
   const probe = async (signal?: AbortSignal): Promise<ProbeResult> => {
     const order = orderFrom(active, endpoints.length);
-    const results: ProbeResult[] = [];
-    for (const i of order) {
-      const result = await clientOf(i).probe(signal);
-      if (result.reachable && result.modelPresent !== false) {
-        return i === active
-          ? result
-          : { ...result, detail: `${result.detail} at ${clientOf(i).baseUrl}, a fallback (the serving endpoint is not ready)` };
-      }
-      results.push(result);
-    }
-    return results[0] as ProbeResult;
+    const results = await Promise.all(order.map((i) => clientOf(i).probe(signal)));
+    const ready = results.findIndex((r) => r.reachable && r.modelPresent !== false);
+    if (ready < 0) return results[0] as ProbeResult;
+    const result = results[ready] as ProbeResult;
+    const i = order[ready] as number;
+    return i === active
+      ? result
+      : { ...result, detail: `${result.detail} at ${clientOf(i).baseUrl}, a fallback (the serving endpoint is not ready)` };
   };
 
   const chain: ModelChain = {

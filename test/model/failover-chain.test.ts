@@ -69,6 +69,31 @@ describe("the failover chain", () => {
     }
   });
 
+  it("reports a working fallback as ready while the primary hangs, within the one deadline of the health probe", async () => {
+    const hung = createServer(() => undefined); // takes the request, never answers
+    hung.listen(0, "127.0.0.1");
+    await once(hung, "listening");
+    closers.push(() => hung.closeAllConnections());
+    closers.push(() => hung.close());
+    const fallback = await startFakeModel();
+    closers.push(() => fallback.close());
+    fallback.models = ["small-model"];
+    const base = `http://127.0.0.1:${(hung.address() as AddressInfo).port}`;
+    const chain = createModelChain(
+      [
+        { client: await createModelClient(endpoint({ provider: "ollama", base_url: base })), dailyTokens: 0 },
+        {
+          client: await createModelClient(endpoint({ provider: "openai", base_url: fallback.openaiUrl, name: "small-model" })),
+          dailyTokens: 0,
+        },
+      ],
+      { retryPrimaryAfterMs: 60_000, usedToday: () => 0, log: silent },
+    );
+    closers.push(() => chain.stop());
+    const probe = await chain.probe(AbortSignal.timeout(1000));
+    expect(probe).toMatchObject({ reachable: true, detail: expect.stringMatching(/a fallback \(the serving endpoint is not ready\)$/) });
+  });
+
   it("charges a fallback's daily_tokens with its own model's use only, also when it shares the primary's base URL", async () => {
     const server = await startFakeModel();
     closers.push(() => server.close());
