@@ -1,5 +1,5 @@
 import type { Config, EndpointConfig } from "../config/schema.js";
-import { readServerWindow, windowWarning } from "../model/context-window.js";
+import { ollamaBehindOpenAi, readServerWindow, windowWarning } from "../model/context-window.js";
 import { createModelClient } from "../model/create.js";
 import type { Check } from "./doctor-check.js";
 
@@ -22,6 +22,8 @@ export async function checkWindows(config: Config): Promise<Check[]> {
   return Promise.all(
     endpoints.map(async (e, i): Promise<Check> => {
       const name = i === 0 ? "context" : `context ${i}`;
+      const ollama = await ollamaBehindOpenAi(e, AbortSignal.timeout(5000));
+      if (ollama) return { name, outcome: "warn", detail: ollama.warning, fix: ollama.fix };
       const server = await readServerWindow(e, AbortSignal.timeout(5000));
       if (!server)
         return {

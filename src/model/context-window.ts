@@ -66,6 +66,23 @@ function positive(n: unknown): n is number {
   return typeof n === "number" && Number.isInteger(n) && n > 0;
 }
 
+/**
+ * An openai endpoint that is Ollama's OpenAI-compatible API (its root answers Ollama's GET /api/version):
+ * that API takes no num_ctx, so Ollama runs the model with its own default context (OLLAMA_CONTEXT_LENGTH,
+ * 2048 or 4096 tokens unless set) and cuts a longer prompt from the front without a word: the model
+ * forgets the conversation and its instructions. The warning and its fix; `undefined` for anything else.
+ */
+export async function ollamaBehindOpenAi(cfg: EndpointConfig, signal: AbortSignal): Promise<{ warning: string; fix: string } | undefined> {
+  if (cfg.provider !== "openai") return undefined;
+  const origin = cfg.base_url.replace(/\/+$/, "").replace(/\/v1$/, "");
+  const body = (await fetchJson(() => get(`${origin}/api/version`, signal))) as { version?: unknown } | undefined;
+  if (typeof body?.version !== "string") return undefined;
+  return {
+    warning: `${cfg.base_url} is Ollama's OpenAI-compatible API, which ignores the context size hermes asks for (num_ctx): a prompt longer than Ollama's own default context (OLLAMA_CONTEXT_LENGTH; 2048 or 4096 tokens unless set) is cut from the front without a word`,
+    fix: `set provider: ollama and base_url: ${origin} (hermes then asks for ${cfg.context_tokens} tokens of context)`,
+  };
+}
+
 /** The warning for a `context_tokens` larger than the server's window, with the fix; `undefined` when it fits. */
 export function windowWarning(cfg: EndpointConfig, server: ServerWindow | undefined): string | undefined {
   if (!server || server.contextTokens >= cfg.context_tokens) return undefined;
@@ -79,6 +96,8 @@ export function windowWarning(cfg: EndpointConfig, server: ServerWindow | undefi
 export async function applyServerWindows(endpoints: { cfg: EndpointConfig; client: ModelClient }[], log: Logger): Promise<void> {
   await Promise.all(
     endpoints.map(async ({ cfg, client }) => {
+      const ollama = await ollamaBehindOpenAi(cfg, AbortSignal.timeout(5000));
+      if (ollama) log.warn({ endpoint: cfg.base_url }, `${ollama.warning}: ${ollama.fix}`);
       const server = await readServerWindow(cfg, AbortSignal.timeout(5000));
       const warning = windowWarning(cfg, server);
       if (!warning || !server || !client.window) return;

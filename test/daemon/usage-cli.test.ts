@@ -185,4 +185,18 @@ describe("hermes usage, status and doctor over the real daemon", () => {
       await fallback.close();
     }
   });
+
+  it("an openai endpoint that is Ollama's /v1 is warned of at start and in doctor: it ignores num_ctx", async () => {
+    model.ollamaVersion = "0.6.5";
+    const hermes = await useHermes(baseSettings(model.openaiUrl, "openai"));
+    const warned = await hermes.waitForLog((l) => typeof l.msg === "string" && l.msg.includes("is Ollama's OpenAI-compatible API"));
+    expect(warned.msg).toMatch(
+      /ignores the context size hermes asks for \(num_ctx\).*: set provider: ollama and base_url: http:\/\/127\.0\.0\.1:\d+ \(/,
+    );
+    const doctor = await hermes.cli(["doctor"]);
+    expect(doctor.stdout).toMatch(/! context\s+http:\/\/127\.0\.0\.1:\d+\/v1 is Ollama's OpenAI-compatible API/);
+    expect(doctor.stdout).toMatch(
+      /fix: set provider: ollama and base_url: http:\/\/127\.0\.0\.1:\d+ \(hermes then asks for 16384 tokens of context\)/,
+    );
+  });
 });

@@ -97,6 +97,8 @@ export interface FakeModel {
   scriptCompaction(...turns: Turn[]): void;
   /** Resolves when at least `n` chat requests have arrived. */
   waitForRequests(n: number): Promise<void>;
+  /** Answer Ollama's GET /api/version with this version (unset: 404, as a server that is not Ollama). */
+  ollamaVersion?: string;
   /** Ollama /api/show: model_info.<arch>.context_length, when set. */
   contextLength?: number;
   /** llama.cpp /props: default_generation_settings.n_ctx, when set (otherwise /props is 404). */
@@ -174,6 +176,7 @@ export async function startFakeModel(options: { port?: number; tls?: { key: stri
       const data = fake.models.map((id) => ({ id, object: "model", ...(fake.maxModelLen && { max_model_len: fake.maxModelLen }) }));
       return json(res, 200, { object: "list", data });
     }
+    if (req.method === "GET" && path === "/api/version" && fake.ollamaVersion) return json(res, 200, { version: fake.ollamaVersion });
     if (req.method === "GET" && path === "/props" && fake.nCtx)
       return json(res, 200, { default_generation_settings: { n_ctx: fake.nCtx }, total_slots: 1 });
     if (req.method === "POST" && path === "/api/show") return show(req, res);
