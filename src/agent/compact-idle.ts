@@ -8,6 +8,7 @@ import {
   type CompactionTarget,
   compact,
   planAfter,
+  servingWindow,
   stateOf,
   summaryCapTokens,
 } from "./compaction.js";
@@ -55,7 +56,8 @@ export async function compactAfterReply(target: CompactionTarget, deps: Compacti
     (adds ? additionInstructions(wordsFor(capTokens * ADDITION_SHARE)) : idleInstructions(wordsFor(capTokens * REWRITE_SHARE))) +
     coveredUntil(plan.history[from]);
   const request = [...plan.messages, { role: "user" as const, content: ask }];
-  const window = Math.min(cfg.model.context_tokens, input.budgetTokens + cfg.model.max_output_tokens);
+  const served = servingWindow(deps);
+  const window = Math.min(served.contextTokens, input.budgetTokens + served.outputTokens);
   const fits = (promptTokens(request, input.tools) + capTokens) * ratio <= window;
   const inPlace = async (signal: AbortSignal) => {
     const text = await summariseInPlace(deps, target, request, input.tools, signal);

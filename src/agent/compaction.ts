@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { estimateTokens, promptTokens } from "../model/tokens.js";
-import type { ChatMessage, ModelCall } from "../model/types.js";
+import type { ChatMessage, ModelCall, PromptWindow } from "../model/types.js";
 import type { Store } from "../store/store.js";
 import type { SummaryRow } from "../store/summaries.js";
 import { usageRow } from "../store/usage.js";
@@ -69,6 +69,12 @@ export function promptWithStoredSummary(deps: CompactionDeps, sessionId: number,
 
 /** `/compact`: summarises every turn of the session but the newest one, now. */
 export async function compactNow(target: CompactionTarget, deps: CompactionDeps): Promise<{ ok: boolean; message: string }> {
+  if (stateOf(deps.store).busy.has(target.sessionId)) {
+    return {
+      ok: false,
+      message: "a summary of this chat is being written right now (after the last reply); try /compact again when it is done",
+    };
+  }
   const summary = deps.store.summaries.latest(target.sessionId);
   const history = repairPairs(uncovered(deps, windowHistory(deps.store, target.sessionId), summary));
   const last = history.findLastIndex((m) => m.role === "user");
@@ -104,10 +110,17 @@ function uncovered(deps: CompactionDeps, history: ChatMessage[], summary: Summar
   return lo === 0 ? history : history.slice(lo);
 }
 
+/** The window of the endpoint serving now: what the server really has (read at start), or a fallback's. */
+export function servingWindow(deps: CompactionDeps): PromptWindow {
+  const model = deps.model();
+  const cfg = deps.config().model;
+  return model.window ?? { model: model.modelName, contextTokens: cfg.context_tokens, outputTokens: cfg.max_output_tokens };
+}
+
 /** How long a summary may grow: a sixth of the window, and within one answer of the model. */
 export function summaryCapTokens(deps: CompactionDeps): number {
-  const m = deps.config().model;
-  return Math.max(64, Math.min(Math.floor((m.context_tokens - m.max_output_tokens) / 6), Math.floor(m.max_output_tokens * 0.8)));
+  const w = servingWindow(deps);
+  return Math.max(64, Math.min(Math.floor((w.contextTokens - w.outputTokens) / 6), Math.floor(w.outputTokens * 0.8)));
 }
 
 /** Writes the new summary text (`part`: the messages it must newly cover); throws when it cannot. */
@@ -170,15 +183,15 @@ async function summariseInChunks(
   previous: string | undefined,
   signal: AbortSignal,
 ): Promise<string> {
-  const cfg = deps.config().model;
   const model = deps.model();
-  const ratio = deps.calibration.ratio(model.modelName);
+  const w = servingWindow(deps);
+  const ratio = deps.calibration.ratio(w.model);
   const capTokens = summaryCapTokens(deps);
   const instructions = compactionInstructions(Math.floor(capTokens * 0.7));
   // The window minus the answer, the instructions, the summary so far (at most its cap) and framing.
-  const room = Math.floor((cfg.context_tokens - cfg.max_output_tokens) / ratio) - estimateTokens(instructions) - capTokens - 64;
+  const room = Math.floor((w.contextTokens - w.outputTokens) / ratio) - estimateTokens(instructions) - capTokens - 64;
   const chunkChars = Math.floor(room * 3.6);
-  if (chunkChars < 400) throw new Error(`the window (model.context_tokens ${cfg.context_tokens}) is too small to summarise in`);
+  if (chunkChars < 400) throw new Error(`the window (${w.contextTokens} tokens) is too small to summarise in`);
   let summary = previous;
   for (const chunk of chunkLines(transcriptLines(part, Math.min(MESSAGE_CHARS, chunkChars)), chunkChars)) {
     const messages: ChatMessage[] = [
