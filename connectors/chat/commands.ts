@@ -43,5 +43,6 @@ export function skillRequest(core: Core, typed: string): string | undefined {
 
 /** The user-invocable skills for a network's command menu, after the built-in commands and under its limit. */
 export function skillMenu(core: Core, platform: MenuPlatform): SkillCommand[] {
-  return skillCommands(core.skills?.(), platform, RESERVED_COMMANDS);
+  // A skill named like a typed built-in (/approve, /deny) would be listed but never run: left out too.
+  return skillCommands(core.skills?.(), platform, RESERVED_COMMANDS).filter((c) => !NOT_FOR_SKILLS.includes(c.name));
 }

@@ -51,8 +51,9 @@ export async function buildParts(config: Config, deps: PartsDeps) {
   const { log, extraTools = [], model } = deps;
   const skills = await startSkills(config, log);
   const { tools, unavailable } = await loadTools(config.tools.enabled, { ...deps.tools, config, skills: () => skills }, extraTools);
-  // With nothing to read, the tool would only cost the prompt its signature.
-  if (!skills?.skills.some((s) => !s.hiddenFromModel)) tools.delete("skill");
+  // With nothing to read, the tool would only cost the prompt its signature. A skill hidden from the model
+  // but sent with /<skill> is read (its files) through it in that conversation: it keeps the tool.
+  if (!skills?.skills.some((s) => !s.hiddenFromModel || s.userInvocable)) tools.delete("skill");
   if (unavailable.length) log.warn({ tools: unavailable }, "enabled tools that this version does not provide are skipped");
   const usedToday = (endpoint: string, model: string) => deps.tools.store.usage.endpointTokensSince(endpoint, model, startOfToday());
   const parts = await createModel(config.model, { usedToday, log, client: model });
