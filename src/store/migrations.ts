@@ -341,4 +341,19 @@ export const MIGRATIONS: {
     `,
     data: fillRecallIndex,
   },
+  {
+    version: 21,
+    name: "recall: full-width letters and digits and half-width katakana are indexed as the letters they are (NFKC)",
+    // What a Japanese or Chinese keyboard types ("２０２４年", "ｉＰｈｏｎｅ", "ｶﾀｶﾅ") was indexed as is, and
+    // unicode61 does not fold those forms: a search for "2024" found nothing. Messages are indexed (and queries
+    // read) in NFKC now; the index is rebuilt from the messages, as 20 did.
+    sql: `
+      DROP TABLE recall_index;
+      CREATE VIRTUAL TABLE recall_index USING fts5(text,
+        tokenize = 'unicode61 remove_diacritics 2 categories ''L* N* Co M*''', columnsize = 0,
+        content = 'recall_source', content_rowid = 'id');
+      INSERT INTO recall_index (recall_index, rank) VALUES ('pgsz', 1000);
+    `,
+    data: fillRecallIndex,
+  },
 ];

@@ -41,7 +41,9 @@ export function indexedText(role: string, content: string, toolName: string | nu
   if (role === "tool" && (content.length > MAX_TOOL_RESULT_CHARS || toolName === "recall")) return undefined;
   // Without the time note the runner appends to each user message (every message would match "december"),
   // and without a skill's instructions a chat's /<skill> command puts in front of the person's words.
-  return spaceUnspaced(role === "user" ? withoutSkillInstructions(withoutTimeNote(content)) : content);
+  // NFKC: full-width letters and digits and half-width katakana (what a Japanese or Chinese keyboard types) are
+  // indexed as the letters they are, so "2024" finds "２０２４年"; the query is read the same way.
+  return spaceUnspaced((role === "user" ? withoutSkillInstructions(withoutTimeNote(content)) : content).normalize("NFKC"));
 }
 
 /**
@@ -76,11 +78,11 @@ export function cleanSnippet(snippet: string): string {
 export function toFtsQuery(text: string): string | undefined {
   const phrases = new Set<string>();
   let room = MAX_QUERY_WORDS;
-  for (const chunk of text.normalize("NFC").split(/\s+/)) {
+  for (const chunk of text.normalize("NFKC").split(/\s+/)) {
     const words = wordsOf(chunk).slice(0, room);
     const last = words.at(-1);
     if (!last) continue;
-    const prefix = UNSPACED.test(last) || last.length < MIN_PREFIX_CHARS ? "" : "*";
+    const prefix = UNSPACED.test(last) || letters(last) < MIN_PREFIX_CHARS ? "" : "*";
     const phrase = `"${words.join(" ")}"${prefix}`;
     if (phrases.has(phrase)) continue;
     phrases.add(phrase);
@@ -89,6 +91,12 @@ export function toFtsQuery(text: string): string | undefined {
   }
   return phrases.size ? [...phrases].join(" ") : undefined;
 }
+
+/** A word's length in letters: a Hangul syllable counts the 2–3 letters (jamo) it is written with. */
+function letters(word: string): number {
+  return HANGUL.test(word) ? word.normalize("NFD").length : word.length;
+}
+const HANGUL = /\p{Script=Hangul}/u;
 
 /** The words of one chunk: runs of letters, marks and digits, with each unspaced-script character alone. */
 function wordsOf(chunk: string): string[] {

@@ -107,7 +107,7 @@ function toHit(r: HitRow): RecallHit {
 function withoutName(snippet: string, r: HitRow): string {
   const name = r.role === "user" ? r.sender_name : null;
   if (!name) return snippet;
-  const prefix = `${name}: `;
+  const prefix = `${name.normalize("NFKC")}: `; // as indexedText wrote it
   let taken = 0;
   let i = 0;
   let open = false;
