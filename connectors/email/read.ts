@@ -1,6 +1,6 @@
 /** A raw mail as hermes reads it: who sent it, what is new in it, what it threads under, its files. */
 import type { Attachment } from "./attachments.js";
-import { isReplySubject, newText } from "./text.js";
+import { isForwardSubject, isReplySubject, newText } from "./text.js";
 
 export interface ReadMail {
   /** The one From: address, lower case; undefined when there is none or more than one. */
@@ -34,12 +34,17 @@ export async function readMail(source: Buffer): Promise<ReadMail> {
   // One From field with one address in it. A second From field (mailparser reads the first, a DKIM check
   // the last) or an empty angle address (`"me@example.org" <>`, read as the quoted name) counts as none.
   const fromFields = headerFields(headers, "from");
-  const single = fromList.length === 1 && fromFields.length === 1 && !/<\s*>/.test(fromFields[0] ?? "") ? fromList[0] : undefined;
+  // One address in it, too: `colleague@… <me@…>` or `<me@…> <colleague@…>` names two, and parsers differ on which is
+  // the sender (addressparser keeps the first angle address; Python's email package reads the first bare one).
+  const field = fromFields[0] ?? "";
+  const single =
+    fromList.length === 1 && fromFields.length === 1 && !/<\s*>/.test(field) && addressCount(field) === 1 ? fromList[0] : undefined;
   const refs = parsed.references;
   const body = parsed.text ?? "";
   const subject = parsed.subject ?? "";
   const isReply = isReplySubject(subject) || Boolean(parsed.inReplyTo);
-  const fresh = newText(body).trim();
+  // A forward ("summarise this" above the original) is all new to hermes: the original is what it is about.
+  const fresh = (isForwardSubject(subject) ? body : newText(body)).trim();
   let text = fresh;
   // A fresh mail's subject often says what it is about ("Summarise this"); a reply's adds nothing.
   if (subject && !isReply && !text.toLowerCase().startsWith(subject.toLowerCase())) text = `${subject}\n\n${text}`;
@@ -61,6 +66,23 @@ export async function readMail(source: Buffer): Promise<ReadMail> {
         bytes: a.content,
       })),
   };
+}
+
+/** How many addresses a raw address field names: its `@`s outside quoted strings and comments. */
+function addressCount(value: string): number {
+  let count = 0;
+  let depth = 0;
+  let quoted = false;
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i];
+    if (c === "\\") i++;
+    else if (quoted) quoted = c !== '"';
+    else if (c === '"') quoted = true;
+    else if (c === "(") depth++;
+    else if (c === ")") depth = Math.max(0, depth - 1);
+    else if (c === "@" && depth === 0) count++;
+  }
+  return count;
 }
 
 /** The values of the header fields `name` in a raw header block, each unfolded. */

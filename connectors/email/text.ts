@@ -9,6 +9,18 @@ const QUOTE_HEADS = [
   /^_{10,}\s*$/, // Outlook's rule above From:/Sent:
 ];
 
+/**
+ * Whether an Outlook-style quoted header block starts at line i: `From: …` with `Sent:`/`Date:` among the next
+ * lines, maybe under a rule (an HTML body's <hr> comes out as dashes). Outlook for Mac and mobile write it bare.
+ */
+function quotedHeaderAt(lines: string[], i: number): boolean {
+  let at = i;
+  if (/^\s*[-_]{10,}\s*$/.test(lines[at] ?? "")) at++;
+  while (at < lines.length && !(lines[at] ?? "").trim()) at++;
+  if (!/^\*?From:\*?\s/i.test(lines[at] ?? "")) return false;
+  return lines.slice(at + 1, at + 4).some((l) => /^\*?(Sent|Date):\*?\s/i.test(l));
+}
+
 /** Lines that start a signature or a client's footer. */
 const SIGNATURE_HEADS = [/^-- ?$/, /^Sent from my \w+/i, /^Get Outlook for /i];
 
@@ -23,7 +35,7 @@ export function newText(body: string): string {
     const line = lines[i] ?? "";
     const twoLines = `${line} ${lines[i + 1] ?? ""}`;
     if (SIGNATURE_HEADS.some((re) => re.test(line))) break;
-    if (QUOTE_HEADS.some((re) => re.test(line)) || /^On .{1,200}wrote:\s*$/i.test(twoLines)) break;
+    if (QUOTE_HEADS.some((re) => re.test(line)) || /^On .{1,200}wrote:\s*$/i.test(twoLines) || quotedHeaderAt(lines, i)) break;
     if (/^\s*>/.test(line)) continue;
     kept.push(line);
   }
@@ -54,6 +66,11 @@ export function plainFromMarkdown(markdown: string): string {
     .join("\n")
     .replace(/\n{3,}/g, "\n\n")
     .trim();
+}
+
+/** Whether a subject says it is a forward (`Fwd:`, `FW:`, the German `WG:`). */
+export function isForwardSubject(subject: string): boolean {
+  return /^(fwd?|wg):/i.test(subject.trim());
 }
 
 /** Whether a subject already says it is a reply (`Re:`, or the German and Scandinavian `AW:`, `SV:`). */
