@@ -13,8 +13,8 @@ export function createChatFlow(deps: ChatFlowDeps): ChatFlow {
   const { core, name, surface, log } = deps;
   const ids = new PluginStore(core.store.db);
   const render: RenderDeps = { surface, store: core.store, log, onFault: deps.onFault, onSuccess: deps.onSuccess, pressed: new Set() };
-  const reply = (chat: string, text: string) =>
-    sendSplit(surface, chat, text).then(deps.onSuccess, (err: unknown) => deps.onFault("reply", err));
+  const reply = (chat: string, text: string, replyTo?: string) =>
+    sendSplit(surface, chat, text, replyTo).then(deps.onSuccess, (err: unknown) => deps.onFault("reply", err));
   const sessionKey = (m: ChatMessage) => `${name}:${m.sessionChat ?? m.chat}`;
   const by = (user: string) => `${name}:${user}`;
   const markDone = (m: ChatMessage) => m.journalId !== undefined && core.store.inbound.markDone(name, m.journalId);
@@ -26,7 +26,7 @@ export function createChatFlow(deps: ChatFlowDeps): ChatFlow {
       text,
       source: name,
       channel: `${name}:${m.chat}`,
-      listener: createRenderer(render, m.chat, deps.stream ?? true),
+      listener: createRenderer(render, m.chat, deps.stream ?? true, m.id),
       sender: { id: by(m.user), name: m.userName ?? m.user },
       ...(m.journalId !== undefined && { inbound: { connector: name, id: m.journalId } }),
       ...(m.group && { group: true }),
@@ -126,7 +126,7 @@ export function createChatFlow(deps: ChatFlowDeps): ChatFlow {
         log.warn({ chat: m.chat, chars: m.text.length }, "a message too long for hermes was refused");
         await reply(m.chat, tooLongText(m.text.length));
       }
-      if (command) await reply(m.chat, await runCommand(core, sessionKey(m), by(m.user), text));
+      if (command) await reply(m.chat, await runCommand(core, sessionKey(m), by(m.user), text), m.id);
     };
     if (stranger || tooLong || command) void answer().catch((err: unknown) => deps.onFault("reply", err));
   }

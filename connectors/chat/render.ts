@@ -44,9 +44,10 @@ export function splitFor(surface: ChatSurface, text: string): string[] {
 }
 
 /** Sends text split under the limit, in order; resolves the ids. Throws what the network throws. */
-export async function sendSplit(surface: ChatSurface, chat: string, text: string): Promise<string[]> {
+export async function sendSplit(surface: ChatSurface, chat: string, text: string, replyTo?: string): Promise<string[]> {
   const ids: string[] = [];
-  for (const part of splitFor(surface, text)) ids.push((await surface.send(chat, { text: part })).id);
+  for (const part of splitFor(surface, text))
+    ids.push((await surface.send(chat, { text: part, ...(replyTo !== undefined && { replyTo }) })).id);
   return ids;
 }
 
@@ -55,8 +56,10 @@ export async function sendSplit(surface: ChatSurface, chat: string, text: string
  * the network can edit (split under the limit when it grows past it), approval requests with buttons or
  * in text, decisions edited into them. Calls are serialized so messages arrive in order. Never throws.
  */
-export function createRenderer(deps: RenderDeps, chat: string, stream: boolean): EventListener {
+export function createRenderer(deps: RenderDeps, chat: string, stream: boolean, replyTo?: string): EventListener {
   const { surface } = deps;
+  // Every message of the run says which inbound message it answers (mail threads under that one).
+  const answering = replyTo === undefined ? {} : { replyTo };
   const run = sendQueue((err, what) => deps.onFault(what, err));
   const queue = (what: string, task: () => Promise<unknown>) => run(what, () => task().then(deps.onSuccess));
   const typing =
@@ -72,7 +75,7 @@ export function createRenderer(deps: RenderDeps, chat: string, stream: boolean):
     draft.shown = text;
     const current = draft;
     queue("stream", async () => {
-      if (current.id === undefined) current.id = (await surface.send(chat, { text, draft: true })).id;
+      if (current.id === undefined) current.id = (await surface.send(chat, { text, draft: true, ...answering })).id;
       else await surface.edit?.(chat, current.id, { text, draft: true });
     });
   };
@@ -99,9 +102,9 @@ export function createRenderer(deps: RenderDeps, chat: string, stream: boolean):
       const [first, ...rest] = splitFor(surface, reply);
       if (current.id !== undefined && first !== undefined && surface.edit) {
         if (first !== current.shown || surface.formatsFinal) await surface.edit(chat, current.id, { text: first });
-        for (const part of rest) await surface.send(chat, { text: part });
+        for (const part of rest) await surface.send(chat, { text: part, ...answering });
       } else {
-        await sendSplit(surface, chat, reply);
+        await sendSplit(surface, chat, reply, replyTo);
       }
       deps.store.history.markReplySent(runId);
     });
@@ -110,7 +113,7 @@ export function createRenderer(deps: RenderDeps, chat: string, stream: boolean):
     typing?.stop();
     queue("approval", async () => {
       const { text, buttons } = approvalMessage(event, surface.limits);
-      const sent = await surface.send(chat, surface.limits.buttons ? { text, buttons } : { text });
+      const sent = await surface.send(chat, surface.limits.buttons ? { text, buttons, ...answering } : { text, ...answering });
       deps.store.approvals.setMessageRef(event.approvalId, approvalRef(chat, sent.id));
     });
   };
@@ -143,7 +146,7 @@ export function createRenderer(deps: RenderDeps, chat: string, stream: boolean):
       case "error":
         typing?.stop();
         queue("error", async () => {
-          await surface.send(chat, { text: event.message.slice(0, surface.limits.text) });
+          await surface.send(chat, { text: event.message.slice(0, surface.limits.text), ...answering });
           if (event.runId) deps.store.history.markReplySent(event.runId);
         });
         break;

@@ -32,7 +32,8 @@ async function readable<T>(work: Promise<T>): Promise<T> {
 export function createEmail(host: ConnectorHost, options: EmailOptions): PluginConnector {
   const sender = createSender(options);
   let sendFault: string | undefined;
-  const threadKey = (chat: string) => `thread:${chat.toLowerCase()}`;
+  /** What a reply to the inbound message `id` threads under (the mail with that id). */
+  const threadKey = (id: string) => `thread:${id}`;
 
   // A mail that cannot be read (mailparser refuses it: 16,000 short header lines are enough) is logged and
   // passed by: thrown on, it would stop every pass over the mailbox at it, and no later mail would be read.
@@ -70,17 +71,18 @@ export function createEmail(host: ConnectorHost, options: EmailOptions): PluginC
     // only looks so ("Yes please") is a message like any other.
     const decision = /^\s*(yes|no)\s+(\S+?)[.!]?\s*$/i.exec(mail.text.split("\n")[0] ?? "");
     const code = decision?.[2];
+    const id = mail.messageId || `${raw.uidValidity}:${raw.uid}`;
+    const thread: Thread = { subject: mail.subject, messageId: mail.messageId, references: mail.references };
+    if (mail.messageId) host.state.set(threadKey(id), JSON.stringify(thread));
     if (decision?.[1] && code && sentCodes(chat).includes(code)) {
       await host.receive({
         chat,
         user: chat,
         text: `/${decision[1].toLowerCase() === "yes" ? "approve" : "deny"} ${code}`,
-        id: mail.messageId || `${raw.uidValidity}:${raw.uid}`,
+        id,
       });
       return "take";
     }
-    const thread: Thread = { subject: mail.subject, messageId: mail.messageId, references: mail.references };
-    if (mail.messageId) host.state.set(threadKey(chat), JSON.stringify(thread));
     // Files only now: nothing of a stranger's or a forged mail is written anywhere.
     const files = await takeAttachments(mail.attachments, options.files_root);
     if (files.refusals.length) await tellSender(chat, files.refusals.join("\n"), thread);
@@ -90,7 +92,7 @@ export function createEmail(host: ConnectorHost, options: EmailOptions): PluginC
       chat,
       user: chat,
       text: [mail.text, ...files.notes].filter(Boolean).join("\n\n"),
-      id: mail.messageId || `${raw.uidValidity}:${raw.uid}`,
+      id,
       userName: mail.fromName,
     });
     return "take";
@@ -137,7 +139,8 @@ export function createEmail(host: ConnectorHost, options: EmailOptions): PluginC
     },
     async send(chat, message) {
       rememberCodes(chat, message.buttons);
-      const saved = host.state.get(threadKey(chat));
+      // A reply threads under the mail it answers; a delivery that answers nothing (a job's result) is a new mail.
+      const saved = message.replyTo === undefined ? undefined : host.state.get(threadKey(message.replyTo));
       const thread = saved ? (JSON.parse(saved) as Thread) : undefined;
       try {
         const sent = await sender.send({ to: chat, text: withDecisionHint(message.text, message.buttons), thread });

@@ -69,6 +69,11 @@ export interface OutboundMessage {
   text: string;
   /** Present on approval requests (when `limits.buttons` is not false). An empty list removes buttons. */
   buttons?: Button[];
+  /**
+   * The `id` of the inbound message whose run this answers (its reply, an approval it asks); absent for a
+   * delivery that answers nothing (a job's result, a hook) and for a run resumed after a restart.
+   */
+  replyTo?: string;
 }
 
 export interface Health {
