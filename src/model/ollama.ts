@@ -184,9 +184,10 @@ function readStream(res: IncomingMessage, { onText, onAnswered }: ChatOptions, c
         onText?.(delta);
       }
       for (const call of chunk.message?.tool_calls ?? []) {
-        const taken = fromOllamaCall(call);
-        replyChars += JSON.stringify(taken.args).length;
-        toolCalls.push(taken);
+        // As sent: arguments that are not valid JSON (a string) count too, and are answered as such.
+        const raw = call.function?.arguments;
+        replyChars += typeof raw === "string" ? raw.length : (JSON.stringify(raw ?? {})?.length ?? 0);
+        toolCalls.push(fromOllamaCall(call));
       }
       if (replyChars > MAX_REPLY_CHARS) throw replyTooLong();
       last = chunk;
