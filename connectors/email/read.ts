@@ -40,7 +40,8 @@ export async function readMail(source: Buffer): Promise<ReadMail> {
   const single =
     fromList.length === 1 && fromFields.length === 1 && !/<\s*>/.test(field) && addressCount(field) === 1 ? fromList[0] : undefined;
   const refs = parsed.references;
-  const body = parsed.text ?? "";
+  // A text part that is empty beside an HTML one (some clients send that) would leave the mail without its words.
+  const body = parsed.text?.trim() ? parsed.text : typeof parsed.html === "string" ? await textOfHtml(parsed.html) : (parsed.text ?? "");
   const subject = parsed.subject ?? "";
   const isReply = isReplySubject(subject) || Boolean(parsed.inReplyTo);
   // A forward ("summarise this" above the original) is all new to hermes: the original is what it is about.
@@ -66,6 +67,12 @@ export async function readMail(source: Buffer): Promise<ReadMail> {
         bytes: a.content,
       })),
   };
+}
+
+/** An HTML body's text, as mailparser makes it for a mail with no text part (html-to-text). */
+async function textOfHtml(html: string): Promise<string> {
+  const { convert } = await import("html-to-text");
+  return convert(html, { wordwrap: false, selectors: [{ selector: "img", format: "skip" }] });
 }
 
 /** How many addresses a raw address field names: its `@`s outside quoted strings and comments. */

@@ -82,3 +82,27 @@ describe("a mail forwarded from Outlook", () => {
     }
   });
 });
+
+describe("a mail whose text part is empty beside its HTML one", () => {
+  it("is read from its HTML", async () => {
+    const read = await readMail(
+      mail(
+        "From: me@example.org",
+        "Subject: plan",
+        "MIME-Version: 1.0",
+        'Content-Type: multipart/alternative; boundary="b"',
+        "",
+        "--b",
+        "Content-Type: text/plain; charset=utf-8",
+        "",
+        "",
+        "--b",
+        "Content-Type: text/html; charset=utf-8",
+        "",
+        "<p>Please call <b>Bob</b> at noon.</p>",
+        "--b--",
+      ),
+    );
+    expect(read.text).toBe("plan\n\nPlease call Bob at noon.");
+  });
+});
