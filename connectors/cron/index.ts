@@ -88,6 +88,7 @@ export function createCronConnector(core: Core, initial: Config): Connector {
     text: string,
     about: Record<string, unknown>,
     byHand: boolean,
+    wanted: () => boolean = () => true,
   ): Promise<{ messageId: string } | { error: string; stopped: boolean }> {
     let error = "hermes stopped before it was delivered";
     // `hermes schedules run` delivers once: the owner waiting at the terminal hears of a failure at once.
@@ -95,6 +96,8 @@ export function createCronConnector(core: Core, initial: Config): Connector {
     for (let attempt = 0; attempt <= retries; attempt++) {
       if (attempt > 0) await sleep(cfg.retry_delay_s * 1000 * 2 ** (attempt - 1), stopping.signal);
       if (stopping.signal.aborted) return { error, stopped: true };
+      // A reminder cancelled while it waited to be tried again is not sent after all.
+      if (attempt > 0 && !wanted()) return { error: "cancelled before it could be delivered", stopped: false };
       try {
         return await core.deliver(target, text);
       } catch (err) {
@@ -164,7 +167,8 @@ export function createCronConnector(core: Core, initial: Config): Connector {
       sending.add(r.id);
     }
     const note = late ? ` (due ${describeTime(new Date(slotAt), r.timezone, new Date())}; hermes was not running then)` : "";
-    const sent = await deliverRetrying(r.channel, `⏰ Reminder: ${r.text}${note}`, { reminder: r.id }, byHand);
+    const stillWanted = () => !schedules.reminder(r.id)?.cancelled_at;
+    const sent = await deliverRetrying(r.channel, `⏰ Reminder: ${r.text}${note}`, { reminder: r.id }, byHand, stillWanted);
     sending.delete(r.id);
     if ("messageId" in sent) {
       schedules.finish(firing, "ok", { messageId: sent.messageId });

@@ -273,6 +273,22 @@ describe("the cron connector", () => {
     expect(refused()).toBeGreaterThan(before);
   });
 
+  it("does not send a reminder the owner cancelled while its delivery waited to be tried again", async () => {
+    const dir = withReminders((schedules) => {
+      schedules.addReminder({ channel: `telegram:${OWNER}`, text: "call the plumber", at: Date.now() + 1000, timezone: "Europe/Berlin" });
+    });
+    model.script({ toolCalls: [{ name: "remind", arguments: { action: "cancel", id: 1 } }] }, { text: "Cancelled it." });
+    telegram.fail("sendMessage", { status: 403, description: "Forbidden: bot was blocked by the user" }, 1); // its first try
+    const h = await useHermes(settings({ retry_delay_s: 1 }), { dir });
+    hermes = h;
+    await h.waitForLog((l) => l.msg === "delivery failed; will retry" && l.reminder === 1);
+    telegram.sendText(OWNER, "cancel the plumber reminder");
+    await telegram.waitFor((c) => c.method === "sendMessage" && c.params.text === "Cancelled it.");
+    const given = await h.waitForLog((l) => l.msg === "reminder could not be delivered" && l.reminder === 1);
+    expect(given.err).toBe("cancelled before it could be delivered");
+    expect(reminderTexts().filter((t) => t.startsWith("⏰"))).toEqual([]);
+  });
+
   it("sends a one-time reminder a killed hermes had taken but not sent, at the next start", async () => {
     const due = Date.now() - 60_000;
     const dir = withReminders((schedules) => {
