@@ -229,6 +229,8 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
 
   async function onMessage(c: Client, message: Message): Promise<void> {
     if (message.author.bot || message.webhookId || !c.user) return;
+    // A system message (a pin, a call, a thread made) is no one's words: not answered.
+    if (message.system) return;
     const isDm = message.guildId === null;
     if (!isDm && !message.mentions.users.has(c.user.id)) return;
     const own = isDm ? message.content.trim() : message.content.replace(new RegExp(`<@!?${c.user.id}>`, "g"), "").trim();

@@ -65,4 +65,14 @@ describe("messages from the owner on Discord", () => {
     expect(bare.body.content).toMatch(/^Your message has no text I can use/);
     expect(model.requests).toHaveLength(1);
   });
+
+  it("a system message in the DM (a pin notice) is no message to answer", async () => {
+    await start();
+    const dm = discord.dmChannelOf(OWNER);
+    discord.dmWith(OWNER, { type: 6, content: "" }); // "<owner> pinned a message to this channel."
+    discord.dm(OWNER, "hello");
+    await sentIn(dm, 0, (c) => c.body.content === "ok");
+    const sent = discord.calls.filter((c) => c.method === `POST /channels/${dm}/messages`).map((c) => c.body.content);
+    expect(sent).toEqual(["ok"]);
+  });
 });
