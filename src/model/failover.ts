@@ -190,14 +190,25 @@ export function createModelChain(endpoints: ChainEndpoint[], options: ChainOptio
    */
   const probe = async (signal?: AbortSignal): Promise<ProbeResult> => {
     const order = orderFrom(active, endpoints.length);
-    const results = await Promise.all(order.map((i) => clientOf(i).probe(signal)));
-    const ready = results.findIndex((r) => r.reachable && r.modelPresent !== false);
-    if (ready < 0) return results[0] as ProbeResult;
-    const result = results[ready] as ProbeResult;
-    const i = order[ready] as number;
-    return i === active
-      ? result
-      : { ...result, detail: `${result.detail} at ${clientOf(i).baseUrl}, a fallback (the serving endpoint is not ready)` };
+    // Taken in order as each comes: a ready serving endpoint is the answer at once, not after the slowest fallback.
+    const done = new AbortController();
+    const each = signal ? AbortSignal.any([signal, done.signal]) : done.signal;
+    const pending = order.map((i) => clientOf(i).probe(each));
+    for (const p of pending) p.catch(() => {}); // one not awaited (an earlier one was ready) must not go unhandled
+    try {
+      let first: ProbeResult | undefined;
+      for (const [k, i] of order.entries()) {
+        const result = await (pending[k] as Promise<ProbeResult>);
+        first ??= result;
+        if (result.reachable && result.modelPresent !== false)
+          return i === active
+            ? result
+            : { ...result, detail: `${result.detail} at ${clientOf(i).baseUrl}, a fallback (the serving endpoint is not ready)` };
+      }
+      return first as ProbeResult;
+    } finally {
+      done.abort(); // the probes still under way are not needed
+    }
   };
 
   const chain: ModelChain = {

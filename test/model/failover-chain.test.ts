@@ -94,6 +94,32 @@ describe("the failover chain", () => {
     expect(probe).toMatchObject({ reachable: true, detail: expect.stringMatching(/a fallback \(the serving endpoint is not ready\)$/) });
   });
 
+  it("answers as soon as a ready primary answers, without waiting for a fallback that hangs", async () => {
+    const hung = createServer(() => undefined); // takes the request, never answers
+    hung.listen(0, "127.0.0.1");
+    await once(hung, "listening");
+    closers.push(() => hung.closeAllConnections());
+    closers.push(() => hung.close());
+    const primary = await startFakeModel();
+    closers.push(() => primary.close());
+    primary.models = ["big-model"];
+    const base = `http://127.0.0.1:${(hung.address() as AddressInfo).port}`;
+    const chain = createModelChain(
+      [
+        {
+          client: await createModelClient(endpoint({ provider: "openai", base_url: primary.openaiUrl, name: "big-model" })),
+          dailyTokens: 0,
+        },
+        { client: await createModelClient(endpoint({ provider: "ollama", base_url: base })), dailyTokens: 0 },
+      ],
+      { retryPrimaryAfterMs: 60_000, usedToday: () => 0, log: silent },
+    );
+    closers.push(() => chain.stop());
+    // A deadline far beyond the test's own time limit: only a probe that does not wait for the fallback ends in time.
+    const probe = await chain.probe(AbortSignal.timeout(120_000));
+    expect(probe).toMatchObject({ reachable: true, detail: "model big-model is available" });
+  }, 10_000);
+
   it("charges a fallback's daily_tokens with its own model's use only, also when it shares the primary's base URL", async () => {
     const server = await startFakeModel();
     closers.push(() => server.close());
