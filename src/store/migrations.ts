@@ -343,10 +343,11 @@ export const MIGRATIONS: {
   },
   {
     version: 21,
-    name: "recall: full-width letters and digits and half-width katakana are indexed as the letters they are (NFKC)",
+    name: "recall: full-width letters and digits and half-width katakana are indexed as the letters they are",
     // What a Japanese or Chinese keyboard types ("２０２４年", "ｉＰｈｏｎｅ", "ｶﾀｶﾅ") was indexed as is, and
-    // unicode61 does not fold those forms: a search for "2024" found nothing. Messages are indexed (and queries
-    // read) in NFKC now; the index is rebuilt from the messages, as 20 did.
+    // unicode61 does not fold those forms: a search for "2024" found nothing. Those forms (U+FF01–U+FFEE) are
+    // folded in messages and queries now (only they: a snippet quotes the rest as written); the index is
+    // rebuilt from the messages, as 20 did.
     sql: `
       DROP TABLE recall_index;
       CREATE VIRTUAL TABLE recall_index USING fts5(text,

@@ -41,9 +41,14 @@ export function indexedText(role: string, content: string, toolName: string | nu
   if (role === "tool" && (content.length > MAX_TOOL_RESULT_CHARS || toolName === "recall")) return undefined;
   // Without the time note the runner appends to each user message (every message would match "december"),
   // and without a skill's instructions a chat's /<skill> command puts in front of the person's words.
-  // NFKC: full-width letters and digits and half-width katakana (what a Japanese or Chinese keyboard types) are
+  // Full-width letters and digits and half-width katakana (what a Japanese or Chinese keyboard types) are
   // indexed as the letters they are, so "2024" finds "２０２４年"; the query is read the same way.
-  return spaceUnspaced((role === "user" ? withoutSkillInstructions(withoutTimeNote(content)) : content).normalize("NFKC"));
+  return spaceUnspaced(widthFolded(role === "user" ? withoutSkillInstructions(withoutTimeNote(content)) : content));
+}
+
+/** Full-width and half-width forms (U+FF01–U+FFEE) as the letters, digits and signs they are; nothing else changes (NFKC would also make "1½" "11⁄2" and "m²" "m2" in a snippet). */
+export function widthFolded(text: string): string {
+  return text.replace(/[\uFF01-\uFFEE]+/g, (run) => run.normalize("NFKC"));
 }
 
 /**
@@ -78,7 +83,7 @@ export function cleanSnippet(snippet: string): string {
 export function toFtsQuery(text: string): string | undefined {
   const phrases = new Set<string>();
   let room = MAX_QUERY_WORDS;
-  for (const chunk of text.normalize("NFKC").split(/\s+/)) {
+  for (const chunk of widthFolded(text).split(/\s+/)) {
     const words = wordsOf(chunk).slice(0, room);
     const last = words.at(-1);
     if (!last) continue;

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import { withoutTimeNote } from "../time-note.js";
-import { cleanSnippet, indexedText, MATCH_END, MATCH_START, spaceUnspaced, toFtsQuery } from "./recall-text.js";
+import { cleanSnippet, indexedText, MATCH_END, MATCH_START, spaceUnspaced, toFtsQuery, widthFolded } from "./recall-text.js";
 import { statements } from "./statements.js";
 
 /** The connection type, named here rather than imported from db.ts, which loads this file through the migrations. */
@@ -107,7 +107,7 @@ function toHit(r: HitRow): RecallHit {
 function withoutName(snippet: string, r: HitRow): string {
   const name = r.role === "user" ? r.sender_name : null;
   if (!name) return snippet;
-  const prefix = `${name.normalize("NFKC")}: `; // as indexedText wrote it
+  const prefix = `${widthFolded(name)}: `; // as indexedText wrote it
   let taken = 0;
   let i = 0;
   let open = false;
