@@ -18,7 +18,9 @@ function quotedHeaderAt(lines: string[], i: number): boolean {
   if (/^\s*[-_]{10,}\s*$/.test(lines[at] ?? "")) at++;
   while (at < lines.length && !(lines[at] ?? "").trim()) at++;
   if (!/^\*?From:\*?\s/i.test(lines[at] ?? "")) return false;
-  return lines.slice(at + 1, at + 4).some((l) => /^\*?(Sent|Date):\*?\s/i.test(l));
+  // Outlook's block always names the subject: a From:/Date: pair alone is as likely the owner's own words (a trip's details).
+  const block = lines.slice(at + 1, at + 8);
+  return block.some((l) => /^\*?(Sent|Date):\*?\s/i.test(l)) && block.some((l) => /^\*?Subject:\*?\s/i.test(l));
 }
 
 /** Lines that start a signature or a client's footer. */

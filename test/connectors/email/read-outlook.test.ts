@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { readMail } from "../../../connectors/email/read.js";
+import { newText } from "../../../connectors/email/text.js";
 
 const mail = (...lines: string[]) => Buffer.from(lines.join("\r\n"));
 
@@ -104,5 +105,39 @@ describe("a mail whose text part is empty beside its HTML one", () => {
       ),
     );
     expect(read.text).toBe("plan\n\nPlease call Bob at noon.");
+  });
+});
+
+describe("a mail whose own words hold From:/Date: lines", () => {
+  it("keeps a trip's details the owner typed (no quoted mail below)", async () => {
+    const read = await readMail(
+      mail(
+        "From: me@example.org",
+        "Subject: book this",
+        "",
+        "Please find me a train for this trip:",
+        "",
+        "From: Berlin",
+        "To: Rome",
+        "Date: 3 May 2027",
+        "",
+        "Cheapest one that leaves after 9.",
+      ),
+    );
+    expect(read.text).toContain("From: Berlin");
+    expect(read.text).toContain("Cheapest one that leaves after 9.");
+  });
+
+  it("still cuts an Outlook quote block (From/Sent/To/Subject)", () => {
+    expect(
+      newText(
+        "Sounds good.\n\nFrom: hermes <hermes@example.org>\nSent: Monday, 1 December 2026 09:00\nTo: Me <me@example.org>\nSubject: Re: plan\n\nold",
+      ),
+    ).toBe("Sounds good.");
+    expect(
+      newText(
+        "Sounds good.\n\nFrom: hermes <hermes@example.org>\nDate: Monday, 1 December 2026 at 09:00\nTo: Me <me@example.org>\nSubject: Re: plan\n\nold",
+      ),
+    ).toBe("Sounds good.");
   });
 });
