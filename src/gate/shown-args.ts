@@ -32,7 +32,16 @@ function flatten(text: string): string {
   return text
     .replace(/[ \t]+/g, " ")
     .replace(/\n+/g, "\n")
-    .replace(INVISIBLE, (c) => `<U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}>`);
+    .replace(INVISIBLE, (c, at: number, whole: string) =>
+      presentsEmoji(c, at, whole) ? c : `<U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}>`,
+    );
+}
+
+/** A text or emoji presentation selector right after a character that takes one ("❤️", "1️⃣"): part of what is shown. */
+function presentsEmoji(c: string, at: number, whole: string): boolean {
+  if (c !== "\uFE0E" && c !== "\uFE0F") return false;
+  const before = Array.from(whole.slice(Math.max(0, at - 2), at)).at(-1) ?? "";
+  return /^\p{Emoji}$/u.test(before);
 }
 
 export function shownText(text: string, whole = WHOLE_CHARS): string {
