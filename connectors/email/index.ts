@@ -29,11 +29,30 @@ async function readable<T>(work: Promise<T>): Promise<T> {
   }
 }
 
+/** How many of the latest mails taken a reply can still thread under. */
+const THREADS_KEPT = 200;
+
 export function createEmail(host: ConnectorHost, options: EmailOptions): PluginConnector {
   const sender = createSender(options);
   let sendFault: string | undefined;
-  /** What a reply to the inbound message `id` threads under (the mail with that id). */
-  const threadKey = (id: string) => `thread:${id}`;
+  /**
+   * What a reply to the inbound message `id` threads under (the mail with that id), for the last THREADS_KEPT
+   * mails taken, in one state entry: a key per mail would grow the plugin's state by a row at every mail for
+   * good. A reply to a mail older than those (a run waiting days for its approval) goes out as a new mail.
+   */
+  const threads = () => {
+    try {
+      return new Map(JSON.parse(host.state.get("threads") ?? "[]") as [string, Thread][]);
+    } catch {
+      return new Map<string, Thread>();
+    }
+  };
+  const keepThread = (id: string, thread: Thread) => {
+    const kept = threads();
+    kept.delete(id);
+    kept.set(id, thread);
+    host.state.set("threads", JSON.stringify([...kept].slice(-THREADS_KEPT)));
+  };
 
   // A mail that cannot be read (mailparser refuses it: 16,000 short header lines are enough) is logged and
   // passed by: thrown on, it would stop every pass over the mailbox at it, and no later mail would be read.
@@ -73,7 +92,7 @@ export function createEmail(host: ConnectorHost, options: EmailOptions): PluginC
     const code = decision?.[2];
     const id = mail.messageId || `${raw.uidValidity}:${raw.uid}`;
     const thread: Thread = { subject: mail.subject, messageId: mail.messageId, references: mail.references };
-    if (mail.messageId) host.state.set(threadKey(id), JSON.stringify(thread));
+    if (mail.messageId) keepThread(id, thread);
     if (decision?.[1] && code && sentCodes(chat).includes(code)) {
       await host.receive({
         chat,
@@ -140,8 +159,7 @@ export function createEmail(host: ConnectorHost, options: EmailOptions): PluginC
     async send(chat, message) {
       rememberCodes(chat, message.buttons);
       // A reply threads under the mail it answers; a delivery that answers nothing (a job's result) is a new mail.
-      const saved = message.replyTo === undefined ? undefined : host.state.get(threadKey(message.replyTo));
-      const thread = saved ? (JSON.parse(saved) as Thread) : undefined;
+      const thread = message.replyTo === undefined ? undefined : threads().get(message.replyTo);
       try {
         const sent = await sender.send({ to: chat, text: withDecisionHint(message.text, message.buttons), thread });
         sendFault = undefined;
