@@ -52,12 +52,15 @@ function usageToday(config: Config, store: Store) {
     prompt_tokens: t?.prompt_tokens ?? 0,
     output_tokens: t?.output_tokens ?? 0,
     estimated_calls: t?.estimated ?? 0,
-    daily_limits: limits.map((e) => ({
-      endpoint: maskUrl(e.base_url),
-      daily_tokens: e.daily_tokens,
-      model: e.name,
-      used: store.usage.endpointTokensSince(e.base_url, e.name, today),
-    })),
+    // As the clients name an endpoint (and the ledger records it): without a trailing slash.
+    daily_limits: limits
+      .map((e) => ({ ...e, base_url: e.base_url.replace(/\/+$/, "") }))
+      .map((e) => ({
+        endpoint: maskUrl(e.base_url),
+        daily_tokens: e.daily_tokens,
+        model: e.name,
+        used: store.usage.endpointTokensSince(e.base_url, e.name, today),
+      })),
   };
 }
 

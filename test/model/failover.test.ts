@@ -170,7 +170,7 @@ describe("failover between model endpoints", () => {
 
   it("an endpoint past its daily_tokens is skipped and the owner told once", async () => {
     primary.respond(() => ({ text: "from the primary", promptTokens: 80, outputTokens: 30 }));
-    hermes = await useInProcess(settings({ daily_tokens: 100 }), []);
+    hermes = await useInProcess(settings({ daily_tokens: 100, base_url: `${primary.url}/` }), []);
     expect((await ask(hermes.daemon, "one")).reply).toBe("from the primary");
     const second = await ask(hermes.daemon, "two");
     expect(second.reply).toMatch(
@@ -178,9 +178,11 @@ describe("failover between model endpoints", () => {
     );
     expect((await ask(hermes.daemon, "three")).reply).toBe("from the fallback");
     expect(primary.requests).toHaveLength(1);
-    const serving = (await hermes.daemon.core.status()).serving;
-    expect(serving).toMatchObject({ primary: false, model: "small-model" });
-    expect(serving?.reason).toMatch(/past its daily_tokens/);
+    const status = await hermes.daemon.core.status();
+    expect(status.serving).toMatchObject({ primary: false, model: "small-model" });
+    expect(status.serving?.reason).toMatch(/past its daily_tokens/);
+    // Its base_url written with a trailing slash, as the ledger has it without: status still counts its use.
+    expect(status.usage_today?.daily_limits).toEqual([{ endpoint: primary.url, model: "hermes3:8b", daily_tokens: 100, used: 110 }]);
   });
 
   function fallbackCfg() {
