@@ -22,9 +22,9 @@ export async function checkWindows(config: Config): Promise<Check[]> {
   return Promise.all(
     endpoints.map(async (e, i): Promise<Check> => {
       const name = i === 0 ? "context" : `context ${i}`;
-      const ollama = await ollamaBehindOpenAi(e, AbortSignal.timeout(5000));
+      const signal = AbortSignal.timeout(5000);
+      const [ollama, server] = await Promise.all([ollamaBehindOpenAi(e, signal), readServerWindow(e, signal)]);
       if (ollama) return { name, outcome: "warn", detail: ollama.warning, fix: ollama.fix };
-      const server = await readServerWindow(e, AbortSignal.timeout(5000));
       if (!server)
         return {
           name,

@@ -96,9 +96,10 @@ export function windowWarning(cfg: EndpointConfig, server: ServerWindow | undefi
 export async function applyServerWindows(endpoints: { cfg: EndpointConfig; client: ModelClient }[], log: Logger): Promise<void> {
   await Promise.all(
     endpoints.map(async ({ cfg, client }) => {
-      const ollama = await ollamaBehindOpenAi(cfg, AbortSignal.timeout(5000));
+      // Side by side: a server that hangs costs the one deadline, not two.
+      const signal = AbortSignal.timeout(5000);
+      const [ollama, server] = await Promise.all([ollamaBehindOpenAi(cfg, signal), readServerWindow(cfg, signal)]);
       if (ollama) log.warn({ endpoint: cfg.base_url }, `${ollama.warning}: ${ollama.fix}`);
-      const server = await readServerWindow(cfg, AbortSignal.timeout(5000));
       const warning = windowWarning(cfg, server);
       if (!warning || !server || !client.window) return;
       (client.window as PromptWindow).contextTokens = server.contextTokens;
