@@ -5,6 +5,18 @@ import { fillRecallIndex, reindexSkillMessages } from "./recall.js";
 type Db = Database.Database;
 
 /**
+ * The recall index as migration 20 made it (marks part of words), made anew and empty: the migrations that
+ * change what is indexed (20, 21) rebuild it from the messages with fillRecallIndex.
+ */
+const RECALL_INDEX = `
+  DROP TABLE recall_index;
+  CREATE VIRTUAL TABLE recall_index USING fts5(text,
+    tokenize = 'unicode61 remove_diacritics 2 categories ''L* N* Co M*''', columnsize = 0,
+    content = 'recall_source', content_rowid = 'id');
+  INSERT INTO recall_index (recall_index, rank) VALUES ('pgsz', 1000);
+`;
+
+/**
  * Numbered, append-only schema migrations. Never edit a released one: add the next number.
  * Later features add tables here rather than rewriting earlier ones.
  */
@@ -332,13 +344,7 @@ export const MIGRATIONS: {
     // rest: a spacing vowel sign (Mc) ended the word, so "काम" (work) was indexed as "क" and "म", and a
     // search for it found "का मकान" (of the house). With the marks (M*) in words, Latin accents still fold
     // (remove_diacritics drops a combining accent too). The index is rebuilt from the messages.
-    sql: `
-      DROP TABLE recall_index;
-      CREATE VIRTUAL TABLE recall_index USING fts5(text,
-        tokenize = 'unicode61 remove_diacritics 2 categories ''L* N* Co M*''', columnsize = 0,
-        content = 'recall_source', content_rowid = 'id');
-      INSERT INTO recall_index (recall_index, rank) VALUES ('pgsz', 1000);
-    `,
+    sql: RECALL_INDEX,
     data: fillRecallIndex,
   },
   {
@@ -348,13 +354,7 @@ export const MIGRATIONS: {
     // unicode61 does not fold those forms: a search for "2024" found nothing. Those forms (U+FF01–U+FFEE) are
     // folded in messages and queries now (only they: a snippet quotes the rest as written); the index is
     // rebuilt from the messages, as 20 did.
-    sql: `
-      DROP TABLE recall_index;
-      CREATE VIRTUAL TABLE recall_index USING fts5(text,
-        tokenize = 'unicode61 remove_diacritics 2 categories ''L* N* Co M*''', columnsize = 0,
-        content = 'recall_source', content_rowid = 'id');
-      INSERT INTO recall_index (recall_index, rank) VALUES ('pgsz', 1000);
-    `,
+    sql: RECALL_INDEX,
     data: fillRecallIndex,
   },
 ];
