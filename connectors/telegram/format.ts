@@ -14,22 +14,33 @@ export interface Chunk {
 
 const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
+/** Bold, italic and strike in escaped text. */
+const emphasis = (html: string) =>
+  html
+    .replace(/\*\*([^*\n]+)\*\*/g, "<b>$1</b>")
+    .replace(/__([^_\n]+)__/g, "<b>$1</b>")
+    // As in CommonMark, emphasis hugs its text: `2 * 3 * 4` holds times signs.
+    .replace(/(^|[^\w*])\*(?![\s*])([^*\n]*?[^*\s])\*(?=[^\w*]|$)/g, "$1<i>$2</i>")
+    .replace(/(^|[^\w])_(?![\s_])([^_\n]*?[^_\s])_(?=[^\w]|$)/g, "$1<i>$2</i>")
+    .replace(/~~([^~\n]+)~~/g, "<s>$1</s>");
+
 /** Inline Markdown of one line or paragraph → HTML: code, bold, italic, strike, links. */
 export function inlineToHtml(text: string): string {
   const parts = text.split(/(`[^`\n]+`)/g);
   return parts
     .map((part) => {
       if (/^`[^`\n]+`$/.test(part)) return `<code>${escapeHtml(part.slice(1, -1))}</code>`;
-      return escapeHtml(part)
-        .replace(
-          /\[([^\]\n]+)\]\((https?:\/\/[^\s)]+)\)/g,
-          (_m, label: string, url: string) => `<a href="${url.replace(/"/g, "&quot;")}">${label}</a>`,
-        )
-        .replace(/\*\*([^*\n]+)\*\*/g, "<b>$1</b>")
-        .replace(/__([^_\n]+)__/g, "<b>$1</b>")
-        .replace(/(^|[^\w*])\*([^*\n]+)\*(?=[^\w*]|$)/g, "$1<i>$2</i>")
-        .replace(/(^|[^\w])_([^_\n]+)_(?=[^\w]|$)/g, "$1<i>$2</i>")
-        .replace(/~~([^~\n]+)~~/g, "<s>$1</s>");
+      // Links are set aside while the emphasis is read: markers in an address (`#object.__init__`) stay as written,
+      // and no tag opened in a label closes outside its <a>.
+      const links: string[] = [];
+      const text = escapeHtml(part.replace(/\uE000/g, "")).replace(
+        /\[([^\]\n]+)\]\((https?:\/\/[^\s)]+)\)/g,
+        (_m, label: string, url: string) => {
+          links.push(`<a href="${url.replace(/"/g, "&quot;")}">${emphasis(label)}</a>`);
+          return `\uE000${links.length - 1}\uE000`;
+        },
+      );
+      return emphasis(text).replace(/\uE000(\d+)\uE000/g, (_m, i: string) => links[Number(i)] ?? "");
     })
     .join("");
 }
