@@ -81,7 +81,8 @@ export function createChatFlow(deps: ChatFlowDeps): ChatFlow {
   };
 
   async function receiveChat(m: ChatMessage): Promise<void> {
-    if (deps.platform && /^\/whoami(@\w+)?$/.test(m.text.trim())) {
+    // A group message not meant for the bot (another bot's /whoami@name, a bare /whoami) is not answered either.
+    if (deps.platform && m.addressed !== false && /^\/whoami(@\w+)?$/.test(m.text.trim())) {
       markDone(m);
       return reply(m.chat, whoamiText(deps.platform, m.user, deps.allowed(m.user)));
     }
