@@ -122,7 +122,9 @@ export class Client {
       } catch {
         continue;
       }
-      if (reply.id !== null) this.handlers.get(reply.id)?.(reply);
+      // JSON that is not a reply object (`null`, a number) is skipped like any other line that is not a reply.
+      if (reply === null || typeof reply !== "object" || typeof reply.id !== "string") continue;
+      this.handlers.get(reply.id)?.(reply);
     }
   }
 }
