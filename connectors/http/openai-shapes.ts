@@ -27,6 +27,8 @@ export const chatRequest = z.looseObject({
   stream: z.boolean().nullish(),
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullish(),
   user: z.string().nullish(),
+  /** One run answers one choice: a client asking for more would read choices that are not there. */
+  n: z.literal(1, "hermes answers one choice: n must be 1").nullish(),
 });
 
 export type ChatRequest = z.output<typeof chatRequest>;
