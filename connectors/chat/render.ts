@@ -92,8 +92,12 @@ export function createRenderer(deps: RenderDeps, chat: string, stream: boolean, 
       // Stopped on the owner's word, which /stop has already answered ("Stopped."): a second "Stopped." is
       // not sent, and the part of the reply streamed so far stays, marked as cut short.
       queue("reply", async () => {
-        if (current.id !== undefined && current.shown && surface.edit)
-          await surface.edit(chat, current.id, { text: `${current.shown.slice(0, surface.limits.text - 12)} …(stopped)` });
+        if (current.id !== undefined && current.shown && surface.edit) {
+          // Split as a reply is: formatted, the draft may be longer than the network takes (Telegram's HTML).
+          const [first, ...rest] = splitFor(surface, `${current.shown} …(stopped)`);
+          if (first !== undefined) await surface.edit(chat, current.id, { text: first });
+          for (const part of rest) await surface.send(chat, { text: part, ...answering });
+        }
         deps.store.history.markReplySent(runId);
       });
       return;
