@@ -192,7 +192,8 @@ export function createModelChain(endpoints: ChainEndpoint[], options: ChainOptio
     const order = orderFrom(active, endpoints.length);
     // Taken in order as each comes: a ready serving endpoint is the answer at once, not after the slowest fallback.
     const done = new AbortController();
-    const each = signal ? AbortSignal.any([signal, done.signal]) : done.signal;
+    // Without a signal of the caller's, the deadline a client gives itself (5 s): done aborts only after the wait.
+    const each = AbortSignal.any([signal ?? AbortSignal.timeout(5000), done.signal]);
     const pending = order.map((i) => clientOf(i).probe(each));
     for (const p of pending) p.catch(() => {}); // one not awaited (an earlier one was ready) must not go unhandled
     try {
