@@ -72,7 +72,25 @@ export async function readMail(source: Buffer): Promise<ReadMail> {
 /** An HTML body's text, as mailparser makes it for a mail with no text part (html-to-text). */
 async function textOfHtml(html: string): Promise<string> {
   const { convert } = await import("html-to-text");
-  return convert(html, { wordwrap: false, selectors: [{ selector: "img", format: "skip" }] });
+  const cell = { format: "inlineSurround", options: { prefix: "", suffix: " " } };
+  try {
+    return convert(html, {
+      wordwrap: false,
+      // mailparser's own limit: deeper HTML overflowed the stack, and the mail was left unread.
+      limits: { maxDepth: 1000 },
+      selectors: [
+        { selector: "img", format: "skip" },
+        // A table's cells apart and its rows on lines of their own ("Departs 10:40", not "Departs10:40").
+        { selector: "tr", format: "block", options: { leadingLineBreaks: 1, trailingLineBreaks: 1 } },
+        { selector: "td", ...cell },
+        { selector: "th", ...cell },
+      ],
+    })
+      .replace(/[ \t]+$/gm, "")
+      .replace(/\n{3,}/g, "\n\n");
+  } catch {
+    return ""; // HTML html-to-text cannot read: the mail is read as if its body were empty, as before
+  }
 }
 
 /** How many addresses a raw address field names: its `@`s outside quoted strings and comments. */
