@@ -48,8 +48,28 @@ export function indexedText(role: string, content: string, toolName: string | nu
 
 /** Full-width and half-width forms (U+FF01–U+FFEE) as the letters, digits and signs they are; nothing else changes (NFKC would also make "1½" "11⁄2" and "m²" "m2" in a snippet). */
 export function widthFolded(text: string): string {
-  return text.replace(/[\uFF01-\uFFEE]+/g, (run) => run.normalize("NFKC"));
+  return text.replace(/([^\uFF01-\uFFEE]?)([\uFF01-\uFFEE]+)/gu, (_m, before: string, run: string) => {
+    const folded = run.replace(/[\uFFA0-\uFFDC]|[^\uFFA0-\uFFDC]+/g, (part) =>
+      part.length === 1 && part >= "\uFFA0" && part <= "\uFFDC" ? (hangulLetter(part.normalize("NFKC")) ?? part) : part.normalize("NFKC"),
+    );
+    // A half-width voiced mark (ﾞ ﾟ) joins the kana before it, a full-width one too ("カﾞ" is "ガ").
+    return /^[\u3099\u309A]/.test(folded) ? (before + folded).normalize("NFC") : before + folded;
+  });
 }
+
+/**
+ * A half-width Hangul letter (ﾻ) as the letter a keyboard types (ㅋ U+314B): NFKC goes a step further, to a
+ * conjoining jamo (ᄏ U+110F), which no one types and which joins the letters after it into syllables.
+ */
+function hangulLetter(jamo: string): string | undefined {
+  if (!hangulLetters) {
+    hangulLetters = new Map();
+    for (let cp = 0x3131; cp <= 0x3164; cp++) hangulLetters.set(String.fromCodePoint(cp).normalize("NFKC"), String.fromCodePoint(cp));
+  }
+  return hangulLetters.get(jamo);
+}
+/** Made at the first half-width Hangul letter, not at every start. */
+let hangulLetters: Map<string, string> | undefined;
 
 /**
  * The instructions `withSkill` (src/skills/commands.ts) puts in front of the words of a `/<skill> text`
