@@ -39,9 +39,19 @@ function flatten(text: string): string {
 
 /** A text or emoji presentation selector right after a character that takes one ("❤️", "1️⃣"): part of what is shown. */
 function presentsEmoji(c: string, at: number, whole: string): boolean {
+  if (c === "\u200D") return joinsEmoji(at, whole);
   if (c !== "\uFE0E" && c !== "\uFE0F") return false;
   const before = Array.from(whole.slice(Math.max(0, at - 2), at)).at(-1) ?? "";
   return /^\p{Emoji}$/u.test(before);
+}
+
+/** A zero-width joiner between two emoji ("❤️‍🔥", "👨‍👩‍👧"): the emoji they make together is what is shown. */
+function joinsEmoji(at: number, whole: string): boolean {
+  const before = Array.from(whole.slice(Math.max(0, at - 5), at));
+  let prev = before.pop() ?? "";
+  if (prev === "\uFE0F" || /^\p{Emoji_Modifier}$/u.test(prev)) prev = before.pop() ?? "";
+  const next = Array.from(whole.slice(at + 1, at + 3))[0] ?? "";
+  return /^\p{Extended_Pictographic}$/u.test(prev) && /^\p{Extended_Pictographic}$/u.test(next);
 }
 
 export function shownText(text: string, whole = WHOLE_CHARS): string {
