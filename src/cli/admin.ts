@@ -49,7 +49,8 @@ async function status(client: Client, json: boolean): Promise<number> {
 async function audit(client: Client, values: Values): Promise<number> {
   const limit = values.limit === undefined ? 50 : Number(values.limit); // checked by main.ts before connecting
   const rows = resultData(await client.call({ op: "audit", session: values.session, limit })) as AuditData[];
-  if (values.json) return out(rows.map((r) => JSON.stringify(r)).join("\n"));
+  // JSON lines: none for no rows (an empty line is no JSON, and a reader of the lines would stop at it).
+  if (values.json) return rows.length === 0 ? 0 : out(rows.map((r) => JSON.stringify(r)).join("\n"));
   if (rows.length === 0) return out("no tool calls recorded");
   const lines = rows.reverse().map((r) => {
     const time = new Date(r.created_at).toISOString().replace("T", " ").slice(0, 19);

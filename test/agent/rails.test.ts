@@ -149,3 +149,12 @@ describe.each(["ollama", "openai"] as const)("the Hermes tool-call format with p
     ]);
   });
 });
+
+describe("hermes audit --json with nothing recorded", () => {
+  it("prints no line at all (an empty line is no JSON)", async () => {
+    const model = await useModel();
+    const h = await useHermes(baseSettings(model.url));
+    expect(await h.cli(["audit", "--json"])).toMatchObject({ code: 0, stdout: "" });
+    expect((await h.cli(["audit"])).stdout).toBe("no tool calls recorded\n");
+  });
+});
