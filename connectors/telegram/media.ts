@@ -7,6 +7,8 @@ import { formatSize } from "../../src/media/inbox.js";
 import { intake, refuseBeforeDownload } from "../../src/media/intake.js";
 import { type Incoming, type Intake, MAX_DOWNLOAD_BYTES } from "../../src/media/types.js";
 import { addressedCaption } from "./address.js";
+import { inTopic } from "./surface.js";
+import { topicOf } from "./topics.js";
 
 export interface MediaDeps {
   api: Api;
@@ -58,7 +60,8 @@ export async function takeMessage(d: MediaDeps, message: Message, me: { id: numb
   }
   const refused = refuseBeforeDownload(d.config(), wanted.kind, wanted.size, wanted.durationS);
   if (refused) return { type: "reply", text: refused };
-  void d.api.sendChatAction(message.chat.id, "typing").catch(() => {});
+  // In the topic the file came from (a forum's), where the answer will be, not in its General topic.
+  void d.api.sendChatAction(message.chat.id, "typing", inTopic(topicOf(message))).catch(() => {});
   const fetched = await download(d, wanted);
   if ("refused" in fetched) return { type: "reply", text: fetched.refused };
   if ("failed" in fetched)

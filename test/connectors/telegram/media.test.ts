@@ -107,6 +107,18 @@ describe("media from the phone, over Telegram", () => {
     expect(telegram.calls.filter((c) => c.method === "getFile")).toHaveLength(1);
   });
 
+  it("in a forum topic, the typing indicator while a photo is fetched is shown in that topic", async () => {
+    model.capabilities["hermes3:8b"] = ["completion", "vision"];
+    model.script({ text: "A cat." });
+    await start();
+    const inTopic = { is_topic_message: true, message_thread_id: 77 };
+    telegram.sendMessage(OWNER, { ...photo("@hermes_test_bot what breed?"), ...inTopic }, { chatId: -1001, chatType: "supergroup" });
+    await sentTo(-1001, (c) => c.params.text === "A cat.");
+    const typing = telegram.calls.filter((c) => c.method === "sendChatAction");
+    expect(typing.length).toBeGreaterThan(0);
+    expect(typing.map((c) => c.params.message_thread_id)).toEqual(typing.map(() => 77));
+  });
+
   it("the echo of a long transcript fits one Telegram message; the model gets all of it", async () => {
     const long = "word ".repeat(2000).trim();
     speech.transcripts.push(long);
