@@ -5,8 +5,11 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { baseSettings, CLI, createTempDir, runCli, writeConfig } from "../helpers/hermes.js";
 
-/** A daemon's socket that speaks protocol v1 and answers every `ask` with `done` carrying `reply`. */
-async function fakeDaemon(socketPath: string, reply: string): Promise<Server> {
+/**
+ * A daemon's socket that speaks protocol v1 and answers every `ask` with `done` carrying `reply`, after the
+ * line `before` when one is given (something that is not a reply).
+ */
+async function fakeDaemon(socketPath: string, reply: string, before = ""): Promise<Server> {
   const server = createServer((socket: Socket) => {
     let buffer = "";
     socket.setEncoding("utf8");
@@ -15,6 +18,7 @@ async function fakeDaemon(socketPath: string, reply: string): Promise<Server> {
       for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
         const request = JSON.parse(buffer.slice(0, nl)) as { id: string };
         buffer = buffer.slice(nl + 1);
+        socket.write(before);
         socket.write(`${JSON.stringify({ v: 1, id: request.id, type: "done", run_id: "run_1", reply, stop_reason: "done" })}\n`);
       }
     });
@@ -115,4 +119,17 @@ describe("the hermes command as a client", () => {
       expect({ args, code, stderr }).toEqual({ args, code: 0, stderr: "" });
     }
   });
+
+  // A line that is JSON but not a reply object (`null`) made `hermes ask` crash with a TypeError trace.
+  it.each(["garbage\n", "null\n", "[]\n", "7\n"])(
+    "hermes ask skips a socket line %j that is no reply, and prints the reply",
+    async (line) => {
+      const dir = tempDir();
+      const socketPath = join(dir, "hermes.sock");
+      const daemon = await fakeDaemon(socketPath, "ok", line);
+      cleanups.push(() => new Promise<void>((resolve) => daemon.close(() => resolve())));
+      const asked = await runCli(["ask", "hello", "--config", join(dir, "none.yaml")], { env: { HOME: dir, HERMES_SOCKET: socketPath } });
+      expect(asked).toMatchObject({ code: 0, stdout: "ok\n", stderr: "" });
+    },
+  );
 });

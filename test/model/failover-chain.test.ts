@@ -2,7 +2,9 @@
  * The failover chain on its own: a primary behind a proxy whose backend is down (every path answers 502) was
  * taken back at every probe, and each message then waited through its retries and told the chat again; and
  * after a restart, the daily_tokens of a fallback on the primary's base URL (two models of one provider) was
- * charged with what the primary's model had used.
+ * charged with what the primary's model had used. Its health probe asked the endpoints in turn (a hung primary
+ * used the whole deadline), then waited for every one (a hung fallback held it), and without a caller's signal
+ * could wait for ever.
  */
 import { once } from "node:events";
 import { createServer } from "node:http";
@@ -69,52 +71,60 @@ describe("the failover chain", () => {
     }
   });
 
-  it("reports a working fallback as ready while the primary hangs, within the one deadline of the health probe", async () => {
-    const hung = createServer(() => undefined); // takes the request, never answers
+  /** A server that takes a request and never answers: a host that drops packets, a machine that is off. */
+  const hungServer = async () => {
+    const hung = createServer(() => undefined);
     hung.listen(0, "127.0.0.1");
     await once(hung, "listening");
     closers.push(() => hung.closeAllConnections());
     closers.push(() => hung.close());
-    const fallback = await startFakeModel();
-    closers.push(() => fallback.close());
-    fallback.models = ["small-model"];
-    const base = `http://127.0.0.1:${(hung.address() as AddressInfo).port}`;
+    return `http://127.0.0.1:${(hung.address() as AddressInfo).port}`;
+  };
+  /** A chain of two endpoints, the primary and one fallback, as their settings say. */
+  const chainOf = async (primary: Record<string, unknown>, fallback: Record<string, unknown>) => {
     const chain = createModelChain(
       [
-        { client: await createModelClient(endpoint({ provider: "ollama", base_url: base })), dailyTokens: 0 },
-        {
-          client: await createModelClient(endpoint({ provider: "openai", base_url: fallback.openaiUrl, name: "small-model" })),
-          dailyTokens: 0,
-        },
+        { client: await createModelClient(endpoint(primary)), dailyTokens: 0 },
+        { client: await createModelClient(endpoint(fallback)), dailyTokens: 0 },
       ],
       { retryPrimaryAfterMs: 60_000, usedToday: () => 0, log: silent },
     );
     closers.push(() => chain.stop());
+    return chain;
+  };
+  const readyServer = async (name: string) => {
+    const server = await startFakeModel();
+    closers.push(() => server.close());
+    server.models = [name];
+    return server;
+  };
+
+  it("reports a working fallback as ready while the primary hangs, within the one deadline of the health probe", async () => {
+    const fallback = await readyServer("small-model");
+    const chain = await chainOf(
+      { provider: "ollama", base_url: await hungServer() },
+      { provider: "openai", base_url: fallback.openaiUrl, name: "small-model" },
+    );
     const probe = await chain.probe(AbortSignal.timeout(1000));
     expect(probe).toMatchObject({ reachable: true, detail: expect.stringMatching(/a fallback \(the serving endpoint is not ready\)$/) });
   });
 
-  it("answers as soon as a ready primary answers, without waiting for a fallback that hangs", async () => {
-    const hung = createServer(() => undefined); // takes the request, never answers
-    hung.listen(0, "127.0.0.1");
-    await once(hung, "listening");
-    closers.push(() => hung.closeAllConnections());
-    closers.push(() => hung.close());
-    const primary = await startFakeModel();
-    closers.push(() => primary.close());
-    primary.models = ["big-model"];
-    const base = `http://127.0.0.1:${(hung.address() as AddressInfo).port}`;
-    const chain = createModelChain(
-      [
-        {
-          client: await createModelClient(endpoint({ provider: "openai", base_url: primary.openaiUrl, name: "big-model" })),
-          dailyTokens: 0,
-        },
-        { client: await createModelClient(endpoint({ provider: "ollama", base_url: base })), dailyTokens: 0 },
-      ],
-      { retryPrimaryAfterMs: 60_000, usedToday: () => 0, log: silent },
+  it("without a signal of the caller's, gives up on a primary that hangs after the clients' own 5 s", async () => {
+    const fallback = await readyServer("small-model");
+    const chain = await chainOf(
+      { provider: "ollama", base_url: await hungServer() },
+      { provider: "openai", base_url: fallback.openaiUrl, name: "small-model" },
     );
-    closers.push(() => chain.stop());
+    const probe = await chain.probe(); // each client alone answers within 5 s
+    expect(probe).toMatchObject({ reachable: true, detail: expect.stringMatching(/a fallback/) });
+  }, 12_000);
+
+  it("answers as soon as a ready primary answers, without waiting for a fallback that hangs", async () => {
+    const primary = await readyServer("big-model");
+    const chain = await chainOf(
+      { provider: "openai", base_url: primary.openaiUrl, name: "big-model" },
+      { provider: "ollama", base_url: await hungServer() },
+    );
     // A deadline far beyond the test's own time limit: only a probe that does not wait for the fallback ends in time.
     const probe = await chain.probe(AbortSignal.timeout(120_000));
     expect(probe).toMatchObject({ reachable: true, detail: "model big-model is available" });

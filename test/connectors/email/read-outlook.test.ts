@@ -1,7 +1,8 @@
 /**
  * Reading a mail: a From field with two addresses was taken as the owner's (parsers differ on which is the
  * sender); the quoted mail below an Outlook reply (an HTML body's <hr>, a bare From:/Date: block) reached the
- * model as new text; and an Outlook forward with "summarise this" lost the mail it forwarded.
+ * model as new text; and an Outlook forward with "summarise this" lost the mail it forwarded. A mail whose
+ * text part is empty beside its HTML one reached the model as its subject alone.
  */
 import { describe, expect, it } from "vitest";
 import { readMail } from "../../../connectors/email/read.js";
@@ -84,27 +85,45 @@ describe("a mail forwarded from Outlook", () => {
   });
 });
 
+/** A mail from the owner whose text part is empty beside an HTML one holding `html`. */
+const htmlOnly = (html: string) =>
+  mail(
+    "From: me@example.org",
+    "Subject: plan",
+    "MIME-Version: 1.0",
+    'Content-Type: multipart/alternative; boundary="b"',
+    "",
+    "--b",
+    "Content-Type: text/plain; charset=utf-8",
+    "",
+    "",
+    "--b",
+    "Content-Type: text/html; charset=utf-8",
+    "",
+    html,
+    "--b--",
+  );
+
 describe("a mail whose text part is empty beside its HTML one", () => {
   it("is read from its HTML", async () => {
-    const read = await readMail(
-      mail(
-        "From: me@example.org",
-        "Subject: plan",
-        "MIME-Version: 1.0",
-        'Content-Type: multipart/alternative; boundary="b"',
-        "",
-        "--b",
-        "Content-Type: text/plain; charset=utf-8",
-        "",
-        "",
-        "--b",
-        "Content-Type: text/html; charset=utf-8",
-        "",
-        "<p>Please call <b>Bob</b> at noon.</p>",
-        "--b--",
-      ),
-    );
+    const read = await readMail(htmlOnly("<p>Please call <b>Bob</b> at noon.</p>"));
     expect(read.text).toBe("plan\n\nPlease call Bob at noon.");
+  });
+
+  it("keeps the cells of a table apart", async () => {
+    const read = await readMail(
+      htmlOnly("<p>Book this one:</p><table><tr><td>Departs</td><td>10:40</td></tr><tr><td>Gate</td><td>B12</td></tr></table>"),
+    );
+    expect(read.text).toMatch(/Departs\s+10:40/);
+    expect(read.text).toMatch(/Gate\s+B12/);
+  });
+
+  it("is read, not refused, when its HTML is nested deeply", async () => {
+    const depth = 5000;
+    // Was: RangeError (Maximum call stack size exceeded), which left the mail unread and unanswered.
+    await expect(readMail(htmlOnly(`<p>Please call Bob.</p>${"<div>".repeat(depth)}x${"</div>".repeat(depth)}`))).resolves.toMatchObject({
+      text: expect.stringContaining("Please call Bob."),
+    });
   });
 });
 
