@@ -151,14 +151,15 @@ export function createCronConnector(core: Core, initial: Config): Connector {
   }
 
   /**
-   * Sends reminder `r` for its slot `slotAt` (late: after a downtime, saying so). `retake`: a firing of that
-   * slot an earlier process left interrupted (killed, or stopped, before the reminder went out) is sent now.
-   * A one-shot retires once its firing has settled, delivered or failed for good: one whose hermes stopped
-   * (or died) before it was out stays, and the next start sends it.
+   * Sends reminder `r` for its slot `slotAt`. `late`: after a downtime, saying so; a firing of that slot an
+   * earlier process left interrupted (killed, or stopped, before the reminder went out) is taken up again.
+   * `byHand`: `hermes schedules run`, delivered once. A one-shot retires once its firing has settled,
+   * delivered or failed for good: one whose hermes stopped (or died) before it was out stays, and the next
+   * start sends it.
    */
-  async function fireReminder(r: ReminderRow, slotAt: number, late = false, retake = false, byHand = false): Promise<FireResult> {
+  async function fireReminder(r: ReminderRow, slotAt: number, o: { late?: boolean; byHand?: boolean } = {}): Promise<FireResult> {
     const key = `remind:${r.id}`;
-    const firing = schedules.claim(key, slotAt) ?? (retake ? schedules.retake(key, slotAt) : undefined);
+    const firing = schedules.claim(key, slotAt) ?? (o.late ? schedules.retake(key, slotAt) : undefined);
     if (firing === undefined) return { status: "skipped", error: "this slot already fired" };
     if (!r.cron) {
       // Its timer goes now (run by hand before its time, it would fire again then).
@@ -166,13 +167,14 @@ export function createCronConnector(core: Core, initial: Config): Connector {
       reminders.delete(r.id);
       sending.add(r.id);
     }
-    const note = late ? ` (due ${describeTime(new Date(slotAt), r.timezone, new Date())}; hermes was not running then)` : "";
+    const note = o.late ? ` (due ${describeTime(new Date(slotAt), r.timezone, new Date())}; hermes was not running then)` : "";
     const stillWanted = () => !schedules.reminder(r.id)?.cancelled_at;
-    const sent = await deliverRetrying(r.channel, `⏰ Reminder: ${r.text}${note}`, { reminder: r.id }, byHand, stillWanted);
+    const sent = await deliverRetrying(r.channel, `⏰ Reminder: ${r.text}${note}`, { reminder: r.id }, o.byHand === true, stillWanted);
     sending.delete(r.id);
+    const settled = "messageId" in sent || !sent.stopped;
+    if (settled && !r.cron) schedules.retire(r.id);
     if ("messageId" in sent) {
       schedules.finish(firing, "ok", { messageId: sent.messageId });
-      if (!r.cron) schedules.retire(r.id);
       log.info({ reminder: r.id, channel: r.channel, messageId: sent.messageId }, "reminder delivered");
       return { status: "ok", message_id: sent.messageId };
     }
@@ -182,7 +184,6 @@ export function createCronConnector(core: Core, initial: Config): Connector {
       return { status: "error", error: sent.error };
     }
     schedules.finish(firing, "delivery_failed", { error: sent.error });
-    if (!r.cron) schedules.retire(r.id);
     log.error({ reminder: r.id, err: sent.error }, "reminder could not be delivered");
     return { status: "delivery_failed", error: sent.error };
   }
@@ -206,7 +207,7 @@ export function createCronConnector(core: Core, initial: Config): Connector {
     for (const r of active.values()) {
       if (reminders.has(r.id) || sending.has(r.id)) continue;
       if (r.at !== null && r.at <= now) {
-        if (now - r.at <= grace) void fireReminder(r, r.at, true, true);
+        if (now - r.at <= grace) void fireReminder(r, r.at, { late: true });
         else {
           schedules.claim(`remind:${r.id}`, r.at, "missed");
           schedules.retire(r.id);
@@ -217,9 +218,9 @@ export function createCronConnector(core: Core, initial: Config): Connector {
       // else one whose latest time came but whose hermes stopped (or died) before it was out: sent late.
       const missed = r.cron ? missedSlot(`remind:${r.id}`, r.cron, r.timezone, r.created_at) : undefined;
       const interrupted = r.cron && !missed ? interruptedSlot(`remind:${r.id}`, grace) : undefined;
-      if (missed?.late) void fireReminder(r, missed.at, true);
+      if (missed?.late) void fireReminder(r, missed.at, { late: true });
       else if (missed) schedules.claim(`remind:${r.id}`, missed.at, "missed");
-      else if (interrupted !== undefined) void fireReminder(r, interrupted, true, true);
+      else if (interrupted !== undefined) void fireReminder(r, interrupted, { late: true });
       const pattern = r.cron ?? new Date(r.at ?? now);
       const cron = zonedCron(pattern, r.timezone, { protect: true, catch: onError }, (self: Cron) => {
         // A one-shot's slot is its time as stored, the one a start after a stop looks for.
@@ -293,7 +294,7 @@ export function createCronConnector(core: Core, initial: Config): Connector {
       const job = jobs.get(name)?.job ?? cfg.jobs.find((j) => j.name === name);
       if (job) return fireJob(job, Date.now(), RUN_NOW);
       const reminder = schedules.activeReminders().find((r) => `remind:${r.id}` === name);
-      if (reminder) return fireReminder(reminder, Date.now(), false, false, true);
+      if (reminder) return fireReminder(reminder, Date.now(), { byHand: true });
       return { status: "unknown", error: `no job or reminder named ${name}` };
     },
   };
