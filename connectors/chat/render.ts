@@ -88,27 +88,20 @@ export function createRenderer(deps: RenderDeps, chat: string, stream: boolean, 
     typing?.stop();
     clearTimeout(draft.timer);
     const current = draft;
-    if (stopReason === "aborted") {
-      // Stopped on the owner's word, which /stop has already answered ("Stopped."): a second "Stopped." is
-      // not sent, and the part of the reply streamed so far stays, marked as cut short.
-      queue("reply", async () => {
-        if (current.id !== undefined && current.shown && surface.edit) {
-          // Split as a reply is: formatted, the draft may be longer than the network takes (Telegram's HTML).
-          const [first, ...rest] = splitFor(surface, `${current.shown} …(stopped)`);
-          if (first !== undefined) await surface.edit(chat, current.id, { text: first });
-          for (const part of rest) await surface.send(chat, { text: part, ...answering });
-        }
-        deps.store.history.markReplySent(runId);
-      });
-      return;
-    }
+    // Stopped on the owner's word, which /stop has already answered ("Stopped."): no second "Stopped.", and
+    // the part of the reply streamed so far stays, marked as cut short (split as a reply is: formatted, the
+    // draft may be longer than the network takes).
+    const aborted = stopReason === "aborted";
+    const text = aborted ? `${current.shown} …(stopped)` : reply;
     queue("reply", async () => {
-      const [first, ...rest] = splitFor(surface, reply);
-      if (current.id !== undefined && first !== undefined && surface.edit) {
-        if (first !== current.shown || surface.formatsFinal) await surface.edit(chat, current.id, { text: first });
-        for (const part of rest) await surface.send(chat, { text: part, ...answering });
-      } else {
-        await sendSplit(surface, chat, reply, replyTo);
+      if (!aborted || (current.id !== undefined && current.shown)) {
+        const [first, ...rest] = splitFor(surface, text);
+        if (current.id !== undefined && first !== undefined && surface.edit) {
+          if (first !== current.shown || surface.formatsFinal) await surface.edit(chat, current.id, { text: first });
+          for (const part of rest) await surface.send(chat, { text: part, ...answering });
+        } else {
+          await sendSplit(surface, chat, text, replyTo);
+        }
       }
       deps.store.history.markReplySent(runId);
     });
