@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { ModelError } from "../errors.js";
+import { serverBusy } from "./http-errors.js";
 import { type RequestText, requestText } from "./stream-text.js";
 import type { ChatOptions, ModelChain, ModelClient, ModelRequest, ModelResult, PreparedChat, ProbeResult, PromptWindow } from "./types.js";
 
@@ -24,7 +25,7 @@ export interface ChainOptions {
  * Not a 400: any endpoint would refuse the same request.
  */
 export function movesOn(error: ModelError): boolean {
-  if (error.kind === "http") return error.status === undefined || error.status === 429 || error.status >= 500;
+  if (error.kind === "http") return error.status === undefined || serverBusy(error.status);
   return error.kind === "unreachable" || error.kind === "timeout" || error.kind === "model_missing" || error.kind === "bad_response";
 }
 
@@ -197,16 +198,14 @@ export function createModelChain(endpoints: ChainEndpoint[], options: ChainOptio
     const pending = order.map((i) => clientOf(i).probe(each));
     for (const p of pending) p.catch(() => {}); // one not awaited (an earlier one was ready) must not go unhandled
     try {
-      let first: ProbeResult | undefined;
       for (const [k, i] of order.entries()) {
         const result = await (pending[k] as Promise<ProbeResult>);
-        first ??= result;
         if (result.reachable && result.modelPresent !== false)
           return i === active
             ? result
             : { ...result, detail: `${result.detail} at ${clientOf(i).baseUrl}, a fallback (the serving endpoint is not ready)` };
       }
-      return first as ProbeResult;
+      return (await pending[0]) as ProbeResult; // none is ready: the serving endpoint's answer says why
     } finally {
       done.abort(); // the probes still under way are not needed
     }

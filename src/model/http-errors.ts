@@ -1,5 +1,10 @@
 import { errorMessage, ModelError } from "../errors.js";
 
+/** An answer from a server that is up but not serving now (5xx, or 429 "too many requests"): worth asking again. */
+export function serverBusy(status: number): boolean {
+  return status === 429 || status >= 500;
+}
+
 /**
  * A ModelError for an HTTP answer that was not 2xx. 429 and 5xx are worth retrying; a 400 that says the
  * prompt did not fit the model's context is `context_exceeded` (one smaller request may succeed).
@@ -9,7 +14,7 @@ export function httpError(status: number, body: string, where: string, retryAfte
   const kind = status === 400 && contextExceeded(body) ? "context_exceeded" : "http";
   return new ModelError(kind, `the model endpoint ${where} answered HTTP ${status}${detail ? `: ${detail}` : ""}`, {
     status,
-    retryable: status === 429 || status >= 500,
+    retryable: serverBusy(status),
     retryAfterMs,
   });
 }

@@ -17,6 +17,7 @@ import {
   parseRetryAfter,
   replyTooLong,
   sample,
+  serverBusy,
   stalledError,
 } from "./http-errors.js";
 import { withRetry } from "./retry.js";
@@ -286,7 +287,7 @@ async function probeOllama(base: string, name: string, signal?: AbortSignal): Pr
         fix: "model.base_url for provider ollama is the server's root (e.g. http://127.0.0.1:11434), without /v1 or /api",
       };
     if (status < 200 || status > 299)
-      return { reachable: true, detail: `GET /api/tags answered HTTP ${status}`, serverError: status >= 500 || status === 429 };
+      return { reachable: true, detail: `GET /api/tags answered HTTP ${status}`, serverError: serverBusy(status) };
     const body = JSON.parse(text) as { models?: { name?: string; model?: string }[] };
     const names = (body.models ?? []).flatMap((m) => [m.name, m.model]).filter(Boolean) as string[];
     const wanted = name.includes(":") ? name : `${name}:latest`;

@@ -16,6 +16,7 @@ import {
   networkError,
   replyTooLong,
   sample,
+  serverBusy,
   stalledError,
 } from "./http-errors.js";
 import { withRetry } from "./retry.js";
@@ -316,11 +317,12 @@ async function probeOpenAI(sdk: OpenAI, name: string, base: string, where: strin
     const refused = refusedListing(err, base, where);
     if (refused) return refused;
     const error = sdkError(err, where, signal);
-    if (error.kind === "http") {
-      const status = (err as { status?: unknown }).status;
-      const serverError = typeof status === "number" && (status >= 500 || status === 429);
-      return { reachable: true, detail: `cannot list models: ${error.message}`, serverError };
-    }
+    if (error.kind === "http")
+      return {
+        reachable: true,
+        detail: `cannot list models: ${error.message}`,
+        serverError: error.status !== undefined && serverBusy(error.status),
+      };
     return { reachable: false, detail: error.message, fix: error.fix };
   }
 }
