@@ -37,7 +37,10 @@ function flatten(text: string): string {
     );
 }
 
-/** A text or emoji presentation selector right after a character that takes one ("❤️", "1️⃣"): part of what is shown. */
+/**
+ * Part of an emoji as shown, not padding: a presentation selector right after a character that takes one
+ * ("❤️", "1️⃣"), or a joiner between two emoji ("👨‍👩‍👧").
+ */
 function presentsEmoji(c: string, at: number, whole: string): boolean {
   if (c === "\u200D") return joinsEmoji(at, whole);
   if (c !== "\uFE0E" && c !== "\uFE0F") return false;
