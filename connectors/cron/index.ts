@@ -89,7 +89,7 @@ export function createCronConnector(core: Core, initial: Config): Connector {
     about: Record<string, unknown>,
     byHand: boolean,
     wanted: () => boolean = () => true,
-  ): Promise<{ messageId: string } | { error: string; stopped: boolean }> {
+  ): Promise<{ messageId: string } | { error: string; stopped: boolean; cancelled?: true }> {
     let error = "hermes stopped before it was delivered";
     // `hermes schedules run` delivers once: the owner waiting at the terminal hears of a failure at once.
     const retries = byHand ? 0 : cfg.retries;
@@ -97,7 +97,7 @@ export function createCronConnector(core: Core, initial: Config): Connector {
       if (attempt > 0) await sleep(cfg.retry_delay_s * 1000 * 2 ** (attempt - 1), stopping.signal);
       if (stopping.signal.aborted) return { error, stopped: true };
       // A reminder cancelled while it waited to be tried again is not sent after all.
-      if (attempt > 0 && !wanted()) return { error: "cancelled before it could be delivered", stopped: false };
+      if (attempt > 0 && !wanted()) return { error: "cancelled before it could be delivered", stopped: false, cancelled: true };
       try {
         return await core.deliver(target, text);
       } catch (err) {
@@ -182,6 +182,11 @@ export function createCronConnector(core: Core, initial: Config): Connector {
       schedules.finish(firing, "interrupted", { error: sent.error });
       log.warn({ reminder: r.id, err: sent.error }, "reminder not delivered before the stop; the next start sends it");
       return { status: "error", error: sent.error };
+    }
+    if (sent.cancelled) {
+      schedules.finish(firing, "cancelled", { error: sent.error });
+      log.info({ reminder: r.id }, "reminder cancelled while its delivery waited to be tried again; not sent");
+      return { status: "skipped", error: sent.error };
     }
     schedules.finish(firing, "delivery_failed", { error: sent.error });
     log.error({ reminder: r.id, err: sent.error }, "reminder could not be delivered");

@@ -1,7 +1,7 @@
 import type { Db } from "./db.js";
 import { statements } from "./statements.js";
 
-export type FiringStatus = "running" | "ok" | "error" | "delivery_failed" | "missed" | "interrupted";
+export type FiringStatus = "running" | "ok" | "error" | "delivery_failed" | "missed" | "interrupted" | "cancelled";
 
 export interface FiringRow {
   id: number;
