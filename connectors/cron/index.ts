@@ -199,7 +199,12 @@ export function createCronConnector(core: Core, initial: Config): Connector {
     return last?.status === "interrupted" && Date.now() - last.slot_at <= grace ? last.slot_at : undefined;
   }
 
-  function armReminders(): void {
+  /**
+   * Arms the active reminders not armed yet. `moved`: repeating ones a reload just moved to another zone,
+   * whose time in the new zone may have passed while hermes ran in the old one: not sent late as if
+   * hermes had been down, only recorded as missed (so a restart does not send it either).
+   */
+  function armReminders(moved: ReadonlySet<number> = new Set()): void {
     const active = new Map(schedules.activeReminders().map((r) => [r.id, r]));
     for (const [id, cron] of reminders) {
       if (!active.has(id)) {
@@ -223,7 +228,7 @@ export function createCronConnector(core: Core, initial: Config): Connector {
       // else one whose latest time came but whose hermes stopped (or died) before it was out: sent late.
       const missed = r.cron ? missedSlot(`remind:${r.id}`, r.cron, r.timezone, r.created_at) : undefined;
       const interrupted = r.cron && !missed ? interruptedSlot(`remind:${r.id}`, grace) : undefined;
-      if (missed?.late) void fireReminder(r, missed.at, { late: true });
+      if (missed?.late && !moved.has(r.id)) void fireReminder(r, missed.at, { late: true });
       else if (missed) schedules.claim(`remind:${r.id}`, missed.at, "missed");
       else if (interrupted !== undefined) void fireReminder(r, interrupted, { late: true });
       const pattern = r.cron ?? new Date(r.at ?? now);
@@ -264,11 +269,12 @@ export function createCronConnector(core: Core, initial: Config): Connector {
     }
     log.info({ jobs: [...jobs.keys()] }, "cron jobs reloaded");
     if (!zoneChanged) return;
-    for (const id of followZone()) {
+    const moved = new Set(followZone());
+    for (const id of moved) {
       reminders.get(id)?.stop();
       reminders.delete(id);
     }
-    armReminders();
+    armReminders(moved);
   }
 
   /**
@@ -341,7 +347,7 @@ export function createCronConnector(core: Core, initial: Config): Connector {
       }
       followZone();
       armReminders();
-      unsubscribe = schedules.onChange(armReminders);
+      unsubscribe = schedules.onChange(() => armReminders());
     },
     async stop() {
       stopping.abort();

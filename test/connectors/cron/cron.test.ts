@@ -363,6 +363,35 @@ describe("the cron connector", () => {
     expect(await listed("dentist")).toMatchObject({ timezone: "America/New_York", next: new Date(at).toISOString() });
   });
 
+  it("does not send a repeating reminder late when a reload's new timezone puts its time a little in the past", async () => {
+    // Its time of day was half an hour ago in Tokyo; in New York, where it last went out, that was ten hours earlier.
+    const parts = new Intl.DateTimeFormat("en-GB", { timeZone: "Asia/Tokyo", hour: "numeric", minute: "numeric", hourCycle: "h23" })
+      .formatToParts(new Date(Date.now() - 30 * 60_000))
+      .reduce<Record<string, string>>((all, p) => ({ ...all, [p.type]: p.value }), {});
+    const pattern = `${Number(parts.minute)} ${Number(parts.hour)} * * *`;
+    const dir = withReminders((schedules, db) => {
+      const r = schedules.addReminder({ channel: `telegram:${OWNER}`, text: "stand up", cron: pattern, timezone: "America/New_York" });
+      db.prepare("UPDATE reminders SET created_at = ? WHERE id = ?").run(Date.now() - 7 * 86_400_000, r.id);
+      const last = new Cron(pattern, { timezone: "America/New_York", paused: true }).previousRuns(1, new Date())[0] as Date;
+      const firing = schedules.claim(`remind:${r.id}`, last.getTime()) as number;
+      schedules.finish(firing, "ok", { messageId: "1" });
+    });
+    const h = await useHermes({ ...settings({}), timezone: "America/New_York" }, { dir });
+    hermes = h;
+    const before = h.logs.length;
+    writeConfig(h.dir, { ...settings({}), timezone: "Asia/Tokyo" });
+    h.process.kill("SIGHUP");
+    await h.waitForLog((l) => l.msg === "cron jobs reloaded" && h.logs.indexOf(l) >= before);
+    await h.waitForLog((l) => l.msg === "repeating reminders moved to the configured timezone" && h.logs.indexOf(l) >= before);
+    expect(firings(h, "remind:1").map((f) => f.status)).toEqual(["ok", "missed"]);
+    expect(reminderTexts()).toEqual([]);
+    // Nor does the next start take it for a time missed while hermes was down.
+    await h.stop();
+    hermes = await h.restart();
+    expect(firings(hermes, "remind:1").map((f) => f.status)).toEqual(["ok", "missed"]);
+    expect(reminderTexts()).toEqual([]);
+  });
+
   it("marks a run a killed hermes left going as interrupted, not running for good; one resumed and sent as ok", async () => {
     const dir = withReminders((schedules, db) => {
       schedules.claim("briefing", Date.now() - 3_600_000); // running when the power went
