@@ -35,8 +35,11 @@ export interface Connector {
   reload?(config: Config): void;
   /** Sends text to one of this connector's targets (e.g. `telegram:123`). */
   deliver?(target: string, text: string): Promise<{ messageId: string }>;
-  /** Renders events of a run nobody is attached to (e.g. resumed after a restart) into `channel`. */
-  listenerFor?(channel: string): EventListener | undefined;
+  /**
+   * Renders events of a run nobody is attached to (e.g. resumed after a restart) into `channel`; its reply
+   * answers message `replyTo` when the run kept one.
+   */
+  listenerFor?(channel: string, replyTo?: string): EventListener | undefined;
   /** Present on the cron connector. */
   scheduler?: Scheduler;
   /** Present on a connector loaded from `connectors.plugins`: what `hermes status` lists with its health. */

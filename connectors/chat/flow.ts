@@ -28,6 +28,7 @@ export function createChatFlow(deps: ChatFlowDeps): ChatFlow {
       channel: `${name}:${m.chat}`,
       listener: createRenderer(render, m.chat, deps.stream ?? true, m.id),
       sender: { id: by(m.user), name: m.userName ?? m.user },
+      replyTo: m.id,
       ...(m.journalId !== undefined && { inbound: { connector: name, id: m.journalId } }),
       ...(m.group && { group: true }),
       ...(images?.length && { images }),
@@ -139,7 +140,8 @@ export function createChatFlow(deps: ChatFlowDeps): ChatFlow {
     press,
     command,
     journal: core.store.inbound,
-    listenerFor: (channel) => (channel.startsWith(`${name}:`) ? createRenderer(render, channel.slice(name.length + 1), false) : undefined),
+    listenerFor: (channel, replyTo) =>
+      channel.startsWith(`${name}:`) ? createRenderer(render, channel.slice(name.length + 1), false, replyTo) : undefined,
     async deliver(target, text) {
       if (!target.startsWith(`${name}:`)) throw new TransportError(name, `${target} is not a ${name} target`);
       try {

@@ -85,8 +85,8 @@ export interface ChatFlow {
   press(press: ChatPress, answer?: (a: PressAnswer) => Promise<unknown>): Promise<void>;
   /** A command from the network's menu (`text` is `/<command> <text>`), answered through `answer`. */
   command(message: ChatMessage, answer: (a: CommandAnswer) => Promise<unknown>): Promise<void>;
-  /** Renders a run nobody is attached to (resumed after a restart) into `channel` (`<name>:<chat>`). */
-  listenerFor(channel: string): EventListener | undefined;
+  /** Renders a run nobody is attached to (resumed after a restart) into `channel` (`<name>:<chat>`), answering `replyTo`. */
+  listenerFor(channel: string, replyTo?: string): EventListener | undefined;
   /** Sends text to `<name>:<chat>`, split under the limit; resolves the first message's id. Throws a TransportError. */
   deliver(target: string, text: string): Promise<{ messageId: string }>;
   /** The connector's own journal of received updates, for networks that replay (Telegram's update ids). */

@@ -355,6 +355,6 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
       return { ok: false, detail, retrying: Date.now() - lastAttemptAt < ATTEMPTS_STALL_AFTER_MS };
     },
     deliver: (target, text) => flow.deliver(target, text),
-    listenerFor: (channel) => flow.listenerFor(channel),
+    listenerFor: (channel, replyTo) => flow.listenerFor(channel, replyTo),
   };
 }

@@ -141,7 +141,7 @@ export function createPluginConnector(
     health: () => healthOf(instance, phase, crashed ?? fault),
     deliver: (target, text) =>
       working()?.deliver(target, text) ?? Promise.reject(new Error(crashed ?? fault ?? "the plugin did not start")),
-    listenerFor: (channel) => working()?.listenerFor(channel),
+    listenerFor: (channel, replyTo) => working()?.listenerFor(channel, replyTo),
   };
 }
 

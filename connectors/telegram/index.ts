@@ -243,6 +243,6 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
       return { ...polling, detail: `Telegram not reachable yet${unreachable ? ` (${unreachable})` : ""}; retrying` };
     },
     deliver: (target, text) => flow.deliver(target, text),
-    listenerFor: (channel) => flow.listenerFor(channel),
+    listenerFor: (channel, replyTo) => flow.listenerFor(channel, replyTo),
   };
 }

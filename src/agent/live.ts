@@ -33,7 +33,7 @@ export interface RunnerDeps extends LoopDeps {
   /** Decisions on approvals resume the runs that wait for them. */
   approvals: Approvals;
   /** Listener for runs nobody is attached to (resumed after a restart): usually the chat connector. */
-  fallbackListener: (channel: string) => EventListener | undefined;
+  fallbackListener: (channel: string, replyTo?: string) => EventListener | undefined;
   timeNote: () => string;
   /** Resolves once the tools a run may see are known (MCP servers listed theirs, or gave up): runs wait for it. */
   toolsKnown?: () => Promise<void>;

@@ -14,7 +14,7 @@ const OWED_REPLY_MAX_AGE_MS = 24 * 3_600_000;
 interface RestartDeps {
   store: Store;
   log: Logger;
-  fallbackListener: (channel: string) => EventListener | undefined;
+  fallbackListener: (channel: string, replyTo?: string) => EventListener | undefined;
 }
 
 /**
@@ -27,7 +27,7 @@ export function sendOwedReplies(deps: RestartDeps, inFlight: Set<string>): void 
   for (const run of history.unsentReplies()) {
     if (inFlight.has(run.id)) continue;
     const channel = run.channel ?? "";
-    const listener = deps.fallbackListener(channel);
+    const listener = deps.fallbackListener(channel, run.reply_to ?? undefined);
     if (!listener || Date.now() - (run.ended_at ?? 0) > OWED_REPLY_MAX_AGE_MS) {
       deps.log.warn({ runId: run.id, channel }, "a reply that was never sent is dropped (too old, or its connector is off)");
       history.markReplySent(run.id);

@@ -63,7 +63,7 @@ export class Runner {
     try {
       session = this.deps.store.db.transaction(() => {
         const s = req.context ? history.ephemeralSession(req.sessionKey, req.context) : history.activeSession(req.sessionKey);
-        history.createRun(runId, s.id, req.source, { tools: req.tools, input, channel, sender, images: req.images });
+        history.createRun(runId, s.id, req.source, { tools: req.tools, input, channel, sender, images: req.images, replyTo: req.replyTo });
         if (req.inbound) this.deps.store.inbound.markDone(req.inbound.connector, req.inbound.id, runId);
         return s;
       })();
@@ -163,7 +163,7 @@ export class Runner {
         ...(sender && run.input?.startsWith(`${sender.name}: `) && { group: true }),
         // Resolved at the first event (connectors start after recovery), then kept: one renderer per run.
         listener: (event) => {
-          renderer ??= this.deps.fallbackListener(channel);
+          renderer ??= this.deps.fallbackListener(channel, run.reply_to ?? undefined);
           renderer?.(event);
         },
       };

@@ -62,6 +62,8 @@ export interface SubmitRequest {
   inbound?: { connector: string; id: number | bigint };
   /** Who sent it (`telegram:<id>`, `discord:<id>`); default: the source itself (`cli`, `cron`, `hook`). */
   sender?: Person;
+  /** The id of the message this answers on its connector: kept with the run, so a reply sent after a restart threads as a live one does. */
+  replyTo?: string;
   /** A chat several people write in: the message reaches the model labelled with its sender's name. */
   group?: boolean;
   /** Images the message carries: files under the data directory's media folder (see src/media/images.ts). */

@@ -165,7 +165,7 @@ function buildCore(base: Base, built: { state: State; mcpTools: Promise<void> })
     toolsKnown: () => mcpTools,
     calibration: new TokenCalibration({ load: (m) => store.memory.loadRatio(m), save: (m, r) => store.memory.saveRatio(m, r) }),
     timeNote: () => timeNote(now(), config().timezone),
-    fallbackListener: (channel) => listenerFor(connectors, channel),
+    fallbackListener: (channel, replyTo) => listenerFor(connectors, channel, replyTo),
   });
   const reloadDaemon = async () => false;
   const wiring = { ...base, state, config, mcpTools, limiter, runner, modelMonitor, waitingForRestart: [], reloadDaemon };
@@ -378,9 +378,9 @@ function deliveringConnector(connectors: Connector[], target: string): Connector
   return connectors.find((c) => c.name === prefix && c.deliver);
 }
 
-function listenerFor(connectors: Connector[], channel: string): EventListener | undefined {
+function listenerFor(connectors: Connector[], channel: string, replyTo?: string): EventListener | undefined {
   const prefix = channel.split(":")[0];
-  return connectors.find((c) => c.name === prefix)?.listenerFor?.(channel);
+  return connectors.find((c) => c.name === prefix)?.listenerFor?.(channel, replyTo);
 }
 
 export function timeNote(now: Date, timeZone: string): string {

@@ -35,6 +35,8 @@ export interface RunRow {
   sender_name: string | null;
   /** JSON list of image files (under the media folder) the run's message carries. */
   images: string | null;
+  /** The id of the message the run answers, on its connector (a mail's): the reply threads under it. */
+  reply_to: string | null;
 }
 
 /** A session as `hermes sessions` lists it. */
@@ -105,7 +107,7 @@ export class HistoryStore {
       closeSessions: () => db.prepare("UPDATE sessions SET closed_at = ? WHERE key = ? AND closed_at IS NULL"),
       insertRun: () =>
         db.prepare(
-          "INSERT INTO runs (id, session_id, source, status, started_at, tools, input, channel, sender_id, sender_name, images) VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?) RETURNING *",
+          "INSERT INTO runs (id, session_id, source, status, started_at, tools, input, channel, sender_id, sender_name, images, reply_to) VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
         ),
       startRun: () => db.prepare("UPDATE runs SET status = 'running', attempts = attempts + 1 WHERE id = ?"),
       runsInOrder: () => db.prepare("SELECT * FROM runs WHERE status IN ('queued', 'running', 'suspended') ORDER BY started_at, rowid"),
@@ -195,7 +197,7 @@ export class HistoryStore {
     id: string,
     sessionId: number,
     source: string,
-    o: { tools?: string[]; input: string; channel: string; sender?: { id: string; name: string }; images?: string[] },
+    o: { tools?: string[]; input: string; channel: string; sender?: { id: string; name: string }; images?: string[]; replyTo?: string },
   ): RunRow {
     const tools = o.tools ? JSON.stringify(o.tools) : null;
     const sender = [o.sender?.id ?? null, o.sender?.name ?? null];
@@ -203,7 +205,7 @@ export class HistoryStore {
     const held = this.ephemeral.get(sessionId);
     if (held) Object.assign(held, { runId: id, input: o.input });
     const input = held ? "" : o.input;
-    return this.q.insertRun.get(id, sessionId, source, Date.now(), tools, input, o.channel, ...sender, images) as RunRow;
+    return this.q.insertRun.get(id, sessionId, source, Date.now(), tools, input, o.channel, ...sender, images, o.replyTo ?? null) as RunRow;
   }
 
   /** Marks a run as running and counts the attempt (a run resumed after a crash is attempted again). */

@@ -357,4 +357,9 @@ export const MIGRATIONS: {
     sql: RECALL_INDEX,
     data: fillRecallIndex,
   },
+  {
+    version: 22,
+    name: "runs keep the id of the message they answer: a reply sent after a restart threads under it, as a live one does",
+    sql: "ALTER TABLE runs ADD COLUMN reply_to TEXT;",
+  },
 ];

@@ -70,3 +70,31 @@ describe("threading of the mail hermes sends", { timeout: 90_000 }, () => {
     expect(second).toBeTruthy();
   });
 });
+
+describe("threading after a restart", { timeout: 120_000 }, () => {
+  it("threads the reply of a run that waited for approval across a restart under the mail it answers", async () => {
+    model.respond((req) =>
+      req.messages.at(-1)?.role === "tool"
+        ? { text: "done after approval" }
+        : { toolCalls: [{ name: "shell", arguments: { command: "echo watered >> plants.txt" } }] },
+    );
+    const hermes = await useHermes(emailSettings(servers, model.url, { tools: { enabled: ["clock", "shell"] } }));
+    const asked = await sendToHermes(servers, { from: OWNER, subject: "Plants", text: "log that I watered", auth: authResults("example.org") });
+    const [request] = await waitForMail(ownerMail, (m) => m.length >= 1, "the approval request");
+    const code = /^\s*yes (\S+)$/m.exec(request?.mail.text ?? "")?.[1];
+    expect(code).toBeTruthy();
+    await hermes.stop();
+    await hermes.restart();
+    await sendToHermes(servers, {
+      from: OWNER,
+      subject: "Re: Plants",
+      text: `yes ${code}`,
+      inReplyTo: request?.mail.messageId,
+      auth: authResults("example.org"),
+    });
+    const box = await waitForMail(ownerMail, (m) => m.some((s) => s.mail.text?.includes("done after approval")), "the reply");
+    const reply = box.find((s) => s.mail.text?.includes("done after approval"))?.mail;
+    expect(reply?.subject).toBe("Re: Plants");
+    expect(reply?.inReplyTo).toBe(asked);
+  });
+});
