@@ -191,12 +191,14 @@ async function checkTokens(config: Config): Promise<Check[]> {
       });
   }
   if (discord.enabled) {
-    out.push({
-      name: "discord",
-      outcome: discord.token.length > 50 ? "ok" : "fail",
-      detail: discord.token.length > 50 ? "token set" : "the token looks too short",
-      fix: discord.token.length > 50 ? undefined : "set DISCORD_BOT_TOKEN",
-    });
+    out.push(await checkDiscordToken(discord));
+    if (discord.allowed_users.length === 0)
+      out.push({
+        name: "discord",
+        outcome: "warn",
+        detail: "allowed_users is empty: nobody can use the bot",
+        fix: "run `hermes pair discord` while hermes runs, or add your Discord user id to connectors.discord.allowed_users",
+      });
   }
   if (config.connectors.http.enabled) out.push(checkHttpToken(config.connectors.http));
   return out;
@@ -211,6 +213,18 @@ async function checkTelegramToken(telegram: Config["connectors"]["telegram"]): P
   if (bot.problem.startsWith("Telegram rejected"))
     return { name: "telegram", outcome: "fail", detail: bot.problem, fix: "set TELEGRAM_BOT_TOKEN to the token @BotFather gave you" };
   return { name: "telegram", outcome: "warn", detail: `token set (${users}), but Telegram could not be asked about it: ${bot.problem}` };
+}
+
+/** Discord's own word on the token (`GET /users/@me`): a revoked or reset token fails; a Discord out of reach only warns. */
+async function checkDiscordToken(discord: Config["connectors"]["discord"]): Promise<Check> {
+  const { discordBot } = await import("./setup-checks.js");
+  const users = `${discord.allowed_users.length} allowed user(s)`;
+  const fix = "set DISCORD_BOT_TOKEN to the token on the Developer Portal's Bot page";
+  const bot = await discordBot(discord.api_root, discord.token);
+  if (bot.ok) return { name: "discord", outcome: "ok", detail: `token accepted by Discord: ${bot.value.username}; ${users}` };
+  if (bot.problem.startsWith("Discord rejected") || bot.problem.startsWith("that does not look"))
+    return { name: "discord", outcome: "fail", detail: bot.problem, fix };
+  return { name: "discord", outcome: "warn", detail: `token set (${users}), but Discord could not be asked about it: ${bot.problem}` };
 }
 
 function checkHttpToken(http: Config["connectors"]["http"]): Check {
