@@ -20,7 +20,9 @@ export async function pair(configPath: string, platform: PairPlatform, options: 
   };
   try {
     accessSync(configPath, constants.R_OK | constants.W_OK);
-  } catch {
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT")
+      return fail(`no config file at ${configPath}: write one with \`hermes setup\`, or pass --config PATH to the daemon's`);
     return fail(`cannot write ${configPath}: run this as the file's owner (for the service: sudo hermes pair ${platform})`);
   }
   const client = await Client.connect(await socketPathOf(configPath));

@@ -10,7 +10,7 @@ import { spanOf } from "../../src/cli/pair.js";
 import { DISCORD_TOKEN, type FakeDiscord, startFakeDiscord } from "../fakes/discord-server.js";
 import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
 import { type FakeTelegram, startFakeTelegram, TOKEN } from "../fakes/telegram-server.js";
-import { CLI, createTempDir, type Hermes, launch } from "../helpers/hermes.js";
+import { CLI, createTempDir, type Hermes, launch, runCli } from "../helpers/hermes.js";
 
 const OWNER = 42;
 const STRANGER = 7;
@@ -211,6 +211,22 @@ log: { level: info }
     model.script({ text: "hi Bob" });
     discord.dm(NEW_ID, "hello");
     await discord.waitFor((c) => c.method === `POST /channels/${discord.dmChannelOf(NEW_ID)}/messages` && c.body.content === "hi Bob");
+  });
+});
+
+describe("hermes pair without a config file", () => {
+  it("says there is none and how to write one, not to run it as the file's owner", async () => {
+    const dir = createTempDir();
+    try {
+      const missing = join(dir.path, "hermes.yaml");
+      const result = await runCli(["pair", "telegram", "--config", missing]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        `hermes: no config file at ${missing}: write one with \`hermes setup\`, or pass --config PATH to the daemon's\n`,
+      );
+    } finally {
+      dir.cleanup();
+    }
   });
 });
 
