@@ -6,6 +6,17 @@ import { randomInt } from "node:crypto";
  * acknowledged, so the daemon does not answer them again.
  */
 export async function pairByPolling(apiRoot: string, token: string, say: (line: string) => void, timeoutMs = 600_000) {
+  try {
+    return await pollForCode(apiRoot, token, say, timeoutMs);
+  } catch (err) {
+    // A network gone in the middle ends the pairing, not setup: the config is written, pairing can wait.
+    const e = err as Error & { cause?: { code?: string } };
+    say(`✗ Telegram could not be reached (${e.cause?.code ?? e.message}); pair later with \`hermes pair telegram\``);
+    return undefined;
+  }
+}
+
+async function pollForCode(apiRoot: string, token: string, say: (line: string) => void, timeoutMs: number) {
   const base = `${apiRoot.replace(/\/+$/, "")}/bot${token}`;
   const call = async (method: string, body: Record<string, unknown>) => {
     const res = await fetch(`${base}/${method}`, {

@@ -171,7 +171,9 @@ async function tokenSection(
 ): Promise<void> {
   const at = (key: string) => ["connectors", t.connector, key];
   const apiRoot = String(doc.getIn(at("api_root")) ?? t.root);
-  const known = env[t.envName] ?? "";
+  // A token written into the config itself (not a ${VAR}) is taken as the current one: kept, it moves to hermes.env.
+  const inFile = String(doc.getIn(at("token")) ?? "");
+  const known = env[t.envName] || (inFile.includes("${") ? "" : inFile);
   for (;;) {
     const typed = await ask(io, `${t.question} (${known ? "Enter keeps the current one" : `empty: no ${t.title}`})`, "", t.flag);
     const token = typed || known;
@@ -270,7 +272,7 @@ async function briefingSection(doc: Document, io: Prompts | undefined, f: SetupF
   // "M H dom mon dow" with one minute and one hour: offered as HH:MM; anything else as it is.
   const simple = schedule?.match(/^(\d{1,2}) (\d{1,2})( \S+ \S+ \S+)$/);
   const currentTime = simple ? `${simple[2]?.padStart(2, "0")}:${simple[1]?.padStart(2, "0")}` : schedule;
-  const time = await ask(io, "A morning briefing at (HH:MM, or off)", currentTime ?? (offer ? "07:00" : "off"), f.briefing);
+  const time = await askBriefingTime(io, f, say, currentTime ?? (offer ? "07:00" : "off"), currentTime);
   if (/^off$/i.test(time)) {
     if (index >= 0) doc.deleteIn([...jobsPath, index]);
     return say("- no morning briefing");
@@ -302,6 +304,17 @@ async function briefingSection(doc: Document, io: Prompts | undefined, f: SetupF
   if (isSeq(jobs)) doc.addIn(jobsPath, doc.createNode(job));
   else doc.setIn(jobsPath, doc.createNode([job]));
   say(`✓ morning briefing at ${time} to telegram:${owner} (calendar and feeds: examples/morning-briefing.yaml)`);
+}
+
+/** HH:MM, off, or the current schedule kept as it is; anything else is asked again on a terminal (a flag's fails). */
+async function askBriefingTime(io: Prompts | undefined, f: SetupFlags, say: Say, fallback: string, current: string | undefined) {
+  for (;;) {
+    const time = await ask(io, "A morning briefing at (HH:MM, or off)", fallback, f.briefing);
+    const hm = time.match(/^(\d{1,2}):(\d{2})$/);
+    if (time === current || /^off$/i.test(time) || (hm && Number(hm[1]) <= 23 && Number(hm[2]) <= 59)) return time;
+    say(`✗ ${time} is not a time of day (say 07:00, or off)`);
+    if (!io || f.briefing) throw new Error(`${time} is not a time of day (HH:MM)`);
+  }
 }
 
 function nextSteps(configPath: string, doc: Document): string {

@@ -224,6 +224,43 @@ describe("hermes setup", () => {
     expect(jobs()).toEqual([parse(own).connectors.cron.jobs[1]]);
   });
 
+  it("asks the briefing's time again after an answer that is no time of day, as it does the time zone", async () => {
+    writeFileSync(
+      configPath,
+      'connectors:\n  cron:\n    jobs:\n      - name: morning-briefing\n        schedule: "0 7 * * *"\n        prompt: Hi.\n',
+    );
+    const typo = await runCli(["setup", "briefing"], { env, cwd: home.path, input: "7am\n08:30\n" });
+    expect(typo.stderr).toBe("");
+    expect(typo.code).toBe(0);
+    expect(typo.stdout).toContain("✗ 7am is not a time of day (say 07:00, or off)");
+    expect(parse(readFileSync(configPath, "utf8")).connectors.cron.jobs[0].schedule).toBe("30 8 * * *");
+  });
+
+  it("a re-run moves a token written into the config itself to hermes.env, leaving ${VAR} in its place", async () => {
+    writeFileSync(configPath, `connectors:\n  telegram:\n    enabled: true\n    api_root: ${telegram.apiRoot}\n    token: "${TOKEN}"\n`);
+    const run = await runCli(["setup", "telegram", "--non-interactive"], { env, cwd: home.path });
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("✓ Telegram bot @hermes_test_bot");
+    const text = readFileSync(configPath, "utf8");
+    expect(text).not.toContain(TOKEN);
+    expect(parse(text).connectors.telegram.token).toBe("${TELEGRAM_BOT_TOKEN}");
+    const envFile = join(home.path, ".config/hermes/hermes.env");
+    expect(readFileSync(envFile, "utf8")).toContain(`TELEGRAM_BOT_TOKEN=${TOKEN}`);
+    expect(statSync(envFile).mode & 0o777).toBe(0o600);
+  });
+
+  it("a Telegram lost while pairing ends the pairing with how to pair later, not setup with a bare error", async () => {
+    const run = runCli(["setup", "telegram", "--telegram-token", TOKEN, "--pair", "--non-interactive"], { env, cwd: home.path });
+    await telegram.waitFor((c) => c.method === "getUpdates");
+    await telegram.close();
+    const result = await run;
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/✗ Telegram could not be reached \(.+\); pair later with `hermes pair telegram`/);
+    expect(parse(readFileSync(configPath, "utf8")).connectors.telegram).toMatchObject({ enabled: true, allowed_users: [] });
+  });
+
   it("a re-run keeps a chat that was turned off, off, though its token is kept", async () => {
     writeFileSync(
       configPath,
