@@ -3,7 +3,7 @@ import { PluginStore } from "../../src/store/plugins.js";
 import type { InboundMessage } from "../sdk/types.js";
 import { runCommand, skillRequest } from "./commands.js";
 import { whoamiText } from "./menu.js";
-import { createPressHandlers } from "./press.js";
+import { createPressHandlers, isId } from "./press.js";
 import { createRenderer, type RenderDeps, sendSplit } from "./render.js";
 import { strangerNoticeDue } from "./texts.js";
 import type { ChatFlow, ChatFlowDeps, ChatMessage } from "./types.js";
@@ -177,10 +177,6 @@ function validMessage(m: InboundMessage | undefined): InboundMessage | undefined
     ...(isId(m.id) && { id: String(m.id) }),
     ...(typeof m.userName === "string" && { userName: m.userName }),
   };
-}
-
-function isId(value: unknown): value is string | number {
-  return (typeof value === "string" && value !== "") || (typeof value === "number" && Number.isFinite(value));
 }
 
 function describe(value: unknown): string {

@@ -18,6 +18,11 @@ export function parseButton(button: unknown): { approve: boolean; approvalId: st
   return legacy?.[2] ? { approve: legacy[1] === "a", approvalId: legacy[2] } : parseApprovalButton(button);
 }
 
+/** A user or chat id as a network may give it: a non-empty string or a finite number. */
+export function isId(value: unknown): value is string | number {
+  return (typeof value === "string" && value !== "") || (typeof value === "number" && Number.isFinite(value));
+}
+
 export function createPressHandlers(deps: PressDeps): Pick<ChatFlow, "press" | "command"> {
   const { core, name, log, render } = deps;
 
@@ -27,7 +32,8 @@ export function createPressHandlers(deps: PressDeps): Pick<ChatFlow, "press" | "
       log.warn({ button: p?.button }, "a press of a button hermes did not send was ignored");
       return void (await answer({ kind: "unknown" }));
     }
-    if (!deps.allowed(String(p.user))) {
+    // The same ids a message may come from: a press by no one (an empty or missing id, a list) decides nothing.
+    if (!isId(p.user) || !deps.allowed(String(p.user))) {
       log.warn({ user: p.user, approvalId: button.approvalId }, "approval button pressed by a user not in allowed_users; ignored");
       return void (await answer({ kind: "refused", text: "Only the owner can decide this." }));
     }

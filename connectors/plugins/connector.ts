@@ -75,7 +75,7 @@ export function createPluginConnector(
   });
   // A stopped plugin hands nothing more to hermes (its leftover timers may still call the host).
   const working = () => (crashed || phase === "stopped" ? undefined : flow);
-  const notReady = () => crashed ?? "its create() failed";
+  const notReady = () => crashed ?? (phase === "stopped" ? "it is stopped" : "its create() failed");
   const host = createHost(entry.name, log, new PluginStore(core.store.db), working, notReady);
   // Watched before its first call: whatever create() sets going is the plugin's too.
   const key = watchPlugin(entry.name, loaded, (how: Escape, err: unknown) => {
@@ -226,12 +226,25 @@ function healthOf(it: PluginInstance | undefined, phase: string, fault: string |
   if (phase === "starting") return { ok: false, detail: "starting", retrying: true };
   if (phase !== "started") return { ok: false, detail: `not started (${phase})`, needsOwner: true };
   try {
-    const h = it.health?.();
-    if (!h) return { ok: true, detail: "started" };
-    return h.ok === true ? { ok: true, detail: String(h.detail ?? "") } : { ok: false, detail: String(h.detail ?? ""), retrying: true };
+    const h: unknown = it.health?.();
+    if (h === undefined || h === null) return { ok: true, detail: "started" };
+    if (!h || typeof h !== "object" || typeof (h as { ok?: unknown }).ok !== "boolean") {
+      // An async health() hands over a promise nobody else will await: its rejection must not go unhandled.
+      if (typeof (h as { then?: unknown } | null)?.then === "function") Promise.resolve(h).catch(() => {});
+      return { ok: false, detail: `health() returned ${describeValue(h)}, not { ok, detail }`, needsOwner: true };
+    }
+    const { ok, detail } = h as { ok: boolean; detail?: unknown };
+    return ok ? { ok: true, detail: String(detail ?? "") } : { ok: false, detail: String(detail ?? ""), retrying: true };
   } catch (err) {
     return { ok: false, detail: `health() failed: ${errorMessage(err)}`, needsOwner: true };
   }
+}
+
+/** A value a plugin returned, in a few words for its health line. */
+function describeValue(value: unknown): string {
+  if (typeof (value as { then?: unknown } | null)?.then === "function") return "a promise (health() must not be async)";
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? String(value);
+  return Array.isArray(value) ? "an array" : "an object without a boolean ok";
 }
 
 /** `call`, or a rejection naming `what` once `ms` have passed without it settling. */
