@@ -27,6 +27,15 @@ function buttonsOf(messages: SentMessage[]): SentMessage | undefined {
 
 export const CHECKS: Check[] = [
   {
+    name: "its health is green once started, and health() answers without throwing",
+    async run(h) {
+      // A connector may be red for a while as it connects; one that never turns green (health() throws or
+      // is async, start() never settles, it says it is down against the driver's network) shows red in status.
+      const health = await greenHealth(h);
+      expect(health?.ok === true, `hermes status shows the connector red: ${JSON.stringify(health?.detail ?? "not listed")}`);
+    },
+  },
+  {
     name: "one message gets one reply in the same chat",
     async run(h) {
       await h.inbound("c1", OWNER, "hello one");
@@ -194,6 +203,18 @@ async function strangerIgnored(h: Harness, why: string): Promise<string> {
   const problem = await h.network.strangerLeftAlone?.();
   expect(!problem, problem ?? "");
   return `checked without the notice: ${why}`;
+}
+
+/** Polls the connector's health until it is green, for as long as a check waits for what it expects. */
+async function greenHealth(h: Harness): Promise<{ ok: boolean; detail: string } | undefined> {
+  const end = Date.now() + h.timeoutMs;
+  let health: { ok: boolean; detail: string } | undefined;
+  while (Date.now() < end) {
+    health = (await h.daemon.core.status()).connectors.find((c) => c.name === h.subject.name);
+    if (health?.ok) break;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return health;
 }
 
 /** Polls the connector's health until it is red with the expected reason (a connector may be red for a while as it connects first). */

@@ -17,6 +17,8 @@ export interface Harness {
   network: OpenSubject;
   model: ScriptedModel;
   daemon: Daemon;
+  /** How long a check waits for what it expects before it fails. */
+  timeoutMs: number;
   sent(chat: string): Promise<SentMessage[]>;
   inbound(chat: string, user: string, text: string): Promise<void>;
   press(chat: string, user: string, button: string): Promise<void>;
@@ -83,6 +85,7 @@ export async function openHarness(subject: KitSubject, opts: HarnessOptions): Pr
     subject,
     network,
     model,
+    timeoutMs,
     get daemon() {
       return daemon as Daemon;
     },

@@ -12,14 +12,14 @@ it("hermes connector-test runs the kit against the ntfy example's folder and end
 }, async () => {
   const result = await runCli(["connector-test", NTFY]);
   expect(result.stdout).toMatch(/✓ a long reply is split in order under limits.text/);
-  expect(result.stdout.trim().split("\n").at(-1)).toBe("11 passed, 0 failed");
+  expect(result.stdout.trim().split("\n").at(-1)).toBe("12 passed, 0 failed");
   expect(result.code).toBe(0);
 });
 
 it("exits 1 and says why when a check fails", { timeout: 120_000 }, async () => {
   const result = await runCli(["connector-test", MEMORY_CHAT, "--options", '{"truncate_at": 400}']);
   expect(result.stdout).toMatch(/✗ a long reply is split in order under limits.text\n {4}\S/);
-  expect(result.stdout.trim().split("\n").at(-1)).toBe("10 passed, 1 failed");
+  expect(result.stdout.trim().split("\n").at(-1)).toBe("11 passed, 1 failed");
   expect(result.code).toBe(1);
 });
 

@@ -24,3 +24,10 @@ it("the kit fails a plugin whose network keeps less of a message than its limits
   expect(report.failed).toBe(1);
   expect(report.results.find((r) => !r.ok)?.detail).toBeTruthy();
 });
+
+it("the kit fails a plugin whose health() throws (hermes status would show it red), and says why", { timeout: 60_000 }, async () => {
+  const report = await runConformance(MEMORY_CHAT, { options: { sick: true }, only: ["health is green"], timeoutMs: 3000 });
+  expect(report.results.filter((r) => !r.ok).map((r) => r.detail)).toEqual([
+    expect.stringMatching(/health\(\) failed: the room has no health \(sick: true\)/),
+  ]);
+});
