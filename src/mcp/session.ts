@@ -1,6 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../config/schema.js";
+import { z } from "../config/zod.js";
 import { errorMessage, ToolError } from "../errors.js";
 import type { Logger } from "../log.js";
 import type { Sdk } from "./sdk.js";
@@ -81,13 +82,16 @@ export function createSession(name: string, cfg: McpServerConfig, deps: SessionD
     const listed: unknown[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < 20; page++) {
-      const result = await client.listTools(cursor ? { cursor } : undefined, { timeout: cfg.timeout_s * 1000 });
+      const request = { method: "tools/list" as const, ...(cursor && { params: { cursor } }) };
+      const result = await client.request(request, TOOL_PAGE, { timeout: cfg.timeout_s * 1000 });
       listed.push(...result.tools);
       cursor = result.nextCursor;
       if (!cursor) break;
     }
     if (generation !== s.generation) return;
     s.tools = listed.flatMap(toToolInfo);
+    const left = listed.length - s.tools.length;
+    if (left > 0) log.warn({ left }, "mcp tools without a name or whose arguments are not an object are not offered to the model");
     log.info({ tools: s.tools.length }, "mcp tool list loaded");
     deps.onTools(s.tools);
   }
@@ -174,10 +178,19 @@ export function createSession(name: string, cfg: McpServerConfig, deps: SessionD
   };
 }
 
+/**
+ * A page of tools/list, each tool checked by toToolInfo: the SDK's listTools refuses the whole list for one
+ * tool without an inputSchema (or with an output schema its validator cannot compile), and so every tool.
+ */
+const TOOL_PAGE = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
+
+/** A listed tool hermes can offer the model, or none: its arguments must be an object of named values. */
 function toToolInfo(raw: unknown): McpToolInfo[] {
   const t = raw as { name?: unknown; description?: unknown; inputSchema?: unknown; annotations?: { readOnlyHint?: unknown } };
   if (typeof t?.name !== "string" || !t.name) return [];
-  const schema = t.inputSchema && typeof t.inputSchema === "object" ? (t.inputSchema as Record<string, unknown>) : { type: "object" };
+  const given = t.inputSchema !== null && typeof t.inputSchema === "object" && !Array.isArray(t.inputSchema);
+  const schema = given ? { type: "object", ...(t.inputSchema as Record<string, unknown>) } : { type: "object" };
+  if (schema.type !== "object") return [];
   return [
     {
       name: t.name,
