@@ -75,4 +75,19 @@ describe("notes", () => {
     expect(found.at(-1)).toContain("call mum at 18:00");
     expect(await run({ action: "search", query: "mum" })).toMatch(/^#\d+ \(.*\): shopping: call mum at 18:00$/);
   });
+
+  it("searches regardless of case and Unicode form beyond ASCII, and takes % and _ as typed", async () => {
+    const a = await agent();
+    a.store.notes.add("Über die Ärztin: Termin am Montag");
+    a.store.notes.add("Café Zoë, rue de l'Église"); // NFC, as a phone types it
+    a.store.notes.add("discount 50% on item_3");
+    const texts = (query: string) => a.store.notes.search(query).map((n) => n.text);
+    expect(texts("über die ärztin")).toEqual(["Über die Ärztin: Termin am Montag"]);
+    expect(texts("ÉGLISE")).toEqual(["Café Zoë, rue de l'Église"]);
+    expect(texts("cafe\u0301")).toEqual(["Café Zoë, rue de l'Église"]); // NFD, as macOS sends it
+    expect(a.store.notes.countMatching("ÜBER")).toBe(1);
+    expect(texts("50%")).toEqual(["discount 50% on item_3"]);
+    expect(texts("m_3")).toEqual(["discount 50% on item_3"]);
+    expect(texts("0%_")).toEqual([]);
+  });
 });
