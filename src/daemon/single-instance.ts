@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { constants, copyFileSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
 import { dirname } from "node:path";
 
@@ -19,17 +19,55 @@ export async function claimInstance(dbPath: string, socketPath: string | undefin
   }
   if (dbPath === ":memory:") return { release() {} };
   const pidFile = `${dbPath}.pid`;
-  const holder = livingHolder(pidFile);
-  if (holder !== undefined && holder !== process.pid) throw refusal(holder, `uses the database ${dbPath}`);
   mkdirSync(dirname(pidFile), { recursive: true, mode: 0o700 });
-  // The pid, then this boot's id and the process's start time: after a power cut or a crash the pid may be
-  // any other process's by now, and a living pid alone would keep every later start out.
-  writeFileSync(pidFile, `${process.pid}\n${bootId() ?? ""}\n${startTimeOf(process.pid) ?? ""}\n`, { mode: 0o600 });
+  claimFile(pidFile, dbPath);
   return {
     release: () => {
       if (livingHolder(pidFile) === process.pid) rmSync(pidFile, { force: true });
     },
   };
+}
+
+/**
+ * Makes the pid file this process's, or throws when a living hermes holds it. The file appears whole and
+ * only if there is none (a hard link of a written one): two starts at once both found no file and both
+ * wrote theirs, and two daemons ran on one database. A stale file is removed and the claim made again.
+ */
+function claimFile(pidFile: string, dbPath: string): void {
+  // The pid, then this boot's id and the process's start time: after a power cut or a crash the pid may be
+  // any other process's by now, and a living pid alone would keep every later start out.
+  const mine = `${pidFile}.${process.pid}`;
+  writeFileSync(mine, `${process.pid}\n${bootId() ?? ""}\n${startTimeOf(process.pid) ?? ""}\n`, { mode: 0o600 });
+  try {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (linked(mine, pidFile)) return;
+      const holder = livingHolder(pidFile);
+      if (holder !== undefined && holder !== process.pid) throw refusal(holder, `uses the database ${dbPath}`);
+      rmSync(pidFile, { force: true });
+    }
+    throw refusal(undefined, `uses the database ${dbPath}`);
+  } finally {
+    rmSync(mine, { force: true });
+  }
+}
+
+/** True once `path` is a link to `from`; false when `path` exists. A file system without hard links gets a copy. */
+function linked(from: string, path: string): boolean {
+  try {
+    linkSync(from, path);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return false;
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP") throw err;
+  }
+  try {
+    copyFileSync(from, path, constants.COPYFILE_EXCL);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw err;
+  }
 }
 
 /** The pid of the hermes that holds the database `dbPath` (its claim, `<db>.pid`), if one runs. */

@@ -2,12 +2,34 @@ import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import type { FakeModel } from "../fakes/model-server.js";
 import { useHermes, useModel, useTempDir } from "../helpers/fixture.js";
-import { baseSettings, CLI, runCli, writeConfig } from "../helpers/hermes.js";
+import { baseSettings, CLI, DAEMON_NODE_FLAGS, runCli, writeConfig } from "../helpers/hermes.js";
 
 const NOBODY = 65534;
+
+/**
+ * Loaded into a daemon with --import: the first write of its database claim (`<db>.pid…`) waits, after every
+ * check the claim makes, until the test writes a byte to the daemon's stdin. So a second start can run in
+ * between, as it may when two `hermes start` are typed (or started by two service managers) at once.
+ */
+const HOLD_CLAIM = `
+import fs from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
+const write = fs.writeFileSync;
+let held = false;
+fs.writeFileSync = (path, ...rest) => {
+  if (!held && typeof path === "string" && path.includes(".db.pid")) {
+    held = true;
+    fs.writeSync(2, "claim held\\n");
+    fs.readSync(0, Buffer.alloc(1));
+  }
+  return write(path, ...rest);
+};
+syncBuiltinESMExports();
+`;
 
 describe("a second hermes start", () => {
   let model: FakeModel;
@@ -73,6 +95,45 @@ describe("a second hermes start", () => {
     const refused = await runCli(["start", "--config", again.configPath], { cwd: again.dir });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`another hermes (pid ${other.pid}) uses the database`);
+  });
+
+  it("at the same moment as another lets one of them run: the one whose claim comes second is refused, naming the other's pid", async () => {
+    const dir = useTempDir();
+    const settings = baseSettings(model.url);
+    const config = writeConfig(dir, settings);
+    const hook = join(dir, "hold-claim.mjs");
+    writeFileSync(hook, HOLD_CLAIM);
+    const first = spawn(process.execPath, [...DAEMON_NODE_FLAGS, "--import", pathToFileURL(hook).href, CLI, "start", "--config", config], {
+      cwd: dir,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    const exited = once(first, "exit");
+    onTestFinished(async () => {
+      if (first.exitCode === null) first.kill("SIGKILL");
+      await exited;
+    });
+    let stdout = "";
+    let stderr = "";
+    first.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    const held = new Promise<void>((resolve) =>
+      first.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+        stderr += chunk;
+        if (stderr.includes("claim held")) resolve();
+      }),
+    );
+    await held;
+    // The first has checked that the socket and the database are free, and is about to claim them.
+    const second = await useHermes(settings, { dir });
+    first.stdin.end("go");
+    const outcome = await new Promise<string>((resolve) => {
+      first.stdout.on("data", () => stdout.includes('"hermes is ready"') && resolve("ready"));
+      void exited.then(() => resolve("exited"));
+    });
+    expect(outcome).toBe("exited");
+    expect(first.exitCode).toBe(1);
+    expect(stderr).toContain(`another hermes (pid ${second.process.pid}) uses the database`);
+    const status = await second.cli(["status", "--json"]);
+    expect(JSON.parse(status.stdout).pid).toBe(second.process.pid);
   });
 });
 
