@@ -86,6 +86,9 @@ export function imagePlaceholder(info: ImageInfo, ref: string): string {
 /** Why an image is not taken, or undefined when it is fine. */
 export function imageProblem(info: ImageInfo | undefined, maxPx: number): string | undefined {
   if (!info) return "I can only look at JPEG, PNG, GIF and WebP images.";
+  // A header that says 0 pixels is a file cut short or a broken one: the model's server would refuse it with an error.
+  if (info.width === 0 || info.height === 0)
+    return `That image says it is ${info.width}×${info.height}: it has no pixels (cut short or damaged?). Send it again.`;
   if (Math.max(info.width, info.height) <= maxPx) return undefined;
   return `That image is ${info.width}×${info.height}, larger than model.max_image_px (${maxPx}). Send it as a photo (Telegram then sends a smaller copy) or raise model.max_image_px in hermes.yaml.`;
 }

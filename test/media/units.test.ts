@@ -24,6 +24,13 @@ describe("media helpers", () => {
     expect(imageProblem(undefined, 1568)).toMatch(/JPEG, PNG, GIF and WebP/);
   });
 
+  it("refuses an image whose header says it has no pixels (cut short, or not an image), saying why", () => {
+    for (const image of [png(0, 0), png(640, 0), jpeg(0, 480)]) {
+      expect(imageProblem(sniffImage(image), 1568)).toMatch(/no pixels/);
+    }
+    expect(imageProblem(sniffImage(png(640, 480)), 1568)).toBeUndefined();
+  });
+
   it("picks the largest Telegram photo size that fits, else the smallest", () => {
     const size = (width: number, height: number) => ({ file_id: `${width}`, file_unique_id: `${width}`, width, height });
     const sizes = [size(90, 67), size(1280, 960), size(320, 240), size(2560, 1920)];
