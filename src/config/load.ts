@@ -1,7 +1,20 @@
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument, Scalar, visit } from "yaml";
+import {
+  type Document,
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseDocument,
+  Scalar,
+  visit,
+  type YAMLError,
+} from "yaml";
 import type { z } from "zod";
 import { ConfigError, type ConfigProblem } from "../errors.js";
 import { maskUrlsDeep, urlSecretsDeep } from "../url-secrets.js";
@@ -41,7 +54,7 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
     return { file, line, col, path, message };
   };
   if (doc.errors.length > 0) {
-    throw new ConfigError(doc.errors.map((e) => at(e.pos[0], "", e.message.split("\n")[0] ?? e.message)));
+    throw new ConfigError(doc.errors.map((e) => at(e.pos[0], "", yamlMessage(e))));
   }
   const { secrets, unset } = substituteEnv(doc, env);
   if (unset.length > 0) {
@@ -64,6 +77,13 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
   };
   const secretValues = [...secrets, ...tokensOf(config), ...urlSecretsDeep(config)].filter((s) => s.length >= 4);
   return { file, config, secrets: secretValues, locate, ...(doc.contents === null && { empty: true as const }) };
+}
+
+/** The parser's message, in the owner's terms where the parser speaks to a programmer. */
+function yamlMessage(e: YAMLError): string {
+  if (e.code === "MULTIPLE_DOCS")
+    return "a second YAML document starts here; hermes.yaml is one YAML document: remove this '---' line (and merge what follows into the settings above)";
+  return e.message.split("\n")[0] ?? e.message;
 }
 
 /** The document as plain data; a YAML-level error (say, an alias without its anchor) becomes a ConfigError. */
@@ -109,13 +129,18 @@ function keyPath(ancestors: readonly unknown[], key: number | "key" | "value" | 
   return parts.join(".");
 }
 
-/** A substituted value is read as YAML only when it is one plain scalar; anything else (an alias, a map, an error) stays text. */
+/**
+ * A substituted value is read as YAML only when the whole of it is one plain scalar that is not text (a number,
+ * a boolean); anything else stays the text as it came: re-read, a password with ` #` in it lost the rest as a
+ * comment, and one in quotes lost its quotes.
+ */
 function reparseScalar(text: string): unknown {
   if (text === "") return "";
   const doc = parseDocument(text);
   if (doc.errors.length > 0 || !isScalar(doc.contents)) return text;
-  const value = doc.contents.value;
-  return value !== null && typeof value === "object" ? text : value;
+  const { value, range } = doc.contents;
+  const whole = range?.[0] === 0 && range[1] === text.length;
+  return whole && (value === null || typeof value === "number" || typeof value === "boolean") ? value : text;
 }
 
 type At = (offset: number, path: string, message: string) => ConfigProblem;
@@ -155,7 +180,7 @@ function describeIssue(issue: z.core.$ZodIssue, value: unknown): string {
 }
 
 function findKeyNode(doc: Document, path: (string | number)[], key: string): Node | undefined {
-  const parent = path.length === 0 ? doc.contents : doc.getIn(path, true);
+  const parent = resolved(doc, nodeAt(doc, path));
   if (!isMap(parent)) return undefined;
   const pair = parent.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === key);
   return pair && isScalar(pair.key) ? pair.key : undefined;
@@ -163,10 +188,28 @@ function findKeyNode(doc: Document, path: (string | number)[], key: string): Nod
 
 function deepestNode(doc: Document, path: (string | number)[]): { node: Node | undefined; depth: number } {
   for (let depth = path.length; depth > 0; depth--) {
-    const node = doc.getIn(path.slice(0, depth), true) as Node | undefined;
+    const node = nodeAt(doc, path.slice(0, depth));
     if (node && typeof node === "object" && "range" in node) return { node, depth };
   }
   return { node: (doc.contents as Node | null) ?? undefined, depth: 0 };
+}
+
+/**
+ * The node at a key path, through aliases (`- *brief`): a problem in an aliased map is in the anchor's text,
+ * where `getIn` would stop at the alias and call a key the anchor has missing.
+ */
+function nodeAt(doc: Document, path: (string | number)[]): Node | undefined {
+  let node: unknown = doc.contents;
+  for (const key of path) {
+    node = resolved(doc, node);
+    if (!isMap(node) && !isSeq(node)) return undefined;
+    node = node.get(key, true);
+  }
+  return (node as Node | undefined) ?? undefined;
+}
+
+function resolved(doc: Document, node: unknown): unknown {
+  return isAlias(node) ? node.resolve(doc) : node;
 }
 
 /** Paths in the file: `~/…` is in the home of the user hermes runs as, a relative one is against the file's folder. */

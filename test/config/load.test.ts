@@ -180,6 +180,45 @@ describe("config loading", () => {
     expect(config.model.name).toBe("[a, b");
   });
 
+  it("keeps a substituted secret whole, also one with ' #' or surrounding quotes in it, and still re-reads numbers", () => {
+    const text =
+      "connectors:\n  email:\n    imap:\n      pass: ${PASS}\n    smtp:\n      pass: ${SMTP}\nmodel:\n  context_tokens: ${CTX}\n";
+    const env = { PASS: "tr0ub4dor #3", SMTP: "'quoted'", CTX: "8192" };
+    const { config } = parseConfig(text, "h.yaml", env);
+    expect(config.connectors.email.imap.pass).toBe("tr0ub4dor #3");
+    expect(config.connectors.email.smtp.pass).toBe("'quoted'");
+    expect(config.model.context_tokens).toBe(8192);
+  });
+
+  it("locates a problem inside an aliased node at the anchor's text, with what is wrong there", () => {
+    const fallbacks = problemsOf("model:\n  name: x\n  fallbacks:\n    - &small { name: small, context_tokens: lots }\n    - *small\n");
+    expect(fallbacks[1]).toMatchObject({ line: 4, path: "model.fallbacks.1.context_tokens" });
+    expect(fallbacks[1]?.message).toBe("expected number, received string");
+    const jobs = [
+      "connectors:",
+      "  cron:",
+      "    jobs:",
+      "      - &brief",
+      "        name: brief",
+      "        schedule: '0 7 * * *'",
+      "        prompt: p",
+      "        delivr: cli:o",
+      "      - *brief",
+    ].join("\n");
+    const unknown = problemsOf(jobs).filter((p) => p.message === "unknown key 'delivr'");
+    expect(unknown.map((p) => [p.path, p.line])).toEqual([
+      ["connectors.cron.jobs.0.delivr", 8],
+      ["connectors.cron.jobs.1.delivr", 8],
+    ]);
+  });
+
+  it("says how to fix a file that holds a second YAML document, at its '---'", () => {
+    const [p] = problemsOf("model:\n  name: x\n---\nagent:\n  max_steps: 3\n");
+    expect(p).toMatchObject({ line: 3, col: 1 });
+    expect(p?.message).not.toContain("parseAllDocuments");
+    expect(p?.message).toContain("one YAML document");
+  });
+
   it("says which variable to set when an enabled connector has no token", () => {
     const [p] = problemsOf('connectors:\n  telegram: { enabled: true, token: "${TELEGRAM_BOT_TOKEN}" }\n');
     expect(p?.path).toBe("connectors.telegram.token");
