@@ -55,3 +55,21 @@ function parseUrl(value: string): URL | undefined {
     return undefined;
   }
 }
+
+/** A command-line flag whose name says its value is a credential (`--token`, `--api-key=…`, `-password`). */
+const SECRET_FLAG = /^--?[\w-]*(token|key|secret|pass|auth|credential)[\w-]*$/i;
+
+/**
+ * A command's arguments as `hermes status`, doctor and `config check` show them: each of `secrets` (the
+ * values `${VAR}`s brought in) masked wherever it stands, the value of a flag named for a credential
+ * (`--token X`, `--token=X`) masked whole, and the secrets inside URLs.
+ */
+export function maskArgs(args: readonly string[], secrets: readonly string[] = []): string[] {
+  return args.map((arg, i) => {
+    const flag = /^(--?[\w-]+)=/.exec(arg);
+    if (flag?.[1] && SECRET_FLAG.test(flag[1])) return `${flag[1]}=${MASK}`;
+    if (i > 0 && SECRET_FLAG.test(args[i - 1] ?? "") && !arg.startsWith("-")) return MASK;
+    const known = secrets.reduce((text, s) => (s.length >= 4 && text.includes(s) ? text.replaceAll(s, MASK) : text), arg);
+    return maskUrlsInText(known);
+  });
+}

@@ -17,7 +17,7 @@ import {
 } from "yaml";
 import type { z } from "zod";
 import { ConfigError, type ConfigProblem } from "../errors.js";
-import { maskUrlsDeep, urlSecretsDeep } from "../url-secrets.js";
+import { maskArgs, maskUrlsDeep, urlSecretsDeep } from "../url-secrets.js";
 import { substituteEnvRefs } from "./env.js";
 import { type Config, configSchema } from "./schema.js";
 
@@ -273,7 +273,10 @@ function maskTokens(config: Config, secrets: readonly string[]): Config {
   const mask = (s: string) => (s ? "********" : "");
   const { telegram, discord, http, email } = config.connectors;
   const maskAll = (values: Record<string, string>) => Object.fromEntries(Object.keys(values).map((k) => [k, mask(values[k] ?? "")]));
-  const servers = Object.entries(config.mcp.servers).map(([n, s]) => [n, { ...s, headers: maskAll(s.headers), env: maskAll(s.env) }]);
+  const servers = Object.entries(config.mcp.servers).map(([n, s]) => [
+    n,
+    { ...s, args: maskArgs(s.args, secrets), headers: maskAll(s.headers), env: maskAll(s.env) },
+  ]);
   return {
     ...config,
     mcp: { servers: Object.fromEntries(servers) },

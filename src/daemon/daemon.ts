@@ -338,7 +338,7 @@ async function loadParts(w: Wired) {
   const plugins = await preparePluginReload(w.core, w.state.loaded.config, next);
   const parts = await buildParts(next.config, w.partsDeps);
   // Last, for nothing after it refuses the reload: it takes over the unchanged servers from the running hub.
-  const mcp = await loadMcpHub(next.config, { store: w.store, log: w.log, locate: next.locate }, w.state.mcp);
+  const mcp = await loadMcpHub(next.config, { store: w.store, log: w.log, locate: next.locate, secrets: next.secrets }, w.state.mcp);
   // Stopped only once nothing can refuse the reload any more: a refused one keeps the running model whole.
   w.state.model.stop();
   return { next, parts, mcp, plugins };

@@ -40,7 +40,7 @@ export interface PartsDeps {
 
 /** The state of a loaded config: its MCP servers (connecting in the background), tools, model and skills. */
 export async function loadState(loaded: LoadedConfig, deps: PartsDeps): Promise<State> {
-  const mcp = await loadMcpHub(loaded.config, { store: deps.tools.store, log: deps.log, locate: loaded.locate });
+  const mcp = await loadMcpHub(loaded.config, { store: deps.tools.store, log: deps.log, locate: loaded.locate, secrets: loaded.secrets });
   const state: State = { loaded, mcp, ...(await buildParts(loaded.config, deps)) };
   withMcpTools(state);
   mcp?.onChange(() => state.mcp === mcp && withMcpTools(state));

@@ -5,7 +5,7 @@ import { McpToolListStore } from "../store/mcp-tools.js";
 import type { Store } from "../store/store.js";
 import { toolSpec } from "../tools/define.js";
 import type { AnyTool } from "../tools/types.js";
-import { maskUrl, maskUrlsInText } from "../url-secrets.js";
+import { maskArgs, maskUrl, maskUrlsInText } from "../url-secrets.js";
 import { isEnabled, nameTools } from "./names.js";
 import { notConnectedText } from "./not-connected.js";
 import { loadSdk, type Sdk } from "./sdk.js";
@@ -19,6 +19,8 @@ export interface McpHubDeps {
   /** `file:line:col` of a config key, for problems found once a server answers. */
   locate?: (path: (string | number)[]) => string;
   retryBaseMs?: number;
+  /** The config's secret values (`${VAR}`s): masked where a server's command line is shown. */
+  secrets?: readonly string[];
 }
 
 export interface McpHub {
@@ -123,8 +125,8 @@ export function createMcpHub(config: Config, deps: McpHubDeps, previous?: McpHub
 
   return {
     tools: () => [...entries.values()].flatMap((e) => e.tools),
-    reports: () => [...entries.values()].map(reportOf),
-    whyMissing: (name, enabled) => notConnectedText(name, [...entries.values()].map(reportOf), enabled),
+    reports: () => [...entries.values()].map((e) => reportOf(e, deps.secrets)),
+    whyMissing: (name, enabled) => notConnectedText(name, [...entries.values()].map((e) => reportOf(e, deps.secrets)), enabled),
     settled: async (maxMs) => {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<void>((resolve) => {
@@ -148,7 +150,7 @@ export function createMcpHub(config: Config, deps: McpHubDeps, previous?: McpHub
   };
 }
 
-function reportOf(entry: Entry): McpServerReport {
+function reportOf(entry: Entry, secrets: readonly string[] = []): McpServerReport {
   const status = entry.session.status();
   const collision = entry.collisions.length ? `tools share a name after sanitising: ${entry.collisions.join(", ")}` : undefined;
   const lastError = status.lastError ?? collision ?? null;
@@ -168,7 +170,7 @@ function reportOf(entry: Entry): McpServerReport {
         ? collision
           ? "rename the tools on the server, or enable only one of them"
           : null
-        : fixFor(entry.cfg, lastError ?? ""),
+        : fixFor(entry.cfg, lastError ?? "", secrets),
     unmatched: entry.unmatched,
   };
 }
@@ -179,12 +181,12 @@ function unmatchedEntries(name: string, toolNames: string[], enabled: readonly s
   return enabled.filter((e) => e.startsWith(prefix) && !toolNames.some((t) => isEnabled(t, [e])));
 }
 
-function fixFor(cfg: McpServerConfig, error: string): string {
+function fixFor(cfg: McpServerConfig, error: string, secrets: readonly string[] = []): string {
   if (/401|403|unauthori[sz]ed|forbidden/i.test(error))
     return "check the token in the server's headers (the environment variable it comes from)";
   if (cfg.command) {
     if (/ENOENT|not found/i.test(error)) return `install ${cfg.command} or give its full path in command`;
-    return `run \`${[cfg.command, ...cfg.args].join(" ")}\` by hand to see why it exits; its stderr is in the log`;
+    return `run \`${[cfg.command, ...maskArgs(cfg.args, secrets)].join(" ")}\` by hand to see why it exits; its stderr is in the log`;
   }
   return `check that ${maskUrl(cfg.url ?? "")} is reachable from this host and speaks MCP`;
 }

@@ -292,6 +292,24 @@ describe("MCP tool servers", () => {
     for (const out of shown) expect(out).not.toContain(secret);
   });
 
+  it("shows a down stdio server's command line with its secrets masked in tools, status, doctor and config check", async () => {
+    // A server that exits at once, with a token from the environment and two given as flags on its command line.
+    const broken = { command: process.execPath, args: ["-e", "process.exit(3)", "--", "${HA_TOKEN}", "--token", "tok-SECRET-1", "--api-key=SECRET-2"] };
+    const h = await start({ enabled: ["clock"], servers: { broken } });
+    const status = JSON.parse((await h.cli(["status", "--json"])).stdout) as { mcp: { fix: string | null }[] };
+    expect(status.mcp[0]?.fix).toBe(
+      `run \`${process.execPath} -e process.exit(3) -- ******** --token ******** --api-key=********\` by hand to see why it exits; its stderr is in the log`,
+    );
+    const shown = [
+      (await h.cli(["tools", "--json"])).stdout,
+      (await h.cli(["tools"])).stdout,
+      (await h.cli(["status"])).stdout,
+      (await h.cli(["doctor"])).stdout,
+      (await h.cli(["config", "check"])).stdout,
+    ];
+    for (const out of shown) for (const secret of [TOKEN, "tok-SECRET-1", "SECRET-2"]) expect(out).not.toContain(secret);
+  });
+
   it("refuses two tools whose names collide after sanitising, naming the server's place in the config", async () => {
     const colliding = stdioServer();
     colliding.env = { ...colliding.env, MCP_COLLIDE: "1" };
