@@ -56,7 +56,7 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
   if (doc.errors.length > 0) {
     throw new ConfigError(doc.errors.map((e) => at(e.pos[0], "", yamlMessage(e))));
   }
-  const { secrets, unset } = substituteEnv(doc, env);
+  const { secrets, unset, reread } = substituteEnv(doc, env);
   if (unset.length > 0) {
     throw new ConfigError(
       unset.map((u) => at(u.offset, u.path, `\${${u.name}} is not set in the environment (write \${${u.name}:-} to allow it empty)`)),
@@ -68,7 +68,7 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
   }
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((issue) => locateIssue(doc, issue, at)));
+    throw new ConfigError(parsed.error.issues.map((issue) => locateIssue(doc, issue, at, reread)));
   }
   const config = resolvePaths(parsed.data, dirname(resolve(file)));
   const locate = (path: (string | number)[]) => {
@@ -106,15 +106,19 @@ function toJs(doc: Document, at: (offset: number, path: string, message: string)
 function substituteEnv(doc: Document, env: NodeJS.ProcessEnv) {
   const secrets: string[] = [];
   const unset: { name: string; offset: number; path: string }[] = [];
+  /** Nodes whose substituted text was re-read as a number, boolean or null, with the text the file has. */
+  const reread = new WeakMap<Node, string>();
   visit(doc, {
     Scalar(key, node, ancestors) {
       if (typeof node.value !== "string" || !node.value.includes("${")) return;
       const onUnset = (name: string) => unset.push({ name, offset: node.range?.[0] ?? 0, path: keyPath(ancestors, key, node) });
       const replaced = substituteEnvRefs(node.value, env, (value) => secrets.push(value), onUnset);
+      const written = node.value;
       node.value = node.type === Scalar.PLAIN ? reparseScalar(replaced) : replaced;
+      if (typeof node.value !== "string") reread.set(node, written);
     },
   });
-  return { secrets, unset };
+  return { secrets, unset, reread };
 }
 
 /** The dotted key path of a node from the visitor's ancestors (`connectors.telegram.token`, `tools.enabled.1`). */
@@ -145,7 +149,7 @@ function reparseScalar(text: string): unknown {
 
 type At = (offset: number, path: string, message: string) => ConfigProblem;
 
-function locateIssue(doc: Document, issue: z.core.$ZodIssue, at: At): ConfigProblem {
+function locateIssue(doc: Document, issue: z.core.$ZodIssue, at: At, reread: WeakMap<Node, string>): ConfigProblem {
   const path = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p));
   if (issue.code === "unrecognized_keys") {
     const key = issue.keys[0] ?? "";
@@ -164,7 +168,11 @@ function locateIssue(doc: Document, issue: z.core.$ZodIssue, at: At): ConfigProb
     const key = String(path[path.length - 1]);
     return at(offset, path.join("."), `missing required key '${key}' (expected ${issue.expected})`);
   }
-  return at(offset, path.join("."), describeIssue(issue, !absent && isScalar(node) ? node.value : undefined));
+  const message = describeIssue(issue, !absent && isScalar(node) ? node.value : undefined);
+  // A value from the environment that is all digits (a PIN, a password) is read as a number, and "0123" as 123.
+  const written = !absent && node && issue.code === "invalid_type" && issue.expected === "string" ? reread.get(node) : undefined;
+  if (written !== undefined) return at(offset, path.join("."), `${message}: write it in quotes, "${written}", to keep its value as text`);
+  return at(offset, path.join("."), message);
 }
 
 function knownKeysHint(issue: z.core.$ZodIssue): string {

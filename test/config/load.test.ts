@@ -190,6 +190,15 @@ describe("config loading", () => {
     expect(config.model.context_tokens).toBe(8192);
   });
 
+  it("says to quote a substituted value that is all digits where text is expected (a PIN would lose its leading 0)", () => {
+    const text = "connectors:\n  email:\n    imap:\n      pass: ${PASS}\n";
+    const [problem] = problemsOf(text, { PASS: "0123" });
+    expect(problem).toMatchObject({ line: 4, path: "connectors.email.imap.pass" });
+    expect(problem?.message).toBe('expected string, received number: write it in quotes, "${PASS}", to keep its value as text');
+    const { config } = parseConfig(text.replace("${PASS}", '"${PASS}"'), "h.yaml", { PASS: "0123" });
+    expect(config.connectors.email.imap.pass).toBe("0123");
+  });
+
   it("locates a problem inside an aliased node at the anchor's text, with what is wrong there", () => {
     const fallbacks = problemsOf("model:\n  name: x\n  fallbacks:\n    - &small { name: small, context_tokens: lots }\n    - *small\n");
     expect(fallbacks[1]).toMatchObject({ line: 4, path: "model.fallbacks.1.context_tokens" });
