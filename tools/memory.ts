@@ -1,7 +1,7 @@
 import type { ToolName } from "../src/config/schema.js";
 import { z } from "../src/config/zod.js";
 import { ToolError } from "../src/errors.js";
-import { senderOf } from "../src/store/memory.js";
+import { type Memory, senderOf } from "../src/store/memory.js";
 import { defineTool } from "../src/tools/define.js";
 import type { CallInfo, ToolDeps } from "../src/tools/types.js";
 import { readUntrusted } from "./untrusted.js";
@@ -21,6 +21,16 @@ const input = z.discriminatedUnion("action", [
  * A fact outlives the conversation that made it, so it is where injected text would do lasting harm: saving
  * or forgetting a shared fact, and any change once the session has read text from outside, asks the owner.
  */
+/** Two wordings of one fact: the same words, whatever their case, spacing, Unicode form or final full stop. */
+function sameFact(a: string, b: string): boolean {
+  const key = (s: string) => s.normalize("NFC").toLowerCase().replace(/\s+/g, " ").trim().replace(/[.!。]$/, "");
+  return key(a) === key(b);
+}
+
+function scopeOf(m: Memory): string {
+  return m.owner ? `for ${m.owner_name ?? m.owner}` : "for everyone";
+}
+
 export function createTool(_name: ToolName, deps: ToolDeps) {
   const memory = deps.store.memory;
   const maxFacts = deps.config.tools.memory.max_facts;
@@ -41,9 +51,13 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
       const person = senderOf(deps.store.history.run(ctx.runId));
       switch (args.action) {
         case "remember": {
+          const owner = args.for === "everyone" ? undefined : person;
+          // Told twice, a fact was kept twice: two rows, both in every later prompt.
+          const same = memory.visibleTo(person?.id).find((m) => sameFact(m.fact, args.fact) && (m.owner === null || m.owner === owner?.id));
+          if (same) return `Already remembered #${same.id} (${scopeOf(same)}): ${same.fact}`;
           if (memory.count() >= maxFacts) throw new ToolError(`memory is full (${maxFacts} facts); forget one first`);
-          const m = memory.remember(args.fact.trim(), args.for === "everyone" ? undefined : person);
-          return `Remembered #${m.id} (${m.owner ? `for ${m.owner_name ?? m.owner}` : "for everyone"}): ${m.fact}`;
+          const m = memory.remember(args.fact.trim(), owner);
+          return `Remembered #${m.id} (${scopeOf(m)}): ${m.fact}`;
         }
         case "list": {
           const all = memory.visibleTo(person?.id);

@@ -68,3 +68,18 @@ describe("memory in an ephemeral session", () => {
     expect(facts(a)).toEqual([{ fact: "likes tea" }]);
   });
 });
+
+describe("a fact told twice", () => {
+  it("is kept once: the second time (in other case, spacing or with a full stop) says it is already remembered", async () => {
+    const a = await agent();
+    const tell = async (fact: string) => {
+      a.model.script({ toolCalls: [{ name: "memory", arguments: { action: "remember", fact } }] });
+      await a.runner.submit({ sessionKey: "cli:default", text: "remember that", source: "cli" }).done;
+      return String(a.model.requests.at(-1)?.messages.at(-1)?.content);
+    };
+    expect(await tell("likes green tea")).toMatch(/^Remembered #1 /);
+    expect(await tell("Likes  green tea.")).toBe("Already remembered #1 (for the owner): likes green tea");
+    expect(await tell("likes black tea")).toMatch(/^Remembered #2 /);
+    expect(facts(a)).toEqual([{ fact: "likes green tea" }, { fact: "likes black tea" }]);
+  });
+});
