@@ -29,6 +29,8 @@ async function pollForCode(apiRoot: string, token: string, say: (line: string) =
   };
   const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
   say(`Send this code to your bot in a private chat, from your own Telegram account:\n\n    ${code}\n`);
+  // Telegram's dates are whole seconds: a message from before the code was shown is no try at it.
+  const shownAt = Math.floor(Date.now() / 1000);
   const end = Date.now() + timeoutMs;
   let offset = 0;
   let wrong = 0;
@@ -44,11 +46,12 @@ async function pollForCode(apiRoot: string, token: string, say: (line: string) =
     }
     for (const u of got.result as {
       update_id: number;
-      message?: { chat: { id: number; type: string }; from?: { id: number; first_name: string }; text?: string };
+      message?: { chat: { id: number; type: string }; from?: { id: number; first_name: string }; text?: string; date?: number };
     }[]) {
       offset = u.update_id + 1;
       const m = u.message;
       if (!m?.from || m.chat.type !== "private" || !/^\d[\d ]{3,9}$/.test(m.text?.trim() ?? "")) continue;
+      if ((m.date ?? shownAt) < shownAt) continue;
       if (m.text?.replace(/ /g, "").trim() === code) {
         await call("sendMessage", { chat_id: m.chat.id, text: "You are paired: once hermes runs, write to me any time." });
         await call("getUpdates", { offset, timeout: 0 });

@@ -250,6 +250,18 @@ describe("hermes setup", () => {
     expect(statSync(envFile).mode & 0o777).toBe(0o600);
   });
 
+  it("does not take digits sent before the code was shown as tries at it (five would void the pairing)", async () => {
+    const hourAgo = Math.floor(Date.now() / 1000) - 3600;
+    for (let i = 0; i < 5; i++) telegram.sendMessage(OWNER, { text: "123456", date: hourAgo });
+    const t = terminal(["setup", "telegram", "--telegram-token", TOKEN, "--pair", "--non-interactive"], env, home.path);
+    onTestFailed(() => console.log(t.output()));
+    const code = (await t.expect(/^ {4}(\d{6})\s*$/m))[1] as string;
+    telegram.sendText(OWNER, code);
+    await t.expect(/✓ paired Telegram user 42/);
+    expect(await t.exit).toBe(0);
+    expect(telegram.messagesTo(OWNER).map((c) => String(c.params.text))).toEqual(["You are paired: once hermes runs, write to me any time."]);
+  });
+
   it("a Telegram lost while pairing ends the pairing with how to pair later, not setup with a bare error", async () => {
     const run = runCli(["setup", "telegram", "--telegram-token", TOKEN, "--pair", "--non-interactive"], { env, cwd: home.path });
     await telegram.waitFor((c) => c.method === "getUpdates");
