@@ -1,4 +1,5 @@
 import { accessSync, constants, readFileSync, writeFileSync } from "node:fs";
+import { errorMessage } from "../errors.js";
 import { addAllowedUser, type PairPlatform } from "./allowed-users.js";
 import { Client } from "./client.js";
 import { socketPathOf } from "./socket-path.js";
@@ -42,7 +43,14 @@ export async function pair(configPath: string, platform: PairPlatform, options: 
     if (!outcome?.ok) return fail(outcome?.message ?? "the daemon closed the connection");
     const { id, name } = outcome.data as { id: string; name: string };
     const before = readFileSync(configPath, "utf8");
-    writeFileSync(configPath, addAllowedUser(before, platform, id, name));
+    try {
+      writeFileSync(configPath, addAllowedUser(before, platform, id, name));
+    } catch (err) {
+      // The user was told "adding you now": they hear that it failed, not nothing.
+      if (readFileSync(configPath, "utf8") !== before) writeFileSync(configPath, before);
+      await client.call({ op: "pair_confirm", connector: platform, user_id: id, ok: false });
+      return fail(`${errorMessage(err)}; the file is as it was`);
+    }
     const reloaded = await client.call({ op: "reload" });
     const ok = reloaded.type === "result" && reloaded.ok;
     if (!ok) writeFileSync(configPath, before);

@@ -125,6 +125,21 @@ describe("hermes pair telegram", () => {
     expect(hermes?.process.exitCode).toBeNull();
   });
 
+  it("tells the user who sent the code that it failed when their id cannot be written into the file", async () => {
+    // An alias is a list hermes reads but cannot add to without changing the rest of the file.
+    const aliased = original
+      .replace("  cron: { enabled: false }", `  cron: { enabled: false }\n  discord: { enabled: false, allowed_users: &owners ["${OWNER}"] }`)
+      .replace(`allowed_users: [${OWNER}] # the owner`, "allowed_users: *owners # the owner");
+    writeFileSync(configPath, aliased);
+    const run = startPair(configPath, ["telegram", "--timeout-s", "60"]);
+    telegram.sendText(STRANGER, await run.code);
+    const end = await run.exit;
+    expect(end.code).toBe(1);
+    expect(end.stderr).toMatch(/connectors\.telegram\.allowed_users is not a list; the file is as it was/);
+    expect(readFileSync(configPath, "utf8")).toBe(aliased);
+    await sentTo(STRANGER, (t) => t === "Pairing failed on the server; ask the owner.");
+  });
+
   it("five wrong codes void the pairing: exit 1, the file untouched", async () => {
     const run = startPair(configPath, ["telegram"]);
     const code = await run.code;
