@@ -5,35 +5,17 @@
  */
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/config/load.js";
-import { createLogger } from "../../src/log.js";
-import { loadSdk } from "../../src/mcp/sdk.js";
-import { createSession } from "../../src/mcp/session.js";
-import type { McpSession } from "../../src/mcp/types.js";
+import { describe, expect, it } from "vitest";
 import { useTempDir } from "../helpers/fixture.js";
+import { startStdioSession } from "../helpers/mcp-session.js";
 
 const SERVER = resolve(import.meta.dirname, "../fakes/mcp-error-server.mjs");
 
 describe("an MCP server's error text", () => {
-  let session: McpSession | undefined;
-  afterEach(async () => session?.close());
-
   it("a JSON-RPC error saying 'the valve is closed' is the tool's failure; the connection stays", async () => {
     const dir = useTempDir();
     const pids = join(dir, "pids");
-    const yaml = `mcp:\n  servers:\n    valves:\n      command: ${process.execPath}\n      args: ["${SERVER}"]\n      env: { PIDS: "${pids}" }\ntools:\n  enabled: ["valves__*"]\n`;
-    const cfg = parseConfig(yaml, join(dir, "hermes.yaml"), {}).config.mcp.servers.valves;
-    if (!cfg) throw new Error("no server");
-    session = createSession("valves", cfg, {
-      sdk: loadSdk,
-      log: createLogger("silent"),
-      cached: [],
-      onTools: () => {},
-      retryBaseMs: 60_000,
-    });
-    session.start();
-    await session.firstAttempt();
+    const session = await startStdioSession("valves", SERVER, { PIDS: pids });
     expect(session.status().phase).toBe("connected");
     const signal = new AbortController().signal;
     await expect(session.call("open_valve", {}, signal)).rejects.toThrow(/the garden valve is closed/);

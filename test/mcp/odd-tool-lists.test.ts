@@ -3,41 +3,14 @@
  * cannot be compiled made the SDK refuse the whole list: the server was "not connected", retried forever,
  * and none of its tools (the well-formed ones too) could be used.
  */
-import { join, resolve } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/config/load.js";
-import { createLogger } from "../../src/log.js";
-import { loadSdk } from "../../src/mcp/sdk.js";
-import { createSession } from "../../src/mcp/session.js";
-import type { McpSession } from "../../src/mcp/types.js";
-import { useTempDir } from "../helpers/fixture.js";
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { startStdioSession } from "../helpers/mcp-session.js";
 
 const SERVER = resolve(import.meta.dirname, "../fakes/mcp-odd-server.mjs");
 
 describe("an MCP server's odd tool list", () => {
-  let session: McpSession | undefined;
-  afterEach(async () => session?.close());
-
-  const connect = async (tools: unknown[]) => {
-    const dir = useTempDir();
-    const yaml = `mcp:\n  servers:\n    odd:\n      command: ${process.execPath}\n      args: ["${SERVER}"]\ntools:\n  enabled: ["odd__*"]\n`;
-    const cfg = parseConfig(yaml, join(dir, "hermes.yaml"), {}).config.mcp.servers.odd;
-    if (!cfg) throw new Error("no server");
-    session = createSession(
-      "odd",
-      { ...cfg, env: { ODD_TOOLS: JSON.stringify(tools) } },
-      {
-        sdk: loadSdk,
-        log: createLogger("silent"),
-        cached: [],
-        onTools: () => {},
-        retryBaseMs: 60_000,
-      },
-    );
-    session.start();
-    await session.firstAttempt();
-    return session;
-  };
+  const connect = (tools: unknown[]) => startStdioSession("odd", SERVER, { ODD_TOOLS: JSON.stringify(tools) });
 
   it("drops a tool without an inputSchema or with a non-object one, and keeps the server and its other tools", async () => {
     const s = await connect([

@@ -294,7 +294,10 @@ describe("MCP tool servers", () => {
 
   it("shows a down stdio server's command line with its secrets masked in tools, status, doctor and config check", async () => {
     // A server that exits at once, with a token from the environment and two given as flags on its command line.
-    const broken = { command: process.execPath, args: ["-e", "process.exit(3)", "--", "${HA_TOKEN}", "--token", "tok-SECRET-1", "--api-key=SECRET-2"] };
+    const broken = {
+      command: process.execPath,
+      args: ["-e", "process.exit(3)", "--", "${HA_TOKEN}", "--token", "tok-SECRET-1", "--api-key=SECRET-2"],
+    };
     const h = await start({ enabled: ["clock"], servers: { broken } });
     const status = JSON.parse((await h.cli(["status", "--json"])).stdout) as { mcp: { fix: string | null }[] };
     expect(status.mcp[0]?.fix).toBe(
