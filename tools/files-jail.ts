@@ -3,11 +3,12 @@ import { constants, promises as fsp, type Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import { ToolError } from "../src/errors.js";
+import { randomBytes } from "../src/random.js";
 
 const MAX_LIST_ENTRIES = 500;
 /** On Linux a path below /proc/self/fd/<n> is resolved from the directory that descriptor holds: openat. */
 const PROC_FD = process.platform === "linux" ? "/proc/self/fd" : undefined;
-const { O_RDONLY, O_WRONLY, O_CREAT, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = constants;
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = constants;
 
 /** A folder opened during a walk: its descriptor and the path shown in messages. */
 interface Dir {
@@ -130,17 +131,36 @@ export function createJail(root: string) {
       if (!name) throw new ToolError(`'${path}' is a folder`);
       return withOpened(async (opened) => {
         const dir = await walk(parts, path, opened, true);
-        // No O_TRUNC: a file that turns out to be a hard link or a FIFO must be left as it was.
-        const flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK;
-        const handle = await fsp.open(childPath(dir, name), flags, 0o644).catch((err: NodeJS.ErrnoException) => {
-          if (err.code === "ELOOP") throw new ToolError(`'${path}' is a symbolic link; hermes does not write through links`);
-          if (err.code === "EISDIR") throw new ToolError(`'${path}' is a folder`);
+        const target = childPath(dir, name);
+        const existing = await fsp.lstat(target).catch((err: NodeJS.ErrnoException) => {
+          if (err.code === "ENOENT") return undefined;
           throw explain(err, path, path);
         });
+        if (existing?.isSymbolicLink()) throw new ToolError(`'${path}' is a symbolic link; hermes does not write through links`);
+        if (existing?.isDirectory()) throw new ToolError(`'${path}' is a folder`);
+        if (existing) checkRegular(existing, path);
+        // A file the owner made read-only stays as it is: the rename below would replace it regardless.
+        if (existing && (existing.mode & 0o222) === 0) throw new ToolError(`'${path}' is read-only; hermes leaves it as it is`);
+        if (existing) await fsp.access(target, constants.W_OK).catch((err: NodeJS.ErrnoException) => Promise.reject(explain(err, path, path)));
+        // The text goes to a new file beside it that then takes its name: a reader, or another write, never
+        // meets half a file, and a write that fails leaves the old one. A link or a hard link put in the
+        // file's place meanwhile is replaced, never written through.
+        const temp = childPath(dir, `.hermes-write-${randomBytes(8).toString("hex")}`);
+        const handle = await fsp.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
         opened.push(handle);
-        checkRegular(await handle.stat(), path);
-        await handle.truncate(0);
-        await handle.writeFile(content, "utf8");
+        try {
+          if (existing) {
+            await handle.chown(existing.uid, existing.gid).catch(() => {});
+            await handle.chmod(existing.mode & 0o777);
+          }
+          await handle.writeFile(content, "utf8");
+          await handle.datasync();
+          await fsp.rename(temp, target);
+        } catch (err) {
+          await fsp.unlink(temp).catch(() => {});
+          if ((err as NodeJS.ErrnoException).code === "EISDIR") throw new ToolError(`'${path}' is a folder`);
+          throw err;
+        }
         return `Wrote ${Buffer.byteLength(content)} bytes to ${path}.`;
       });
     },

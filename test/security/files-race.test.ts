@@ -1,9 +1,9 @@
 /**
  * The file tools against a folder that is swapped for a symlink to the outside while they work, against
- * hard links to outside files, and against FIFOs.
+ * hard links to outside files, against FIFOs, and against writes and reads of one file at once.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configSchema, type ToolName } from "../../src/config/schema.js";
@@ -94,5 +94,33 @@ describe("file tools and a hostile files folder", () => {
     await expect(call("read_file", { path: "pipe" })).rejects.toThrow(/'pipe' is not a regular file/);
     await expect(call("write_file", { path: "pipe", content: "x" })).rejects.toThrow(/'pipe' is not a regular file/);
     expect(await call("list_files", {})).toContain("pipe (not a regular file)");
+  });
+  it("replaces a file whole: writes at once leave one of them, a read meanwhile sees old or new, and the mode is kept", async () => {
+    const long = "L".repeat(300_000);
+    const short = "s".repeat(1000);
+    const whole = (text: string) => text === long || text === short;
+    await call("write_file", { path: "whole.txt", content: long });
+    chmodSync(join(root, "whole.txt"), 0o600);
+    const seen = { mixedFiles: 0, mixedReads: 0 };
+    for (let i = 0; i < 30; i++) {
+      const [, , read] = await Promise.all([
+        call("write_file", { path: "whole.txt", content: long }),
+        call("write_file", { path: "whole.txt", content: short }),
+        call("read_file", { path: "whole.txt" }),
+      ]);
+      if (!whole(readFileSync(join(root, "whole.txt"), "utf8"))) seen.mixedFiles++;
+      if (!whole(read)) seen.mixedReads++;
+    }
+    expect(seen).toEqual({ mixedFiles: 0, mixedReads: 0 });
+    expect(statSync(join(root, "whole.txt")).mode & 0o777).toBe(0o600);
+    // Nothing of the writes is left behind but the file itself.
+    expect(readdirSync(root).filter((n) => n.startsWith("."))).toEqual([]);
+  }, 30_000);
+
+  it("leaves a file the owner made read-only as it is (a write replaces a file, which a read-only one must not be)", async () => {
+    writeFileSync(join(root, "keep.txt"), "as written");
+    chmodSync(join(root, "keep.txt"), 0o444);
+    await expect(call("write_file", { path: "keep.txt", content: "overwritten" })).rejects.toThrow(/'keep\.txt' is read-only/);
+    expect(readFileSync(join(root, "keep.txt"), "utf8")).toBe("as written");
   });
 });
