@@ -111,7 +111,9 @@ export class Gate {
     // Counted when asked, not when run: identical gated calls of one step are asked (and run) at most
     // repeat_limit times, and a call the owner denied does not come back as a new question at every step.
     ctx.guard.admit(signature);
-    if (reason) return this.requestApproval(ctx, call, reason);
+    // The owner is shown the arguments the tool will run with: as its schema reads them (a URL without the
+    // line breaks zod drops from it, defaults filled in), not as the model wrote them.
+    if (reason) return this.requestApproval(ctx, { ...call, args: parsed.data }, reason);
     this.deps.store.audit.decide(call.id, "auto", null, "policy");
     return { kind: "run", admitted: { call, tool, args: parsed.data, signature } };
   }

@@ -131,6 +131,23 @@ describe("the gate", () => {
       expect(late.message).toMatch(/expired at .*; the call did not run/);
     });
 
+    it("shows the arguments as the tool will run them, not as the model wrote them", async () => {
+      // zod reads a URL without its line breaks and tabs: the request must show the host that is fetched.
+      const g = await makeGate({ tools: ["http_get", "memory"], agent: { confirm: ["http_get", "memory"] } });
+      await g.step([
+        call("a", "http_get", { url: "http://example.com\n.attacker.example/" }),
+        call("b", "memory", { action: "remember", fact: "likes tea" }),
+      ]);
+      const asked = g.events.flatMap((e) => (e.type === "approval_requested" ? [e] : []));
+      expect(asked.map((e) => e.args)).toEqual([
+        { url: "http://example.com.attacker.example/" },
+        { action: "remember", fact: "likes tea", for: "me" },
+      ]);
+      expect(asked[0]?.prompt).toContain('"url": "http://example.com.attacker.example/"');
+      // `hermes approvals` and a request shown again after a restart read the stored row.
+      expect(g.store.approvals.get(asked[0]?.approvalId ?? "")?.args).toBe('{"url":"http://example.com.attacker.example/"}');
+    });
+
     it("says so when an unknown approval id is decided", async () => {
       const { g } = await gated();
       expect(g.approvals.decide("nope", true, "cli")).toEqual({ ok: false, code: "unknown", message: "there is no approval nope" });
