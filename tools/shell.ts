@@ -45,21 +45,25 @@ export function runCommand(
     let output = "";
     let dropped = 0;
     let timedOut = false;
-    const collect = (chunk: Buffer) => {
-      output += chunk.toString("utf8");
+    const collect = (chunk: string) => {
+      output += chunk;
       if (output.length > o.maxChars * 2) {
         dropped += output.length - o.maxChars;
         output = output.slice(-o.maxChars);
       }
     };
-    child.stdout.on("data", collect);
-    child.stderr.on("data", collect);
+    // Decoded per stream, so a character whose bytes arrive in two pieces is not shown as two U+FFFD.
+    child.stdout.setEncoding("utf8").on("data", collect);
+    child.stderr.setEncoding("utf8").on("data", collect);
     const kill = () => {
       try {
         if (child.pid) process.kill(-child.pid, "SIGKILL");
       } catch {
         // already gone
       }
+      // A process that left the group (setsid) may hold the output open: "close" must not wait for it.
+      child.stdout.destroy();
+      child.stderr.destroy();
     };
     const timer = setTimeout(() => {
       timedOut = true;
