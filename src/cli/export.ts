@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import Database from "better-sqlite3";
 import { loadConfig } from "../config/load.js";
 import { withoutTimeNote } from "../time-note.js";
@@ -20,7 +21,12 @@ interface MessageRow {
 
 interface ExportedSession extends SessionRow {
   summary: string | null;
-  messages: MessageRow[];
+  messages: ExportedMessage[];
+}
+
+/** A message as exported: its tool calls as JSON itself, not a string of JSON inside the JSON. */
+interface ExportedMessage extends Omit<MessageRow, "tool_calls"> {
+  tool_calls: { name: string; args: unknown }[] | null;
 }
 
 /**
@@ -33,8 +39,13 @@ export function exportCommand(configPath: string, values: { session?: string; fo
     process.stderr.write("usage: hermes export [--session KEY] [--format md|json]\n");
     return 2;
   }
-  const db = new Database(loadConfig(configPath).config.storage.path, { readonly: true, fileMustExist: true });
+  const path = loadConfig(configPath).config.storage.path;
+  const db = existsSync(path) ? new Database(path, { readonly: true, fileMustExist: true }) : undefined;
   try {
+    if (!db?.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sessions'").get()) {
+      process.stderr.write(`hermes: ${path} holds no conversations yet; it is set up when hermes first starts\n`);
+      return 1;
+    }
     const sessions = readSessions(db, values.session);
     if (values.session && sessions.length === 0) {
       process.stderr.write(`there is no session ${values.session}\n`);
@@ -44,7 +55,7 @@ export function exportCommand(configPath: string, values: { session?: string; fo
     process.stdout.write(`${text}\n`);
     return 0;
   } finally {
-    db.close();
+    db?.close();
   }
 }
 
@@ -59,7 +70,7 @@ function readSessions(db: Database.Database, key: string | undefined): ExportedS
   return sessions.map((s) => ({
     ...s,
     summary: (summary.get(s.id) as string | undefined) ?? null,
-    messages: messages.all(s.id) as MessageRow[],
+    messages: (messages.all(s.id) as MessageRow[]).map((m) => ({ ...m, tool_calls: m.tool_calls ? JSON.parse(m.tool_calls) : null })),
   }));
 }
 
@@ -73,19 +84,34 @@ function toMarkdown(sessions: ExportedSession[]): string {
     .join("\n\n---\n\n");
 }
 
-function messageMarkdown(m: MessageRow): string {
+function messageMarkdown(m: ExportedMessage): string {
   const at = iso(m.created_at);
   switch (m.role) {
     case "user":
       return `**You** (${at}):\n\n${withoutTimeNote(m.content)}`;
     case "tool":
-      return `*Result of ${m.tool_name ?? "a tool"}:*\n\n\`\`\`\n${m.content.replaceAll("```", "'''")}\n\`\`\``;
+      return `*Result of ${m.tool_name ?? "a tool"}:*\n\n${codeBlock(m.content)}`;
     default: {
-      const calls = m.tool_calls ? (JSON.parse(m.tool_calls) as { name: string; args: unknown }[]) : [];
-      const called = calls.map((c) => `*Called ${c.name}* \`${JSON.stringify(c.args ?? {})}\``).join("\n");
+      const called = (m.tool_calls ?? []).map((c) => `*Called ${c.name}* ${inlineCode(JSON.stringify(c.args ?? {}))}`).join("\n");
       return `**hermes** (${at}):\n\n${[m.content, called].filter(Boolean).join("\n\n")}`;
     }
   }
+}
+
+/** The longest run of backticks in `text`: a code span or fence must be longer to hold it (CommonMark). */
+function longestBackticks(text: string): number {
+  return Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+}
+
+function inlineCode(text: string): string {
+  const fence = "`".repeat(longestBackticks(text) + 1);
+  const pad = text.startsWith("`") || text.endsWith("`") ? " " : "";
+  return `${fence}${pad}${text}${pad}${fence}`;
+}
+
+function codeBlock(text: string): string {
+  const fence = "`".repeat(Math.max(3, longestBackticks(text) + 1));
+  return `${fence}\n${text}\n${fence}`;
 }
 
 function iso(ms: number): string {
