@@ -110,13 +110,11 @@ export function parseLocalDateTime(text: string, timeZone: string, now: Date): D
   const full = text.trim().match(/^(\d{4})-(\d{2})-(\d{2})[T ](\d{1,2}):(\d{2})(?::(\d{2}))?$/);
   if (full) {
     const [, y, mo, d, h, mi, s] = full.map(Number) as number[];
-    return zonedToUtc(
-      { year: y as number, month: mo as number, day: d as number, hour: h as number, minute: mi as number, second: s || 0 },
-      timeZone,
-    );
+    const fields = { year: y as number, month: mo as number, day: d as number, hour: h as number, minute: mi as number, second: s || 0 };
+    return namesRealTime(fields) ? zonedToUtc(fields, timeZone) : undefined;
   }
   const clock = text.trim().match(/^(\d{1,2}):(\d{2})$/);
-  if (!clock) return undefined;
+  if (!clock || Number(clock[1]) > 23 || Number(clock[2]) > 59) return undefined;
   const today = fieldsIn(now, timeZone);
   const at = zonedToUtc({ ...today, hour: Number(clock[1]), minute: Number(clock[2]), second: 0 }, timeZone);
   if (at.getTime() > now.getTime()) return at;
@@ -131,6 +129,19 @@ export function parseLocalDateTime(text: string, timeZone: string, now: Date): D
       second: 0,
     },
     timeZone,
+  );
+}
+
+/** False for fields that would roll over into another time: "2026-13-45", "2026-02-30", "24:00". */
+function namesRealTime(f: Fields): boolean {
+  const at = new Date(asUtc(f));
+  return (
+    at.getUTCFullYear() === f.year &&
+    at.getUTCMonth() + 1 === f.month &&
+    at.getUTCDate() === f.day &&
+    at.getUTCHours() === f.hour &&
+    at.getUTCMinutes() === f.minute &&
+    at.getUTCSeconds() === f.second
   );
 }
 
