@@ -8,7 +8,7 @@ import { Client, DaemonUnreachable } from "./client.js";
 import { endQuietlyOnClosedPipe } from "./closed-pipe.js";
 import { useCompileCache } from "./compile-cache.js";
 import { confirmFor } from "./confirm.js";
-import { type CliValues, checkPositionals, OPTIONS, UsageError } from "./options.js";
+import { type CliValues, checkPositionals, checkSessionName, OPTIONS, UsageError } from "./options.js";
 import { runMessage } from "./run-view.js";
 import { findConfigPath, loadEnvFile, socketPathOf } from "./socket-path.js";
 
@@ -87,6 +87,7 @@ async function main(argv: string[]): Promise<number> {
   if (values.version) return print("0.1.0");
   if (values.help || !command || command === "help") return print(HELP);
   checkPositionals(command, rest);
+  if ((command === "ask" || command === "chat") && values.session !== undefined) checkSessionName(values.session);
   if (command === "setup") return (await import("./setup-command.js")).setupCommand(values, rest);
   if (command === "connector-test") return (await daemonCode(() => import("./connector-test.js"))).connectorTest(rest, values.options);
   const configPath = findConfigPath(values.config);

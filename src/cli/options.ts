@@ -67,3 +67,9 @@ export function checkPositionals(command: string, rest: string[]): void {
   const words = [command, ...rest.slice(0, max)].join(" ");
   throw new UsageError(`unexpected argument '${rest[max]}' after \`hermes ${words}\`; see \`hermes --help\``);
 }
+
+/** `--session NAME` of `ask` and `chat`: the daemon keys it `cli:NAME` and takes only these names. */
+export function checkSessionName(name: string): void {
+  if (!/^[\w.:-]{1,64}$/.test(name))
+    throw new UsageError(`--session takes a name of 1 to 64 letters, digits, ".", "_", ":" or "-", not '${name}'`);
+}

@@ -50,6 +50,18 @@ describe("the command line's words", () => {
     expect(result.code).toBe(code);
   });
 
+  it.each([["ask", "hi"], ["chat"]])(
+    "hermes %s --session with a name the daemon does not take is a usage error, before any daemon is asked",
+    async (...args) => {
+      for (const name of ["a b", "", "café", "x".repeat(65)]) {
+        const result = await run([...args, "--session", name]);
+        expect(result.stderr).toContain("hermes: --session takes a name of 1 to 64 letters");
+        expect(result.stdout).toBe("");
+        expect(result.code).toBe(2);
+      }
+    },
+  );
+
   it("hermes audit --limit x is a usage error, before any daemon is asked", async () => {
     const result = await run(["audit", "--limit", "x"]);
     expect(result.stderr).toBe("hermes: --limit must be a positive integer\n");
