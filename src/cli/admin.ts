@@ -2,7 +2,7 @@ import type { DaemonStatus } from "../connector.js";
 import { shownArgs, shownText } from "../gate/shown-args.js";
 import type { AuditRow } from "../store/audit.js";
 import { type Client, resultData } from "./client.js";
-import { createStyle } from "./render.js";
+import { createStyle, plainLine } from "./render.js";
 import { serverLine, tools } from "./tools.js";
 
 type Values = { json?: boolean; session?: string; limit?: string };
@@ -55,13 +55,13 @@ async function audit(client: Client, values: Values): Promise<number> {
   const lines = rows.reverse().map((r) => {
     const time = new Date(r.created_at).toISOString().replace("T", " ").slice(0, 19);
     const by = r.decided_by && ["approved", "denied", "expired"].includes(r.decision) ? ` by ${r.decided_by}` : "";
-    const reason = r.reason ? ` (${r.reason})` : "";
+    const reason = r.reason ? ` (${plainLine(r.reason)})` : "";
     const duration = r.status === "ok" || r.status === "error" ? ` ${r.duration_ms} ms` : "";
     const tokens =
       r.step_prompt_tokens == null
         ? ""
         : `  [step ${r.step_prompt_tokens}+${r.step_output_tokens} tokens${r.step_tokens_estimated ? ", estimated" : ""}]`;
-    return `${time}  ${r.session_key}  ${r.tool} ${r.args}  ${r.decision}${by}${reason}  ${r.status}${duration}  ${r.summary ?? ""}${tokens}`;
+    return `${time}  ${r.session_key}  ${plainLine(r.tool)} ${plainLine(r.args)}  ${r.decision}${by}${reason}  ${r.status}${duration}  ${plainLine(r.summary ?? "")}${tokens}`;
   });
   return out(lines.join("\n"));
 }

@@ -1,4 +1,5 @@
 /** Terminal rendering for `hermes chat` and `hermes ask`: colours and spinners only on a TTY. */
+import { shownText } from "../gate/shown-args.js";
 
 export interface Style {
   dim(s: string): string;
@@ -16,11 +17,20 @@ export function createStyle(tty: boolean): Style {
 /** Arguments in one short line: `{"path":"a.txt"}` → `path=a.txt`. */
 export function shortArgs(args: unknown, max = 60): string {
   if (args === null || typeof args !== "object") return "";
-  const text = Object.entries(args as Record<string, unknown>)
+  const joined = Object.entries(args as Record<string, unknown>)
     .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
-    .join(" ")
-    .replace(/\s+/g, " ");
+    .join(" ");
+  const text = plainLine(joined);
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/**
+ * Text from the model or a tool (a call's arguments, a web page's words in a result) on one line for a
+ * terminal: an escape sequence in it would be run by the terminal (`ESC[8m` hides what follows, an approval's
+ * question among it), so control and other invisible characters are shown as their code points, `<U+001B>`.
+ */
+export function plainLine(text: string): string {
+  return shownText(text, Number.POSITIVE_INFINITY).replace(/\s+/g, " ");
 }
 
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];

@@ -1,6 +1,6 @@
 import type { AskFile, Reply } from "../../connectors/cli/protocol.js";
 import type { Client } from "./client.js";
-import { createSpinner, createStyle, formatDuration, shortArgs } from "./render.js";
+import { createSpinner, createStyle, formatDuration, plainLine, shortArgs } from "./render.js";
 
 export type Confirm = (prompt: string) => Promise<boolean>;
 
@@ -65,10 +65,12 @@ export async function runMessage(client: Client, session: string, text: string, 
         spinner.stop();
         if (streamed) out.write("\n");
         streamed = false;
-        err.write(style.dim(`  ⋯ ${e.tool} ${shortArgs(e.args)}\n`));
+        err.write(style.dim(`  ⋯ ${plainLine(String(e.tool))} ${shortArgs(e.args)}\n`));
         break;
       case "tool_result":
-        err.write(`  ${e.ok ? style.green("✓") : style.red("✗")} ${e.tool} ${style.dim(formatDuration(Number(e.durationMs)))}\n`);
+        err.write(
+          `  ${e.ok ? style.green("✓") : style.red("✗")} ${plainLine(String(e.tool))} ${style.dim(formatDuration(Number(e.durationMs)))}\n`,
+        );
         spinner.start("thinking");
         break;
       case "transcript":
@@ -77,21 +79,24 @@ export async function runMessage(client: Client, session: string, text: string, 
         spinner.start("thinking");
         break;
       case "blocked":
-        err.write(`  ${style.yellow("⊘")} ${e.tool} ${style.dim(`blocked: ${e.reason}`)}\n`);
+        err.write(`  ${style.yellow("⊘")} ${plainLine(String(e.tool))} ${style.dim(`blocked: ${plainLine(String(e.reason))}`)}\n`);
         break;
       case "notice":
         // Without streaming the reply carries the notice in its first line.
         if (o.stream) err.write(style.dim(`  ⓘ ${e.text}\n`));
         break;
       case "approval_decided":
-        err.write(`  ${e.decision === "approved" ? style.green("✓") : style.red("✗")} ${e.tool} ${e.decision} by ${e.by}\n`);
+        err.write(
+          `  ${e.decision === "approved" ? style.green("✓") : style.red("✗")} ${plainLine(String(e.tool))} ${e.decision} by ${e.by}\n`,
+        );
         break;
     }
     return false;
   });
   const out = o.out ?? process.stdout;
   const err = o.err ?? process.stderr;
-  const style = createStyle(out.isTTY === true);
+  // Every styled line goes to stderr: colour follows it, not stdout (`hermes ask … 2>run.log` on a terminal).
+  const style = createStyle(err.isTTY === true);
   const spinner = createSpinner(err);
   if (!o.json) spinner.start("thinking");
   try {

@@ -1,5 +1,6 @@
 import { withoutTimeNote } from "../time-note.js";
 import { type Client, resultData } from "./client.js";
+import { plainLine } from "./render.js";
 
 type Values = { json?: boolean; limit?: string };
 
@@ -38,7 +39,7 @@ export async function sessionsCommand(client: Client, rest: string[], values: Va
     "recent messages:",
     ...data.recent.map((m) => {
       const words = m.role === "user" ? withoutTimeNote(m.content) : m.content;
-      return `  #${m.id} ${m.role}: ${words.replace(/\s+/g, " ").slice(0, 160)}`;
+      return `  #${m.id} ${m.role}: ${plainLine(words).slice(0, 160)}`;
     }),
   ];
   return out(lines.join("\n"));
