@@ -2,6 +2,7 @@
 import type { Config } from "../../src/config/schema.js";
 import { intake, refuseBeforeDownload } from "../../src/media/intake.js";
 import { type Incoming, type Intake, MAX_DOWNLOAD_BYTES } from "../../src/media/types.js";
+import { readUpTo } from "../../src/net/body.js";
 
 /** What hermes keeps of an attachment (recorded with the message, so a replay after a restart can fetch it again). */
 export interface AttachmentInfo {
@@ -26,16 +27,17 @@ export async function takeAttachments(config: Config, attachments: AttachmentInf
   const kind = kindOf(first);
   const refused = refuseBeforeDownload(config, kind, first.size, first.durationS);
   if (refused) return { type: "reply", text: refused };
-  let bytes: Buffer;
+  let bytes: Buffer | undefined;
   try {
     const res = await fetch(first.url, { signal: AbortSignal.timeout(120_000) });
     if (!res.ok)
       return { type: "reply", text: `I could not fetch ${first.name} from Discord (HTTP ${res.status}). Send it again in a moment.` };
-    bytes = Buffer.from(await res.arrayBuffer());
+    // The size the message reports is not what the download holds: it is read up to the limit only.
+    bytes = await readUpTo(res, MAX_DOWNLOAD_BYTES);
   } catch (err) {
     return { type: "reply", text: `I could not fetch ${first.name} from Discord: ${(err as Error).message}. Send it again in a moment.` };
   }
-  if (bytes.length > MAX_DOWNLOAD_BYTES) return { type: "reply", text: "That file is over 20 MB; I can take files up to 20 MB." };
+  if (!bytes) return { type: "reply", text: "That file is over 20 MB; I can take files up to 20 MB." };
   const outcome = await intake(
     { kind, bytes, name: first.name, mime: first.contentType.split(";")[0] ?? "", durationS: first.durationS, caption },
     config,

@@ -6,6 +6,7 @@ import type { Logger } from "../../src/log.js";
 import { formatSize } from "../../src/media/inbox.js";
 import { intake, refuseBeforeDownload } from "../../src/media/intake.js";
 import { type Incoming, type Intake, MAX_DOWNLOAD_BYTES } from "../../src/media/types.js";
+import { readUpTo } from "../../src/net/body.js";
 import { addressedCaption } from "./address.js";
 import { inTopic } from "./surface.js";
 import { topicOf } from "./topics.js";
@@ -142,7 +143,7 @@ async function download(d: MediaDeps, wanted: Wanted): Promise<{ bytes: Buffer }
       signal: AbortSignal.timeout(120_000),
     });
     if (!res.ok) return { failed: `the download answered HTTP ${res.status}` };
-    const bytes = await upTo(res, MAX_DOWNLOAD_BYTES);
+    const bytes = await readUpTo(res, MAX_DOWNLOAD_BYTES);
     if (!bytes)
       return { refused: `That file is over ${formatSize(MAX_DOWNLOAD_BYTES)}; I can take files up to ${formatSize(MAX_DOWNLOAD_BYTES)}.` };
     return { bytes };
@@ -151,17 +152,4 @@ async function download(d: MediaDeps, wanted: Wanted): Promise<{ bytes: Buffer }
     d.log.warn({ err: message }, "telegram file download failed");
     return { failed: message };
   }
-}
-
-/** The body when it is at most `max` bytes; undefined (and the download cancelled) once it is over. */
-async function upTo(res: Response, max: number): Promise<Buffer | undefined> {
-  if (!res.body) return Buffer.alloc(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of res.body) {
-    size += chunk.byteLength;
-    if (size > max) return undefined; // leaving the loop cancels the download
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
 }

@@ -37,7 +37,10 @@ const guildChannel = (id: string) => ({
 const MESSAGE_CONTENT_INTENT = 1 << 15;
 
 export interface DiscordCall {
-  /** `POST /channels/1/messages`, `callback`, or a gateway opcode name (`IDENTIFY`, `RESUME`, `HEARTBEAT`). */
+  /**
+   * `POST /channels/1/messages`, `callback` (an interaction's first answer), `edit original` (a deferred one's
+   * answer), or a gateway opcode name (`IDENTIFY`, `RESUME`, `HEARTBEAT`).
+   */
   method: string;
   path: string;
   body: any;
@@ -58,12 +61,23 @@ export interface FakeDiscord {
   dmWithFiles(
     userId: string,
     text: string,
-    files: { name: string; contentType: string; bytes: Buffer; width?: number; height?: number; durationSecs?: number }[],
+    files: {
+      name: string;
+      contentType: string;
+      bytes: Buffer;
+      /** The size the message reports, when it differs from the bytes served. */
+      size?: number;
+      width?: number;
+      height?: number;
+      durationSecs?: number;
+    }[],
   ): string;
   /** A DM with other fields (stickers, a poll…) merged into the message. */
   dmWith(userId: string, fields: Record<string, unknown>): string;
   /** Attachment paths downloaded, in order. */
   attachmentDownloads: string[];
+  /** Attachment paths whose download the client closed before the whole file was sent. */
+  attachmentsCutShort: string[];
   /** A message in the guild channel; `mention` puts the bot in it the way Discord does (`<@id>`). */
   say(userId: string, text: string, options?: { mention?: boolean }): string;
   /** Dispatches a message again, as a gateway replay after a resume may. */
@@ -135,6 +149,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
     apiRoot: "",
     calls,
     attachmentDownloads: [],
+    attachmentsCutShort: [],
     dmWith(userId, fields) {
       const m = message({ channel_id: dmChannelOf(userId), author: user(userId), content: "", channel_type: 1, ...fields });
       received.set(m.id, m);
@@ -151,7 +166,7 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
           id,
           filename: f.name,
           content_type: f.contentType,
-          size: f.bytes.length,
+          size: f.size ?? f.bytes.length,
           url,
           proxy_url: url,
           ...(f.width !== undefined && { width: f.width, height: f.height }),
@@ -259,7 +274,10 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       fake.attachmentDownloads.push(path);
       if (!file) return reply(res, 404, { message: "404: Not Found", code: 0 });
       res.writeHead(200, { "content-type": "application/octet-stream", "content-length": file.length });
-      return void res.end(file);
+      return serveInPieces(res, file, () => {
+        fake.attachmentsCutShort.push(path);
+        changes.notify();
+      });
     }
     const method = `${req.method} ${path}`;
     const raw = await readBody(req);
@@ -276,6 +294,13 @@ export async function startFakeDiscord(): Promise<FakeDiscord> {
       record({ method: "callback", path, body });
       res.writeHead(204).end();
       return;
+    }
+    // A deferred interaction's answer edits its original response, with the interaction's token for all authority.
+    const original = path.match(/^\/webhooks\/(\d+)\/([^/]+)\/messages\/(?:@|%40)original$/);
+    if (original && req.method === "PATCH") {
+      const m = message({ channel_id: "0", author: BOT_USER, content: body.content ?? "" });
+      record({ method: "edit original", path, body, result: m });
+      return reply(res, 200, m);
     }
     if (req.headers.authorization !== `Bot ${DISCORD_TOKEN}`) {
       record({ method: `${method}:unauthorized`, path, body });
@@ -426,6 +451,20 @@ function guildCreate() {
     guild_scheduled_events: [],
     soundboard_sounds: [],
   };
+}
+
+/**
+ * Writes `file` a piece at a time, the next only once the client has taken the last (as a CDN does): a client
+ * that stops reading and closes gets only part of it, and `cutShort` is called.
+ */
+async function serveInPieces(res: ServerResponse, file: Buffer, cutShort: () => void): Promise<void> {
+  const closed = once(res, "close").catch(() => {});
+  for (let at = 0; at < file.length; at += 65_536) {
+    if (res.destroyed) return cutShort();
+    if (!res.write(file.subarray(at, at + 65_536))) await Promise.race([once(res, "drain"), closed]);
+  }
+  if (res.destroyed) return cutShort();
+  res.end();
 }
 
 function reply(res: ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): void {

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { DiscordCall, FakeDiscord } from "../../fakes/discord-server.js";
 import type { FakeModel } from "../../fakes/model-server.js";
 import type { FakeSpeech } from "../../fakes/speech-server.js";
-import { useDiscord, useHermes, useModel, useSpeech } from "../../helpers/fixture.js";
+import { useDiscord, useHermes, useModel, useSpeech, waitFor } from "../../helpers/fixture.js";
 import { baseSettings } from "../../helpers/hermes.js";
 import { OGG, png } from "../../media/images.fixture.js";
 
@@ -52,6 +52,16 @@ describe("media from Discord attachments", () => {
     const carried = model.requests[0]?.messages.at(-1);
     expect(carried?.content).toMatch(/^what is this\n\[photo: 800×600 PNG/);
     expect(carried?.images).toEqual([png(800, 600).toString("base64")]);
+  });
+
+  it("a file larger than Discord said is read only up to 20 MB, then refused", async () => {
+    await start();
+    const big = Buffer.alloc(64 * 1024 * 1024, 1);
+    discord.dmWithFiles(OWNER, "", [{ name: "dump.bin", contentType: "application/octet-stream", bytes: big, size: 1024 }]);
+    const reply = await sentIn(discord.dmChannelOf(OWNER));
+    expect(reply.body.content).toMatch(/^That file is over 20 MB/);
+    await waitFor(() => discord.attachmentsCutShort.length === 1, { message: "the download cut short at the limit" });
+    expect(model.requests).toHaveLength(0);
   });
 
   it("a sticker gets a short answer, not silence, and nothing reaches the model", async () => {
