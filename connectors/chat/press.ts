@@ -70,8 +70,9 @@ export function createPressHandlers(deps: PressDeps): Pick<ChatFlow, "press" | "
       await answer({ kind: "run" });
       return deps.handle(m);
     }
-    // A summary takes longer than some networks give a command's first answer (Discord: 3 s).
-    if (/^\/compact\b/.test(text)) await answer({ kind: "slow" });
+    // A summary, and a status that probes the speech and model servers (5 s each at most), take longer than
+    // some networks give a command's first answer (Discord: 3 s).
+    if (/^\/(compact|status)\b/.test(text)) await answer({ kind: "slow" });
     const by = `${name}:${m.user}`;
     await answer({ kind: "reply", text: await runCommand(core, deps.sessionKey(m), by, text, deps.texts?.help?.(m.user)) });
   };

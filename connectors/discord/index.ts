@@ -90,7 +90,7 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
   const flow = createChatFlow({
     core,
     name: "discord",
-    surface: discordSurface(rest, () => flow.journal),
+    surface: discordSurface(rest, () => flow.journal, new REST({ api, rejectOnRateLimit: () => true }).setToken(cfg.token)),
     allowed: (id) => core.config().connectors.discord.allowed_users.includes(id),
     allowlistHome: "connectors.discord",
     log,

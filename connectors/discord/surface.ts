@@ -43,8 +43,11 @@ function bodyOf(message: SurfaceMessage) {
   };
 }
 
-/** `journal` remembers each user's DM channel, opened once. */
-export function discordSurface(rest: REST, journal: () => InboundStore): ChatSurface {
+/**
+ * `journal` remembers each user's DM channel, opened once. `typingRest` gives up on a rate limit instead of
+ * waiting it out: typing is sent in line with the run's messages, and a reply must not wait behind it.
+ */
+export function discordSurface(rest: REST, journal: () => InboundStore, typingRest: REST = rest): ChatSurface {
   const dmChannel = async (userId: string): Promise<string> => {
     const key = `discord:dm:${userId}`;
     const known = journal().value(key);
@@ -60,7 +63,7 @@ export function discordSurface(rest: REST, journal: () => InboundStore): ChatSur
   };
   return {
     limits: { text: DISCORD_LIMIT, buttons: true },
-    typing: { everyMs: TYPING_EVERY_MS, send: async (chat) => rest.post(Routes.channelTyping(await channelOf(chat))) },
+    typing: { everyMs: TYPING_EVERY_MS, send: async (chat) => typingRest.post(Routes.channelTyping(await channelOf(chat))) },
     editEveryMs: EDIT_EVERY_MS,
     pressShowsDecision: true,
     async send(chat, message) {

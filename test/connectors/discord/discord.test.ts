@@ -1,6 +1,9 @@
+import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import { BOT_USER, type DiscordCall, type FakeDiscord, GUILD_CHANNEL } from "../../fakes/discord-server.js";
 import type { FakeModel } from "../../fakes/model-server.js";
 import { useDiscord, useHermes, useModel } from "../../helpers/fixture.js";
@@ -85,6 +88,16 @@ describe("the Discord connector", () => {
     // In a server channel the model is told who speaks: the sender's name before the message.
     expect(reply.body.content).toBe("got: user0042: what time is it");
     expect(model.requests).toHaveLength(1);
+  });
+
+  it("does not hold a reply back while the typing indicator is rate-limited", async () => {
+    model.script({ text: "right away" });
+    await start();
+    discord.fail(/^POST \/channels\/\d+\/typing$/, 429, 1, 60);
+    discord.dm(OWNER, "hi");
+    const reply = await sentIn(dmOf(OWNER));
+    expect(reply.body.content).toBe("right away");
+    expect(discord.calls.some((c) => c.method === `POST /channels/${dmOf(OWNER)}/typing:fault`)).toBe(true);
   });
 
   it("splits a long reply into ordered messages under 2000 characters", async () => {
@@ -221,8 +234,27 @@ describe("the Discord connector", () => {
     discord.dm(OWNER, "/stop");
     await sentIn(dmOf(OWNER), (c) => c.body.content === "Stopped.");
     discord.slash(OWNER, dmOf(OWNER), "status");
-    const status = await discord.waitFor((c) => c.method === "callback" && c.body.type === 4);
-    expect(status.body.data.content).toMatch(/discord: ok \(connected as hermes/);
+    const status = await discord.waitFor((c) => c.method === "edit original");
+    expect(status.body.content).toMatch(/discord: ok \(connected as hermes/);
+  });
+
+  it("defers the /status slash command (Discord wants a first answer within 3 s) and edits the status in", async () => {
+    // A speech server that never answers: status waits out its probe (5 s).
+    const hung = createServer(() => {});
+    hung.listen(0, "127.0.0.1");
+    await once(hung, "listening");
+    onTestFinished(() => {
+      hung.closeAllConnections();
+      hung.close();
+    });
+    const speech = { base_url: `http://127.0.0.1:${(hung.address() as AddressInfo).port}/v1`, model: "Systran/faster-whisper-small" };
+    await start({ speech });
+    discord.slash(OWNER, dmOf(OWNER), "status");
+    const first = await discord.waitFor((c) => c.method === "callback");
+    expect(first.body.type).toBe(5);
+    const answer = await discord.waitFor((c) => c.method === "edit original");
+    expect(answer.body.content).toMatch(/discord: ok \(connected as hermes/);
+    expect(discord.calls.filter((c) => c.method === "callback")).toHaveLength(1);
   });
 
   it("resumes after the gateway connection drops, and keeps answering", async () => {
