@@ -23,7 +23,13 @@ const input = z.discriminatedUnion("action", [
  */
 /** Two wordings of one fact: the same words, whatever their case, spacing, Unicode form or final full stop. */
 function sameFact(a: string, b: string): boolean {
-  const key = (s: string) => s.normalize("NFC").toLowerCase().replace(/\s+/g, " ").trim().replace(/[.!。]$/, "");
+  const key = (s: string) =>
+    s
+      .normalize("NFC")
+      .toLowerCase()
+      .replace(/\s+/g, " ")
+      .trim()
+      .replace(/[.!。]$/, "");
   return key(a) === key(b);
 }
 

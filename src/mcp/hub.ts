@@ -126,7 +126,12 @@ export function createMcpHub(config: Config, deps: McpHubDeps, previous?: McpHub
   return {
     tools: () => [...entries.values()].flatMap((e) => e.tools),
     reports: () => [...entries.values()].map((e) => reportOf(e, deps.secrets)),
-    whyMissing: (name, enabled) => notConnectedText(name, [...entries.values()].map((e) => reportOf(e, deps.secrets)), enabled),
+    whyMissing: (name, enabled) =>
+      notConnectedText(
+        name,
+        [...entries.values()].map((e) => reportOf(e, deps.secrets)),
+        enabled,
+      ),
     settled: async (maxMs) => {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<void>((resolve) => {

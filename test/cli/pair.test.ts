@@ -128,7 +128,10 @@ describe("hermes pair telegram", () => {
   it("tells the user who sent the code that it failed when their id cannot be written into the file", async () => {
     // An alias is a list hermes reads but cannot add to without changing the rest of the file.
     const aliased = original
-      .replace("  cron: { enabled: false }", `  cron: { enabled: false }\n  discord: { enabled: false, allowed_users: &owners ["${OWNER}"] }`)
+      .replace(
+        "  cron: { enabled: false }",
+        `  cron: { enabled: false }\n  discord: { enabled: false, allowed_users: &owners ["${OWNER}"] }`,
+      )
       .replace(`allowed_users: [${OWNER}] # the owner`, "allowed_users: *owners # the owner");
     writeFileSync(configPath, aliased);
     const run = startPair(configPath, ["telegram", "--timeout-s", "60"]);

@@ -259,7 +259,9 @@ describe("hermes setup", () => {
     telegram.sendText(OWNER, code);
     await t.expect(/✓ paired Telegram user 42/);
     expect(await t.exit).toBe(0);
-    expect(telegram.messagesTo(OWNER).map((c) => String(c.params.text))).toEqual(["You are paired: once hermes runs, write to me any time."]);
+    expect(telegram.messagesTo(OWNER).map((c) => String(c.params.text))).toEqual([
+      "You are paired: once hermes runs, write to me any time.",
+    ]);
   });
 
   it("a Telegram lost while pairing ends the pairing with how to pair later, not setup with a bare error", async () => {

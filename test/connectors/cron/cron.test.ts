@@ -365,9 +365,11 @@ describe("the cron connector", () => {
 
   it("does not send a repeating reminder late when a reload's new timezone puts its time a little in the past", async () => {
     // Its time of day was half an hour ago in Tokyo; in New York, where it last went out, that was ten hours earlier.
-    const parts = new Intl.DateTimeFormat("en-GB", { timeZone: "Asia/Tokyo", hour: "numeric", minute: "numeric", hourCycle: "h23" })
-      .formatToParts(new Date(Date.now() - 30 * 60_000))
-      .reduce<Record<string, string>>((all, p) => ({ ...all, [p.type]: p.value }), {});
+    const parts = Object.fromEntries(
+      new Intl.DateTimeFormat("en-GB", { timeZone: "Asia/Tokyo", hour: "numeric", minute: "numeric", hourCycle: "h23" })
+        .formatToParts(new Date(Date.now() - 30 * 60_000))
+        .map((p) => [p.type, p.value]),
+    );
     const pattern = `${Number(parts.minute)} ${Number(parts.hour)} * * *`;
     const dir = withReminders((schedules, db) => {
       const r = schedules.addReminder({ channel: `telegram:${OWNER}`, text: "stand up", cron: pattern, timezone: "America/New_York" });

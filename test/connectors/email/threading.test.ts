@@ -79,7 +79,12 @@ describe("threading after a restart", { timeout: 120_000 }, () => {
         : { toolCalls: [{ name: "shell", arguments: { command: "echo watered >> plants.txt" } }] },
     );
     const hermes = await useHermes(emailSettings(servers, model.url, { tools: { enabled: ["clock", "shell"] } }));
-    const asked = await sendToHermes(servers, { from: OWNER, subject: "Plants", text: "log that I watered", auth: authResults("example.org") });
+    const asked = await sendToHermes(servers, {
+      from: OWNER,
+      subject: "Plants",
+      text: "log that I watered",
+      auth: authResults("example.org"),
+    });
     const [request] = await waitForMail(ownerMail, (m) => m.length >= 1, "the approval request");
     const code = /^\s*yes (\S+)$/m.exec(request?.mail.text ?? "")?.[1];
     expect(code).toBeTruthy();
