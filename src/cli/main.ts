@@ -9,7 +9,7 @@ import { endQuietlyOnClosedPipe } from "./closed-pipe.js";
 import { useCompileCache } from "./compile-cache.js";
 import { confirmFor } from "./confirm.js";
 import { type CliValues, checkPositionals, checkSessionName, OPTIONS, UsageError } from "./options.js";
-import { runMessage } from "./run-view.js";
+import { errorLine, runMessage } from "./run-view.js";
 import { findConfigPath, loadEnvFile, socketPathOf } from "./socket-path.js";
 
 export const EXIT = { ok: 0, failure: 1, usage: 2, unreachable: 3 } as const;
@@ -145,6 +145,19 @@ async function ask(configPath: string, rest: string[], values: CliValues): Promi
     throw new UsageError("usage: hermes ask TEXT [--session NAME] [--yes|--no] [--json] [--audio FILE | --image FILE]");
   if (values.yes && values.no) throw new UsageError("--yes and --no exclude each other");
   if (values.audio && values.image) throw new UsageError("--audio and --image exclude each other");
+  try {
+    return await askOnce(configPath, text, filePath, values);
+  } catch (err) {
+    // `--json` ends with an `error` line whatever went wrong (SPEC §2): no daemon, a file it could not send.
+    if (values.json && !(err as { reportedAsJson?: boolean }).reportedAsJson) {
+      const code = err instanceof DaemonUnreachable ? "unreachable" : "failed";
+      process.stdout.write(`${JSON.stringify(errorLine(code, err))}\n`);
+    }
+    throw err;
+  }
+}
+
+async function askOnce(configPath: string, text: string, filePath: string | undefined, values: CliValues): Promise<number> {
   const bytes = filePath ? await (await import("./upload.js")).readFileToSend(filePath) : undefined;
   return withClient(configPath, async (client) => {
     const file =

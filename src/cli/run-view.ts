@@ -101,6 +101,10 @@ export async function runMessage(client: Client, session: string, text: string, 
   if (!o.json) spinner.start("thinking");
   try {
     await finished;
+  } catch (err) {
+    // `--json`'s last line is `done` or `error` (SPEC §2), also when the daemon goes away mid-run.
+    if (o.json) out.write(`${JSON.stringify(errorLine("connection_lost", err))}\n`);
+    throw Object.assign(err as object, { reportedAsJson: o.json });
   } finally {
     spinner.stop();
   }
@@ -116,6 +120,11 @@ async function decide(client: Client, e: Record<string, unknown>, o: RunViewOpti
   const approve = await o.confirm(String(e.prompt ?? `Run ${e.tool}?`));
   const reply = await client.call({ op: "decide", approval_id: String(e.approvalId), approve });
   if (!o.json && reply.type === "result" && !reply.ok) err.write(`${reply.message}\n`);
+}
+
+/** The `error` line `--json` ends with when the run could not be followed to its end. */
+export function errorLine(code: string, err: unknown): { type: "error"; code: string; message: string } {
+  return { type: "error", code, message: err instanceof Error ? err.message : String(err) };
 }
 
 function jsonLine(reply: Reply): unknown {

@@ -53,6 +53,15 @@ describe("the hermes command as a client", () => {
     expect(readdirSync(join(cache, "hermes", "compile-cache")).length).toBeGreaterThan(0);
   });
 
+  it("ask --json with no daemon ends its output with an error line (the last line is done or error), and still exits 3", async () => {
+    const dir = tempDir();
+    const asked = await runCli(["ask", "hi", "--json", "--config", join(dir, "none.yaml")], { env: { HOME: dir }, cwd: dir });
+    expect(asked.code).toBe(3);
+    expect(asked.stderr).toMatch(/^hermes is not running/);
+    const last = JSON.parse(asked.stdout.trim().split("\n").at(-1) ?? "{}");
+    expect(last).toMatchObject({ type: "error", code: "unreachable", message: expect.stringMatching(/^hermes is not running/) });
+  });
+
   it("without a config, not running says that no config was found and that the socket is the default one", async () => {
     const dir = tempDir();
     const config = join(dir, "none.yaml");
