@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { Client, DaemonForbidden, DaemonUnreachable } from "./client.js";
 import { socketPathOf } from "./socket-path.js";
@@ -25,20 +26,27 @@ export async function backupCommand(configPath: string, path: string | undefined
     }
   }
   const { loadConfig } = await import("../config/load.js");
-  const { backupDatabase, backupInto, backupSettings, describeBackup } = await import("../store/backup.js");
+  const { backupDatabase, backupInto, backupSettings, describeBackup, hasHermesTables } = await import("../store/backup.js");
   const { default: Database } = await import("better-sqlite3");
   const { storage } = loadConfig(configPath).config;
+  const unset = `${storage.path} holds nothing to back up yet: hermes sets it up at its first start`;
+  if (!existsSync(storage.path)) return failed(unset);
   const db = new Database(storage.path, { readonly: true, fileMustExist: true });
   try {
+    if (!hasHermesTables(db)) return failed(unset);
     const done = target ? await backupDatabase(db, target) : await backupInto(db, backupSettings(storage));
     process.stdout.write(`${describeBackup(done)}\n`);
     return 0;
   } catch (err) {
-    process.stderr.write(`backup failed: ${(err as Error).message}\n`);
-    return 1;
+    return failed((err as Error).message);
   } finally {
     db.close();
   }
+}
+
+function failed(why: string): number {
+  process.stderr.write(`backup failed: ${why}\n`);
+  return 1;
 }
 
 /** `hermes restore PATH`: only while the daemon is stopped; the backup is checked first, the replaced database kept aside. */

@@ -104,7 +104,8 @@ export function checkDatabase(path: string): void {
   }
 }
 
-function hasHermesTables(db: Database.Database): boolean {
+/** True when `db` holds hermes's tables: a database hermes has set up (at its first start). */
+export function hasHermesTables(db: Database.Database): boolean {
   const tables = db
     .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('sessions', 'messages', 'schema_migrations')")
     .all();

@@ -2,6 +2,7 @@
  * `hermes export` read straight from the database. A database hermes had not set up yet failed with
  * SQLite's "no such table: sessions"; the JSON held each message's tool calls as a string of JSON; a
  * backtick in a call's arguments ended the Markdown's code span early, and a tool result's ``` was changed.
+ * `hermes backup` of such a database named its own temporary file as "not one of hermes".
  */
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -57,5 +58,21 @@ describe("hermes export", () => {
     // A code span's fence is longer than every run of backticks inside it (CommonMark), so it holds them all.
     expect(md.stdout).toContain(`*Called write_file* \`\`\`\`${JSON.stringify(args)}\`\`\`\``);
     expect(md.stdout).toContain("*Result of write_file:*\n\n`````\n```\nkept ``` as is\n````\n`````");
+  });
+});
+
+describe("hermes backup of a stopped hermes", () => {
+  it("says a database hermes has not set up yet holds nothing to back up (it named its own .partial file), and one not there too", async () => {
+    const dir = useTempDir();
+    const config = writeConfig(dir, settings(dir));
+    const missing = await runCli(["backup", join(dir, "copy.db"), "--config", config]);
+    expect(missing).toMatchObject({
+      code: 1,
+      stderr: `backup failed: ${join(dir, "hermes.db")} holds nothing to back up yet: hermes sets it up at its first start\n`,
+    });
+    new Database(join(dir, "hermes.db")).close();
+    const empty = await runCli(["backup", join(dir, "copy.db"), "--config", config]);
+    expect(empty.stderr).toBe(missing.stderr);
+    expect(empty.code).toBe(1);
   });
 });
