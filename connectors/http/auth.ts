@@ -52,15 +52,18 @@ export interface DashboardSession {
 
 export const SESSION_COOKIE = "hermes_session";
 export const SESSION_MAX_AGE_S = 30 * 24 * 3600;
+const SESSION_KEY = "http:session:";
 
 /**
  * Dashboard logins. The cookie holds a random id; the store keeps only HMAC(token, id), so a copy of the
  * database cannot be turned into a cookie, and changing the token logs every browser out.
  */
 export function createSessions(store: Store, token: () => string) {
-  const keyOf = (id: string) => `http:session:${crypto().createHmac("sha256", token()).update(id).digest("hex")}`;
+  const keyOf = (id: string) => `${SESSION_KEY}${crypto().createHmac("sha256", token()).update(id).digest("hex")}`;
   return {
     create(): { id: string; session: DashboardSession } {
+      // Logins past their age (and those a changed token ended) go as new ones come: the table does not grow for ever.
+      store.inbound.removeValuesSetBefore(SESSION_KEY, Date.now() - SESSION_MAX_AGE_S * 1000);
       const id = secretBytes(32).toString("base64url");
       const session = { csrf: secretBytes(24).toString("base64url"), created: Date.now() };
       store.inbound.setValue(keyOf(id), JSON.stringify(session));
@@ -74,7 +77,7 @@ export function createSessions(store: Store, token: () => string) {
       return Date.now() - session.created < SESSION_MAX_AGE_S * 1000 ? session : undefined;
     },
     end(id: string | undefined): void {
-      if (id) store.inbound.setValue(keyOf(id), "");
+      if (id) store.inbound.removeValue(keyOf(id));
     },
   };
 }

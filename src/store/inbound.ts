@@ -24,6 +24,8 @@ export class InboundStore {
         db.prepare("SELECT payload FROM inbound_updates WHERE connector = ? AND status = 'received' ORDER BY update_id").pluck(),
       runOf: () => db.prepare("SELECT run_id FROM inbound_updates WHERE connector = ? AND update_id = ?").pluck(),
       get: () => db.prepare("SELECT value FROM kv WHERE key = ?").pluck(),
+      remove: () => db.prepare("DELETE FROM kv WHERE key = ?"),
+      removeOlder: () => db.prepare("DELETE FROM kv WHERE key >= ? AND key < ? AND updated_at < ?"),
       set: () =>
         db.prepare(
           "INSERT INTO kv (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
@@ -96,5 +98,15 @@ export class InboundStore {
 
   setValue(key: string, value: string): void {
     this.q.set.run(key, value, Date.now());
+  }
+
+  removeValue(key: string): void {
+    this.q.remove.run(key);
+  }
+
+  /** Removes the values whose key starts with `prefix` that were last set before `before` (ms): ended logins, say. */
+  removeValuesSetBefore(prefix: string, before: number): number {
+    // A range on the key (its primary key) rather than LIKE, whose _ and % a prefix may hold.
+    return this.q.removeOlder.run(prefix, `${prefix}\uffff`, before).changes;
   }
 }
