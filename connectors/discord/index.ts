@@ -8,6 +8,7 @@ import {
   type Message,
   MessageFlags,
   Partials,
+  RateLimitError,
   REST,
   Routes,
 } from "discord.js";
@@ -94,7 +95,11 @@ export function createDiscordConnector(core: Core, cfg: DiscordConfig): Connecto
     allowed: (id) => core.config().connectors.discord.allowed_users.includes(id),
     allowlistHome: "connectors.discord",
     log,
-    onFault: (what, err) => log.warn({ err, what }, "discord send failed"),
+    onFault: (what, err) =>
+      // Typing is given up on a rate limit by design (the reply must not wait behind it): nothing failed.
+      what === "typing" && err instanceof RateLimitError
+        ? log.debug({ what, retryAfterMs: err.retryAfter }, "typing indicator skipped: Discord rate limit")
+        : log.warn({ err, what }, "discord send failed"),
     onSuccess: () => {},
     stream: cfg.stream_replies,
     platform: "Discord",

@@ -100,6 +100,17 @@ describe("the Discord connector", () => {
     expect(discord.calls.some((c) => c.method === `POST /channels/${dmOf(OWNER)}/typing:fault`)).toBe(true);
   });
 
+  it("logs a typing indicator given up on a rate limit quietly, not as a failed send", async () => {
+    model.script({ text: "right away" });
+    const h = await start({ log: { level: "debug" } });
+    discord.fail(/^POST \/channels\/\d+\/typing$/, 429, 1, 60);
+    discord.dm(OWNER, "hi");
+    await sentIn(dmOf(OWNER));
+    await h.waitForLog((l) => l.what === "typing");
+    // Typing is given up on a rate limit by design (the reply must not wait behind it): nothing failed.
+    expect(h.logs.filter((l) => l.what === "typing" && Number(l.level) >= 40)).toEqual([]);
+  });
+
   it("splits a long reply into ordered messages under 2000 characters", async () => {
     const paragraphs = Array.from({ length: 30 }, (_, i) => `Paragraph ${i}: ${"word ".repeat(40).trim()}`);
     model.script({ text: paragraphs.join("\n\n") });
