@@ -70,8 +70,9 @@ export interface OutboundMessage {
   /** Present on approval requests (when `limits.buttons` is not false). An empty list removes buttons. */
   buttons?: Button[];
   /**
-   * The `id` of the inbound message whose run this answers (its reply, an approval it asks); absent for a
-   * delivery that answers nothing (a job's result, a hook) and for a run resumed after a restart.
+   * The `id` of the inbound message whose run this answers (its reply, an approval it asks), also for a run
+   * resumed after a restart (an id handed over before it); absent for a delivery that answers nothing (a
+   * job's result, a hook) and for a message that came without an id.
    */
   replyTo?: string;
 }
