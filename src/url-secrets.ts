@@ -56,8 +56,11 @@ function parseUrl(value: string): URL | undefined {
   }
 }
 
-/** A command-line flag whose name says its value is a credential (`--token`, `--api-key=…`, `-password`). */
-const SECRET_FLAG = /^--?[\w-]*(token|key|secret|pass|auth|credential)[\w-]*$/i;
+/**
+ * A command-line flag whose name says its value is a credential (`--token`, `--api-key=…`, `-password`): one
+ * of its words is, so `--keyboard` is not, and a negation (`--no-auth`) takes no value.
+ */
+const SECRET_FLAG = /^--?(?!no-)(?:[a-z0-9]+[-_])*(?:token|secret|pass|passwd|password|key|apikey|auth|credentials?)(?:[-_][a-z0-9]+)*$/i;
 
 /**
  * A command's arguments as `hermes status`, doctor and `config check` show them: each of `secrets` (the

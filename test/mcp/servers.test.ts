@@ -296,12 +296,12 @@ describe("MCP tool servers", () => {
     // A server that exits at once, with a token from the environment and two given as flags on its command line.
     const broken = {
       command: process.execPath,
-      args: ["-e", "process.exit(3)", "--", "${HA_TOKEN}", "--token", "tok-SECRET-1", "--api-key=SECRET-2"],
+      args: ["-e", "process.exit(3)", "--", "${HA_TOKEN}", "--token", "tok-SECRET-1", "--api-key=SECRET-2", "--keyboard", "us"],
     };
     const h = await start({ enabled: ["clock"], servers: { broken } });
     const status = JSON.parse((await h.cli(["status", "--json"])).stdout) as { mcp: { fix: string | null }[] };
     expect(status.mcp[0]?.fix).toBe(
-      `run \`${process.execPath} -e process.exit(3) -- ******** --token ******** --api-key=********\` by hand to see why it exits; its stderr is in the log`,
+      `run \`${process.execPath} -e process.exit(3) -- ******** --token ******** --api-key=******** --keyboard us\` by hand to see why it exits; its stderr is in the log`,
     );
     const shown = [
       (await h.cli(["tools", "--json"])).stdout,
