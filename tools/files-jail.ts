@@ -146,26 +146,69 @@ export function createJail(root: string) {
         // The text goes to a new file beside it that then takes its name: a reader, or another write, never
         // meets half a file, and a write that fails leaves the old one. A link or a hard link put in the
         // file's place meanwhile is replaced, never written through.
-        const temp = childPath(dir, `.hermes-write-${randomBytes(8).toString("hex")}`);
-        const handle = await fsp.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644);
-        opened.push(handle);
-        try {
-          if (existing) {
-            await handle.chown(existing.uid, existing.gid).catch(() => {});
-            await handle.chmod(existing.mode & 0o777);
-          }
-          await handle.writeFile(content, "utf8");
-          await handle.datasync();
-          await fsp.rename(temp, target);
-        } catch (err) {
-          await fsp.unlink(temp).catch(() => {});
-          if ((err as NodeJS.ErrnoException).code === "EISDIR") throw new ToolError(`'${path}' is a folder`);
-          throw err;
-        }
+        if (!(await replaceWhole(dir, name, path, existing, content, opened))) await writeInPlace(target, path, content, opened);
         return `Wrote ${Buffer.byteLength(content)} bytes to ${path}.`;
       });
     },
   };
+}
+
+/** Names of write_file's new files while they are written: not listed. */
+const TEMP_PREFIX = ".hermes-write-";
+
+/**
+ * Writes `content` to a new file in `dir` and renames it over `target`. False, with nothing changed, where
+ * the replacement could not be what the file was: a folder hermes may not add to (the file in it it may
+ * write), or a file of another owner (the new one would be hermes's, and its owner might no longer write it).
+ */
+async function replaceWhole(
+  dir: Dir,
+  name: string,
+  path: string,
+  existing: Stats | undefined,
+  content: string,
+  opened: FileHandle[],
+): Promise<boolean> {
+  const temp = childPath(dir, `${TEMP_PREFIX}${randomBytes(8).toString("hex")}`);
+  const handle = await fsp.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o644).catch((err: NodeJS.ErrnoException) => {
+    if (existing && (err.code === "EACCES" || err.code === "EPERM")) return undefined;
+    throw err;
+  });
+  if (!handle) return false;
+  opened.push(handle);
+  try {
+    if (existing) {
+      const owned = await handle.chown(existing.uid, existing.gid).then(
+        () => true,
+        () => false,
+      );
+      if (!owned) {
+        await fsp.unlink(temp).catch(() => {});
+        return false;
+      }
+      await handle.chmod(existing.mode & 0o777);
+    }
+    await handle.writeFile(content, "utf8");
+    await handle.datasync();
+    await fsp.rename(temp, childPath(dir, name));
+    return true;
+  } catch (err) {
+    await fsp.unlink(temp).catch(() => {});
+    if ((err as NodeJS.ErrnoException).code === "EISDIR") throw new ToolError(`'${path}' is a folder`);
+    throw err;
+  }
+}
+
+/** The file itself rewritten, as before replacing was possible; no O_TRUNC: a file that turned into a hard link or a FIFO stays as it was. */
+async function writeInPlace(target: string, path: string, content: string, opened: FileHandle[]): Promise<void> {
+  const handle = await fsp.open(target, O_WRONLY | O_NOFOLLOW | O_NONBLOCK).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === "ELOOP") throw new ToolError(`'${path}' is a symbolic link; hermes does not write through links`);
+    throw explain(err, path, path);
+  });
+  opened.push(handle);
+  checkRegular(await handle.stat(), path);
+  await handle.truncate(0);
+  await handle.writeFile(content, "utf8");
 }
 
 /** The path that opens `name` inside `dir`: through the descriptor on Linux, by the real path elsewhere. */
@@ -211,7 +254,8 @@ function explain(err: NodeJS.ErrnoException, part: string, whole: string): Error
 
 async function listDir(dir: Dir, shown: string): Promise<string> {
   const at = PROC_FD ? `${PROC_FD}/${dir.handle.fd}` : dir.path;
-  const entries = await fsp.readdir(at, { withFileTypes: true });
+  // A write's new file (or one left by a crash mid-write) is no file of the folder's.
+  const entries = (await fsp.readdir(at, { withFileTypes: true })).filter((e) => !e.name.startsWith(TEMP_PREFIX));
   entries.sort((a, b) => a.name.localeCompare(b.name));
   const lines = await Promise.all(
     entries.slice(0, MAX_LIST_ENTRIES).map(async (e) => {
