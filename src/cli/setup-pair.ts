@@ -27,12 +27,12 @@ async function pollForCode(apiRoot: string, token: string, say: (line: string) =
     });
     return (await res.json()) as { ok: boolean; result?: unknown; description?: string };
   };
+  // What waits from before the code was shown is no try at it (five old digits voided the pairing). Told by
+  // update id, not by date: a computer's clock ahead of Telegram's set the code itself aside.
+  let offset = await pastBacklog(call);
   const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
   say(`Send this code to your bot in a private chat, from your own Telegram account:\n\n    ${code}\n`);
-  // Telegram's dates are whole seconds: a message from before the code was shown is no try at it.
-  const shownAt = Math.floor(Date.now() / 1000);
   const end = Date.now() + timeoutMs;
-  let offset = 0;
   let wrong = 0;
   while (Date.now() < end) {
     const got = await call("getUpdates", {
@@ -46,12 +46,11 @@ async function pollForCode(apiRoot: string, token: string, say: (line: string) =
     }
     for (const u of got.result as {
       update_id: number;
-      message?: { chat: { id: number; type: string }; from?: { id: number; first_name: string }; text?: string; date?: number };
+      message?: { chat: { id: number; type: string }; from?: { id: number; first_name: string }; text?: string };
     }[]) {
       offset = u.update_id + 1;
       const m = u.message;
       if (!m?.from || m.chat.type !== "private" || !/^\d[\d ]{3,9}$/.test(m.text?.trim() ?? "")) continue;
-      if ((m.date ?? shownAt) < shownAt) continue;
       if (m.text?.replace(/ /g, "").trim() === code) {
         await call("sendMessage", { chat_id: m.chat.id, text: "You are paired: once hermes runs, write to me any time." });
         await call("getUpdates", { offset, timeout: 0 });
@@ -71,4 +70,15 @@ async function pollForCode(apiRoot: string, token: string, say: (line: string) =
   }
   say("✗ no code arrived in time; pair later with `hermes pair telegram`");
   return undefined;
+}
+
+/** The offset past the updates waiting now (0 when none, or when getUpdates fails: the poll then says why). */
+async function pastBacklog(call: (method: string, body: Record<string, unknown>) => Promise<{ ok: boolean; result?: unknown }>) {
+  let offset = 0;
+  for (;;) {
+    const got = await call("getUpdates", { offset, timeout: 0, allowed_updates: ["message"] });
+    const ids = got.ok ? (got.result as { update_id: number }[]).map((u) => u.update_id) : [];
+    if (ids.length === 0) return offset;
+    offset = Math.max(...ids) + 1;
+  }
 }

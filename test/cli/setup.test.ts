@@ -264,6 +264,15 @@ describe("hermes setup", () => {
     ]);
   });
 
+  it("takes the code when the computer's clock is ahead of Telegram's (its message's date is before the code was shown)", async () => {
+    const t = terminal(["setup", "telegram", "--telegram-token", TOKEN, "--pair", "--non-interactive"], env, home.path);
+    onTestFailed(() => console.log(t.output()));
+    const code = (await t.expect(/^ {4}(\d{6})\s*$/m))[1] as string;
+    telegram.sendMessage(OWNER, { text: code, date: Math.floor(Date.now() / 1000) - 120 });
+    await t.expect(/✓ paired Telegram user 42/);
+    expect(await t.exit).toBe(0);
+  });
+
   it("a Telegram lost while pairing ends the pairing with how to pair later, not setup with a bare error", async () => {
     const run = runCli(["setup", "telegram", "--telegram-token", TOKEN, "--pair", "--non-interactive"], { env, cwd: home.path });
     await telegram.waitFor((c) => c.method === "getUpdates");
