@@ -143,7 +143,8 @@ function reparseScalar(text: string): unknown {
   const doc = parseDocument(text);
   if (doc.errors.length > 0 || !isScalar(doc.contents)) return text;
   const { value, range } = doc.contents;
-  const whole = range?.[0] === 0 && range[1] === text.length;
+  // Spaces or a line break around it (`PORT=8080 ` in an env file, a value read from a file) are no part of it.
+  const whole = range !== undefined && text.slice(range[0], range[1]) === text.trim();
   return whole && (value === null || typeof value === "number" || typeof value === "boolean") ? value : text;
 }
 

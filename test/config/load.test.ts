@@ -190,6 +190,13 @@ describe("config loading", () => {
     expect(config.model.context_tokens).toBe(8192);
   });
 
+  it("still re-reads a substituted number with spaces or a line break around it (it became text, and 'expected number')", () => {
+    const text = "model:\n  context_tokens: ${CTX}\nagent:\n  max_steps: ${STEPS}\n";
+    const { config } = parseConfig(text, "h.yaml", { CTX: "8192 ", STEPS: "12\n" });
+    expect(config.model.context_tokens).toBe(8192);
+    expect(config.agent.max_steps).toBe(12);
+  });
+
   it("says to quote a substituted value that is all digits where text is expected (a PIN would lose its leading 0)", () => {
     const text = "connectors:\n  email:\n    imap:\n      pass: ${PASS}\n";
     const [problem] = problemsOf(text, { PASS: "0123" });
