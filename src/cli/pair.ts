@@ -47,9 +47,8 @@ export async function pair(configPath: string, platform: PairPlatform, options: 
       writeFileSync(configPath, addAllowedUser(before, platform, id, name));
     } catch (err) {
       // The user was told "adding you now": they hear that it failed, not nothing.
-      if (readFileSync(configPath, "utf8") !== before) writeFileSync(configPath, before);
       await client.call({ op: "pair_confirm", connector: platform, user_id: id, ok: false });
-      return fail(`${errorMessage(err)}; the file is as it was`);
+      return fail(`${errorMessage(err)}; ${restore(configPath, before)}`);
     }
     const reloaded = await client.call({ op: "reload" });
     const ok = reloaded.type === "result" && reloaded.ok;
@@ -60,6 +59,16 @@ export async function pair(configPath: string, platform: PairPlatform, options: 
     return 0;
   } finally {
     client.close();
+  }
+}
+
+/** Puts the file's text back if a failed write changed it; says how the file is. */
+function restore(configPath: string, before: string): string {
+  try {
+    if (readFileSync(configPath, "utf8") !== before) writeFileSync(configPath, before);
+    return "the file is as it was";
+  } catch (err) {
+    return `and putting the file back failed too (${errorMessage(err)}): check ${configPath}`;
   }
 }
 
