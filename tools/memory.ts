@@ -16,11 +16,6 @@ const input = z.discriminatedUnion("action", [
   z.strictObject({ action: z.literal("forget"), id: z.int().positive() }),
 ]);
 
-/**
- * Lasting facts, each the asker's own or shared by everyone, shown to the model at the start of every run.
- * A fact outlives the conversation that made it, so it is where injected text would do lasting harm: saving
- * or forgetting a shared fact, and any change once the session has read text from outside, asks the owner.
- */
 /** Two wordings of one fact: the same words, whatever their case, spacing, Unicode form or final full stop. */
 function sameFact(a: string, b: string): boolean {
   const key = (s: string) =>
@@ -37,6 +32,11 @@ function scopeOf(m: Memory): string {
   return m.owner ? `for ${m.owner_name ?? m.owner}` : "for everyone";
 }
 
+/**
+ * Lasting facts, each the asker's own or shared by everyone, shown to the model at the start of every run.
+ * A fact outlives the conversation that made it, so it is where injected text would do lasting harm: saving
+ * or forgetting a shared fact, and any change once the session has read text from outside, asks the owner.
+ */
 export function createTool(_name: ToolName, deps: ToolDeps) {
   const memory = deps.store.memory;
   const maxFacts = deps.config.tools.memory.max_facts;
