@@ -57,6 +57,8 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
             args.in_minutes !== undefined
               ? new Date(now.getTime() + args.in_minutes * 60_000)
               : parseLocalDateTime(args.at ?? "", zone, now);
+          if (!at && /^\s*(\d{4}-\d{2}-\d{2}[T ])?\d{1,2}:\d{2}(:\d{2})?\s*$/.test(args.at ?? ""))
+            throw new ToolError(`there is no such date or time as "${args.at}" (${zone}); check the day of the month and the hour`);
           if (!at) throw new ToolError(`cannot read the time "${args.at}"; use "YYYY-MM-DD HH:MM" or "HH:MM" (${zone})`);
           if (at.getTime() <= now.getTime()) throw new ToolError(`${describeTime(at, zone, now)} is in the past`);
           const r = schedules.addReminder({ channel: ctx.channel, text: args.text, at: at.getTime(), timezone: zone });
