@@ -7,10 +7,10 @@ import type { Check } from "./doctor-check.js";
 const PROBE_MS = 10_000;
 
 /** One check per MCP server: as the running daemon sees it, else by connecting to it once from here. */
-export async function checkMcpServers(config: Config): Promise<Check[]> {
+export async function checkMcpServers(config: Config, secrets: readonly string[] = []): Promise<Check[]> {
   const names = Object.keys(config.mcp.servers);
   if (names.length === 0) return [];
-  const reports = (await fromDaemon(config.connectors.cli.socket)) ?? (await probeAll(config));
+  const reports = (await fromDaemon(config.connectors.cli.socket)) ?? (await probeAll(config, secrets));
   return reports.map((r) => {
     const unmatched = r.unmatched ?? [];
     const nothing = unmatched.length ? `; tools.enabled names no tool of it: ${unmatched.join(", ")}` : "";
@@ -48,14 +48,15 @@ async function fromDaemon(socket: string): Promise<McpServerReport[] | undefined
   }
 }
 
-async function probeAll(config: Config): Promise<McpServerReport[]> {
+/** `secrets`: the config's `${VAR}` values, masked where a server's command line is shown. */
+async function probeAll(config: Config, secrets: readonly string[]): Promise<McpServerReport[]> {
   const [{ createMcpHub }, { openStore }] = await Promise.all([import("../mcp/hub.js"), import("../store/store.js")]);
   const { mkdtempSync, rmSync } = await import("node:fs");
   const { join } = await import("node:path");
   const { tmpdir } = await import("node:os");
   const dir = mkdtempSync(join(tmpdir(), "hermes-doctor-"));
   const store = openStore(join(dir, "probe.db"));
-  const hub = createMcpHub(config, { store, log: createLogger("silent") });
+  const hub = createMcpHub(config, { store, log: createLogger("silent"), secrets });
   try {
     await hub.settled(PROBE_MS);
     return hub.reports();

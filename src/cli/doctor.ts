@@ -15,14 +15,10 @@ const MARK: Record<Outcome, string> = { ok: "✓", fail: "✗", warn: "!", skip:
 /** `hermes doctor`: one line per check, each problem with its fix; exit 1 when any check fails. */
 export async function doctor(configPath: string, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const checks: Check[] = [];
-  /** The config's secret values (`${VAR}`s): an MCP server's command line shown in a fix, say, has them masked. */
-  let secrets: readonly string[] = [];
-  const mask = (text: string) =>
-    maskUrlsInText(secrets.reduce((t, s) => (s.length >= 4 && t.includes(s) ? t.replaceAll(s, "********") : t), text));
   const report = (c: Check) => {
     checks.push(c);
     // Details name endpoints by their URLs: a password or a key in one is not printed.
-    const [detail, fix] = [mask(c.detail), c.fix && mask(c.fix)];
+    const [detail, fix] = [maskUrlsInText(c.detail), c.fix && maskUrlsInText(c.fix)];
     process.stdout.write(`${MARK[c.outcome]} ${c.name.padEnd(9)} ${detail}${fix ? `\n            fix: ${fix}` : ""}\n`);
   };
   let config: Config;
@@ -30,7 +26,6 @@ export async function doctor(configPath: string, env: NodeJS.ProcessEnv = proces
   try {
     loaded = loadConfig(configPath);
     config = loaded.config;
-    secrets = loaded.secrets;
     report({ name: "config", outcome: "ok", detail: `${configPath} is valid` });
   } catch (err) {
     const detail = err instanceof ConfigError ? err.message : String(err);
@@ -52,7 +47,7 @@ export async function doctor(configPath: string, env: NodeJS.ProcessEnv = proces
   for (const c of await checkTokens(config)) report(c);
   if (config.connectors.email.enabled) for (const c of (await import("./doctor-email.js")).checkEmail(config)) report(c);
   if (config.connectors.plugins.length) for (const c of await (await import("./doctor-plugins.js")).checkPlugins(loaded)) report(c);
-  for (const c of await (await import("./doctor-mcp.js")).checkMcpServers(config)) report(c);
+  for (const c of await (await import("./doctor-mcp.js")).checkMcpServers(config, loaded.secrets)) report(c);
   for (const c of await checkSystemd(config, env.HERMES_SYSTEMD_DIR ?? "/etc/systemd/system")) report(c);
   return checks.some((c) => c.outcome === "fail") ? 1 : 0;
 }

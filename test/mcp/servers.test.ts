@@ -303,14 +303,17 @@ describe("MCP tool servers", () => {
     expect(status.mcp[0]?.fix).toBe(
       `run \`${process.execPath} -e process.exit(3) -- ******** --token ******** --api-key=******** --keyboard us\` by hand to see why it exits; its stderr is in the log`,
     );
-    const shown = [
-      (await h.cli(["tools", "--json"])).stdout,
-      (await h.cli(["tools"])).stdout,
-      (await h.cli(["status"])).stdout,
-      (await h.cli(["doctor"])).stdout,
-      (await h.cli(["config", "check"])).stdout,
-    ];
-    for (const out of shown) for (const secret of [TOKEN, "tok-SECRET-1", "SECRET-2"]) expect(out).not.toContain(secret);
+    const env = { HA_TOKEN: TOKEN };
+    const doctor = (await h.cli(["doctor"], { env })).stdout;
+    const check = (await h.cli(["config", "check"], { env })).stdout;
+    expect(doctor).toContain("--token ******** --api-key=******** --keyboard us");
+    expect(check).toMatch(/- --token\n\s+- "\*{8}"\n\s+- --api-key=\*{8}\n/);
+    await h.stop();
+    // With no daemon to ask, doctor starts the server itself.
+    const offline = (await h.cli(["doctor"], { env })).stdout;
+    expect(offline).toContain("--token ******** --api-key=******** --keyboard us");
+    const shown = [(await h.cli(["tools", "--json"])).stdout, (await h.cli(["tools"])).stdout, (await h.cli(["status"])).stdout];
+    for (const out of [...shown, doctor, check, offline]) for (const secret of [TOKEN, "tok-SECRET-1", "SECRET-2"]) expect(out).not.toContain(secret);
   });
 
   it("refuses two tools whose names collide after sanitising, naming the server's place in the config", async () => {
