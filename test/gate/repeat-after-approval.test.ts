@@ -24,9 +24,15 @@ describe("repeat_limit across an approval", () => {
     await waitFor(() => a.runner.status().suspended === 1, { message: "the run to be suspended" });
     a.approvals.decide(id.approvalId, true, "owner");
     await done;
-    const facts = a.store.db.prepare("SELECT COUNT(*) FROM memories WHERE fact = 'likes tea'").pluck().get();
-    // repeat_limit 2: "likes tea" may be executed at most twice in this run.
-    expect(facts).toBe(2);
+    // repeat_limit 2: "likes tea" may be executed at most twice in this run (the second time it is already
+    // remembered), and the third is blocked.
+    const calls = a.store.db.prepare("SELECT decision, status FROM tool_calls WHERE tool = 'memory' ORDER BY rowid").all();
+    expect(calls).toEqual([
+      { decision: "auto", status: "ok" },
+      { decision: "auto", status: "ok" },
+      { decision: "blocked", status: expect.anything() },
+    ]);
+    expect(a.store.db.prepare("SELECT COUNT(*) FROM memories WHERE fact = 'likes tea'").pluck().get()).toBe(1);
   });
 
   /** Submits `text`, answering every question with `yes`; resolves the outcome and how many were asked. */
