@@ -61,7 +61,11 @@ describe("hermes ask --json", () => {
     const err = stream(false);
     const run = runMessage(client, "s", "time?", { json: true, stream: false, confirm: async () => false, out: out.s, err: err.s });
     await expect(run).rejects.toThrow(/the daemon closed the connection/);
-    const lines = out.text().trim().split("\n").map((l) => JSON.parse(l) as { type: string; code?: string });
+    const lines = out
+      .text()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; code?: string });
     expect(lines.map((l) => l.type)).toEqual(["tool_call", "error"]);
     expect(lines.at(-1)).toMatchObject({ code: "connection_lost", message: "the daemon closed the connection" });
   });

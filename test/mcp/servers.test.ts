@@ -313,7 +313,8 @@ describe("MCP tool servers", () => {
     const offline = (await h.cli(["doctor"], { env })).stdout;
     expect(offline).toContain("--token ******** --api-key=******** --keyboard us");
     const shown = [(await h.cli(["tools", "--json"])).stdout, (await h.cli(["tools"])).stdout, (await h.cli(["status"])).stdout];
-    for (const out of [...shown, doctor, check, offline]) for (const secret of [TOKEN, "tok-SECRET-1", "SECRET-2"]) expect(out).not.toContain(secret);
+    for (const out of [...shown, doctor, check, offline])
+      for (const secret of [TOKEN, "tok-SECRET-1", "SECRET-2"]) expect(out).not.toContain(secret);
   });
 
   it("refuses two tools whose names collide after sanitising, naming the server's place in the config", async () => {
