@@ -10,6 +10,8 @@ export function isPrivateAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return true;
   let ip = ipaddr.parse(address);
   if (ip.kind() === "ipv6" && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
+  // An IPv4-compatible address (::/96, deprecated: `[::127.0.0.1]` is `::7f00:1`) is no public one either.
+  if (ip.kind() === "ipv6" && (ip as ipaddr.IPv6).parts.slice(0, 6).every((p) => p === 0)) return true;
   return ip.range() !== "unicast";
 }
 

@@ -258,6 +258,9 @@ describe("the toolbox against local fixture servers", () => {
     expect(await needs(`http://localhost:${new URL(hidden.url).port}/admin`)).toBe(true);
     expect(await needs("http://10.1.2.3/")).toBe(true);
     expect(await needs("http://[::1]:80/")).toBe(true);
+    // IPv4 written as IPv6 in its every form: mapped, compatible (::/96, deprecated), NAT64, 6to4.
+    for (const host of ["[::ffff:127.0.0.1]", "[::127.0.0.1]", "[64:ff9b::7f00:1]", "[2002:7f00:1::]"])
+      expect(await needs(`http://${host}/`), host).toBe(true);
     expect(await needs(`${fixtures.url}/page`)).toBe(false);
     await expect(call("http_get", { url: `${fixtures.url}/redirect-inside` })).rejects.toThrow(
       /127\.0\.0\.3 is a private address; call http_get with this URL directly/,
