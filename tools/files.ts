@@ -32,7 +32,14 @@ export function createTool(name: ToolName, deps: ToolDeps): AnyTool {
         name: "write_file",
         description:
           'Create or overwrite a text file in the owner\'s files folder. Example: {"path": "shopping.txt", "content": "milk\\neggs"}.',
-        input: z.strictObject({ path: relPath, content: z.string().max(maxBytes) }),
+        input: z.strictObject({
+          path: relPath,
+          // In bytes, as written: a text of accented letters or emoji is two to four times its length.
+          content: z
+            .string()
+            .max(maxBytes)
+            .refine((s) => Buffer.byteLength(s) <= maxBytes, { message: `content is over tools.files.max_bytes (${maxBytes} bytes)` }),
+        }),
         readOnly: false,
         run: ({ path, content }) => jail.write(path, content),
       });

@@ -117,6 +117,12 @@ describe("file tools and a hostile files folder", () => {
     expect(readdirSync(root).filter((n) => n.startsWith("."))).toEqual([]);
   }, 30_000);
 
+  it("counts write_file's limit in bytes as written, not in characters", () => {
+    const input = (tools.get("write_file") as AnyTool).input;
+    expect(() => input.parse({ path: "big.txt", content: "é".repeat(600_000) })).toThrow(/over tools\.files\.max_bytes \(1000000 bytes\)/);
+    expect(input.parse({ path: "big.txt", content: "é".repeat(500_000) })).toBeTruthy();
+  });
+
   it("leaves a file the owner made read-only as it is (a write replaces a file, which a read-only one must not be)", async () => {
     writeFileSync(join(root, "keep.txt"), "as written");
     chmodSync(join(root, "keep.txt"), 0o444);
