@@ -40,8 +40,14 @@ function scopeOf(m: Memory): string {
 export function createTool(_name: ToolName, deps: ToolDeps) {
   const memory = deps.store.memory;
   const maxFacts = deps.config.tools.memory.max_facts;
+  /** The fact already kept that says what `fact` says, for the person `personId` or for everyone. */
+  const known = (fact: string, personId: string | undefined, forEveryone: boolean) =>
+    memory.visibleTo(personId).find((m) => sameFact(m.fact, fact) && (m.owner === null || (!forEveryone && m.owner === personId)));
   const needsConfirmation = (args: z.output<typeof input>, call: CallInfo): boolean => {
     if (args.action === "list") return false;
+    // A fact already kept changes nothing: no question for it.
+    if (args.action === "remember" && known(args.fact, senderOf(deps.store.history.run(call.runId))?.id, args.for === "everyone"))
+      return false;
     const shared = args.action === "remember" ? args.for === "everyone" : memory.get(args.id)?.owner === null;
     return shared || readUntrusted(deps.store.history, call.runId);
   };
@@ -59,7 +65,7 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
         case "remember": {
           const owner = args.for === "everyone" ? undefined : person;
           // Told twice, a fact was kept twice: two rows, both in every later prompt.
-          const same = memory.visibleTo(person?.id).find((m) => sameFact(m.fact, args.fact) && (m.owner === null || m.owner === owner?.id));
+          const same = known(args.fact, person?.id, args.for === "everyone");
           if (same) return `Already remembered #${same.id} (${scopeOf(same)}): ${same.fact}`;
           if (memory.count() >= maxFacts) throw new ToolError(`memory is full (${maxFacts} facts); forget one first`);
           const m = memory.remember(args.fact.trim(), owner);

@@ -82,4 +82,24 @@ describe("a fact told twice", () => {
     expect(await tell("likes black tea")).toMatch(/^Remembered #2 /);
     expect(facts(a)).toEqual([{ fact: "likes green tea" }, { fact: "likes black tea" }]);
   });
+
+  it("does not ask again for a shared fact already kept: nothing would change", async () => {
+    const a = await agent();
+    const share = { toolCalls: [{ name: "memory", arguments: { action: "remember", fact: "wifi is hermes-home", for: "everyone" } }] };
+    let asked = 0;
+    const tell = async () => {
+      a.model.script(share);
+      const listener = (e: AgentEvent) => {
+        if (e.type !== "approval_requested") return;
+        asked++;
+        setImmediate(() => a.approvals.decide(e.approvalId, true, "owner"));
+      };
+      await a.runner.submit({ sessionKey: "cli:default", text: "remember the wifi", source: "cli", listener }).done;
+      return String(a.model.requests.at(-1)?.messages.at(-1)?.content);
+    };
+    expect(await tell()).toMatch(/^Remembered #1 \(for everyone\)/);
+    expect(asked).toBe(1);
+    expect(await tell()).toBe("Already remembered #1 (for everyone): wifi is hermes-home");
+    expect(asked).toBe(1);
+  });
 });
