@@ -47,6 +47,8 @@ export async function driveRun(run: ActiveRun, deps: LoopDeps): Promise<RunOutco
   const { store } = deps;
   const cfg = deps.config();
   const row = store.history.run(run.runId);
+  // Working again: a restart from here on counts an attempt (a step still waiting suspends it again).
+  if (row?.status === "suspended") store.history.setRunStatus(run.runId, "running");
   let step = row?.steps ?? 0;
   const images = row?.images ? (JSON.parse(row.images) as string[]) : undefined;
   const guard = RepeatGuard.fromAudit(
