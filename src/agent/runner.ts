@@ -229,6 +229,7 @@ export class Runner {
       await this.idleWithin(2000);
     }
     this.closed = true;
+    this.deps.approvals.stopResuming();
   }
 
   private busy(): number {

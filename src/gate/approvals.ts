@@ -41,6 +41,8 @@ export class Approvals {
   /** Runs waiting for their approvals, by run id: each is resumed once, when the last one is settled. */
   private readonly waiting = new Map<string, () => void>();
   private readonly listeners: DecisionListener[] = [];
+  /** False once a shutdown has let its runs go: a decision is still kept, and its run resumes at the next start. */
+  private resuming = true;
 
   constructor(private readonly deps: ApprovalsDeps) {}
 
@@ -135,6 +137,14 @@ export class Approvals {
     this.timers.clear();
   }
 
+  /**
+   * At the end of a shutdown's grace: decisions (a press while the connectors close) are recorded, but wake
+   * no run, whose call would run while the store closes under it; the next start resumes it and runs it once.
+   */
+  stopResuming(): void {
+    this.resuming = false;
+  }
+
   /** Open approvals no connector has shown (the process died in between), as the events that show them. */
   unshown(): { channel: string; event: ApprovalRequested }[] {
     return this.deps.store.approvals
@@ -182,7 +192,7 @@ export class Approvals {
     this.deps.log?.info({ approvalId: approval.id, tool: approval.tool, status, by }, "approval decided");
     const event = decidedEvent(decided, status, by);
     for (const listener of this.listeners) listener(event, decided);
-    if (this.pendingCount(approval.run_id) === 0) this.waiting.get(approval.run_id)?.();
+    if (this.resuming && this.pendingCount(approval.run_id) === 0) this.waiting.get(approval.run_id)?.();
     return decided;
   }
 }

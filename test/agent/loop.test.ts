@@ -208,6 +208,23 @@ describe("a run waiting for approval", () => {
     await run.done;
   });
 
+  it("decided after the shutdown let its runs go, it waits for the next start, which runs the call once", async () => {
+    const { a, risky } = await start();
+    a.model.script({ toolCalls: [{ name: "risky", arguments: { word: "five" } }] });
+    const run = a.submit("do it");
+    const [id] = await approvalsAsked(run.events, 1);
+    await waitFor(() => a.runner.status().suspended === 1, { message: "the run to be suspended" });
+    await a.runner.shutdown(0);
+    // A button pressed while the connectors close: the decision is kept, the store is about to close.
+    expect(a.approvals.decide(String(id), true, "telegram:42").ok).toBe(true);
+    const next = await makeAgent({ dir: a.dir, tools: ["clock"], extraTools: [risky.tool] });
+    next.model.respond(echoResults);
+    await waitFor(() => next.store.history.run(run.runId)?.status === "done", { message: "the next start to end the run" });
+    expect(risky.runs).toEqual([{ word: "five" }]);
+    expect(run.events.filter((e) => e.type === "tool_result")).toEqual([]);
+    expect(next.unattended).toContainEqual(expect.objectContaining({ type: "run_end", reply: "Result: risky ran five" }));
+  });
+
   it("ends when nobody answers in time: not run, the model told", async () => {
     const { a, risky } = await start({ confirm_timeout_s: 0.05 });
     a.model.script({ toolCalls: [{ name: "risky", arguments: { word: "five" } }] });

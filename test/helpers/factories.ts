@@ -120,11 +120,13 @@ export interface AgentOptions {
   extraTools?: AnyTool[];
   /** `agent:` settings (repeat_limit, max_steps, confirm, confirm_timeout_s …). */
   agent?: Record<string, unknown>;
+  /** The directory of an earlier agent: this one opens its store, as the next start of a daemon would. */
+  dir?: string;
 }
 
 /** The parts the gate works with: store, config, approvals and a tool map. */
 async function makeParts(o: AgentOptions) {
-  const dir = useTempDir();
+  const dir = o.dir ?? useTempDir();
   const store = makeStore(dir);
   const config = makeConfig({
     agent: { confirm: [], ...o.agent },
