@@ -335,8 +335,10 @@ describe("the Telegram connector", () => {
     await telegram.waitFor((c) => c.method === "editMessageText" && c.params.text === "The first part of a long answer");
     telegram.sendText(OWNER, "/stop");
     await waitFor(() => repliesSent() === 2, { message: "the second stopped run's end to be handled" });
-    const texts = telegram.messagesTo(OWNER).map((c) => c.params.text);
-    expect(texts.filter((t) => t === "Stopped.")).toHaveLength(2); // one for each /stop, none from the runs
+    // The command's answer and the run's end are sent apart, in either order: both are awaited.
+    const stopped = () => telegram.messagesTo(OWNER).filter((c) => c.params.text === "Stopped.").length;
+    await waitFor(() => stopped() >= 2, { message: "the second /stop's answer" });
+    expect(stopped()).toBe(2); // one for each /stop, none from the runs
     const edits = telegram.calls.filter((c) => c.method === "editMessageText" && c.params.message_id === draft.result.message_id);
     expect(edits.at(-1)?.params.text).toBe("The first part of a long answer …(stopped)");
   });
