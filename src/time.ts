@@ -5,6 +5,7 @@
  * paths taken at every turn (the time note, the cron schedules) avoid it in the configured zone.
  */
 import { Cron, type CronCallback, type CronOptions } from "croner";
+import { namesRealTime } from "./real-time.js";
 
 interface Fields {
   year: number;
@@ -111,7 +112,9 @@ export function parseLocalDateTime(text: string, timeZone: string, now: Date): D
   if (full) {
     const [, y, mo, d, h, mi, s] = full.map(Number) as number[];
     const fields = { year: y as number, month: mo as number, day: d as number, hour: h as number, minute: mi as number, second: s || 0 };
-    return namesRealTime(fields) ? zonedToUtc(fields, timeZone) : undefined;
+    return namesRealTime(fields.year, fields.month, fields.day, fields.hour, fields.minute, fields.second)
+      ? zonedToUtc(fields, timeZone)
+      : undefined;
   }
   const clock = text.trim().match(/^(\d{1,2}):(\d{2})$/);
   if (!clock || Number(clock[1]) > 23 || Number(clock[2]) > 59) return undefined;
@@ -129,19 +132,6 @@ export function parseLocalDateTime(text: string, timeZone: string, now: Date): D
       second: 0,
     },
     timeZone,
-  );
-}
-
-/** False for fields that would roll over into another time: "2026-13-45", "2026-02-30", "24:00". */
-function namesRealTime(f: Fields): boolean {
-  const at = new Date(asUtc(f));
-  return (
-    at.getUTCFullYear() === f.year &&
-    at.getUTCMonth() + 1 === f.month &&
-    at.getUTCDate() === f.day &&
-    at.getUTCHours() === f.hour &&
-    at.getUTCMinutes() === f.minute &&
-    at.getUTCSeconds() === f.second
   );
 }
 

@@ -3,6 +3,7 @@ import { basename } from "node:path";
 import type { ToolName } from "../src/config/schema.js";
 import { z } from "../src/config/zod.js";
 import { ToolError } from "../src/errors.js";
+import { namesRealTime } from "../src/real-time.js";
 import { dateFormat } from "../src/time.js";
 import { defineTool } from "../src/tools/define.js";
 import type { ToolDeps } from "../src/tools/types.js";
@@ -25,7 +26,10 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
       from: z
         .string()
         .regex(/^\d{4}-\d{2}-\d{2}$/, "expected YYYY-MM-DD")
-        .refine(isCalendarDay, "no such day (expected a real date, YYYY-MM-DD)")
+        .refine(
+          (day) => namesRealTime(...(day.split("-").map(Number) as [number, number, number])),
+          "no such day (expected a real date, YYYY-MM-DD)",
+        )
         .optional(),
       days: z.int().min(1).max(31).optional(),
     }),
@@ -41,13 +45,6 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
       return render(events, notes, range);
     },
   });
-}
-
-/** Whether YYYY-MM-DD names a day that exists (2026-02-30 does not: it would be read as 2 March). */
-function isCalendarDay(day: string): boolean {
-  const [y, m, d] = day.split("-").map(Number) as [number, number, number];
-  const date = new Date(Date.UTC(y, m - 1, d));
-  return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
 }
 
 function rangeOf(fromDay: string, days: number, zone: string): Range {

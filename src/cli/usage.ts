@@ -1,3 +1,4 @@
+import { namesRealTime } from "../real-time.js";
 import type { UsageTotals } from "../store/usage.js";
 import type { Client } from "./client.js";
 
@@ -22,25 +23,12 @@ function parseSince(value: string | undefined, now = Date.now()): number | strin
   if (value === undefined) return now - 7 * UNIT_MS.d;
   const span = /^(\d+)([mhdw])$/.exec(value);
   if (span) return now - Number(span[1]) * UNIT_MS[span[2] as keyof typeof UNIT_MS];
-  if (LOCAL_DATE.test(value) && isRealDate(value)) return value;
+  if (LOCAL_DATE.test(value) && namesRealTime(...(value.split(/[-T :]/).map(Number) as [number, number, number, ...number[]])))
+    return value;
   const date = /(?:Z|[+-]\d{2}:?\d{2})$/.test(value) ? Date.parse(value) : Number.NaN;
   if (Number.isNaN(date))
     throw new UsageArgError(`--since expects a span such as 7d, 24h, 30m, 2w or a date such as 2026-11-01, not '${value}'`);
   return date;
-}
-
-/** False for a date or time that does not exist and would roll over into another: 2026-13-45, 2026-02-30, 24:00. */
-function isRealDate(value: string): boolean {
-  const [y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0] = value.split(/[-T :]/).map(Number);
-  const at = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
-  return (
-    at.getUTCFullYear() === y &&
-    at.getUTCMonth() === mo - 1 &&
-    at.getUTCDate() === d &&
-    at.getUTCHours() === h &&
-    at.getUTCMinutes() === mi &&
-    at.getUTCSeconds() === s
-  );
 }
 
 /** `hermes usage [--since 7d] [--by day|session|model|endpoint] [--json]`: the ledger's totals. */
