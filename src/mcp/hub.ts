@@ -123,15 +123,11 @@ export function createMcpHub(config: Config, deps: McpHubDeps, previous?: McpHub
     if (!kept) session.start();
   }
 
+  const reports = () => [...entries.values()].map((e) => reportOf(e, deps.secrets));
   return {
     tools: () => [...entries.values()].flatMap((e) => e.tools),
-    reports: () => [...entries.values()].map((e) => reportOf(e, deps.secrets)),
-    whyMissing: (name, enabled) =>
-      notConnectedText(
-        name,
-        [...entries.values()].map((e) => reportOf(e, deps.secrets)),
-        enabled,
-      ),
+    reports,
+    whyMissing: (name, enabled) => notConnectedText(name, reports(), enabled),
     settled: async (maxMs) => {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<void>((resolve) => {
