@@ -45,11 +45,10 @@ export function createTool(_name: ToolName, deps: ToolDeps) {
     memory.visibleTo(personId).find((m) => sameFact(m.fact, fact) && (m.owner === null || (!forEveryone && m.owner === personId)));
   const needsConfirmation = (args: z.output<typeof input>, call: CallInfo): boolean => {
     if (args.action === "list") return false;
-    // A fact already kept changes nothing: no question for it.
-    if (args.action === "remember" && known(args.fact, senderOf(deps.store.history.run(call.runId))?.id, args.for === "everyone"))
-      return false;
     const shared = args.action === "remember" ? args.for === "everyone" : memory.get(args.id)?.owner === null;
-    return shared || readUntrusted(deps.store.history, call.runId);
+    if (!shared && !readUntrusted(deps.store.history, call.runId)) return false;
+    // A fact already kept changes nothing: no question for it (looked up only where one would be asked).
+    return !(args.action === "remember" && known(args.fact, senderOf(deps.store.history.run(call.runId))?.id, args.for === "everyone"));
   };
   return defineTool({
     name: "memory",
