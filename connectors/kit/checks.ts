@@ -205,26 +205,22 @@ async function strangerIgnored(h: Harness, why: string): Promise<string> {
   return `checked without the notice: ${why}`;
 }
 
-/** Polls the connector's health until it is green, for as long as a check waits for what it expects. */
-async function greenHealth(h: Harness): Promise<{ ok: boolean; detail: string } | undefined> {
-  const end = Date.now() + h.timeoutMs;
-  let health: { ok: boolean; detail: string } | undefined;
+type Health = { ok: boolean; detail: string };
+
+/** Polls the connector's health until `done` accepts it or `ms` have passed; the last one seen. */
+async function pollHealth(h: Harness, done: (health: Health) => boolean, ms: number): Promise<Health | undefined> {
+  const end = Date.now() + ms;
+  let health: Health | undefined;
   while (Date.now() < end) {
     health = (await h.daemon.core.status()).connectors.find((c) => c.name === h.subject.name);
-    if (health?.ok) break;
+    if (health && done(health)) break;
     await new Promise((r) => setTimeout(r, 25));
   }
   return health;
 }
 
-/** Polls the connector's health until it is red with the expected reason (a connector may be red for a while as it connects first). */
-async function redHealth(h: Harness, reason: RegExp): Promise<{ ok: boolean; detail: string } | undefined> {
-  const end = Date.now() + 15_000;
-  let health: { ok: boolean; detail: string } | undefined;
-  while (Date.now() < end) {
-    health = (await h.daemon.core.status()).connectors.find((c) => c.name === h.subject.name);
-    if (health && !health.ok && reason.test(health.detail)) break;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return health;
-}
+/** Green, for as long as a check waits for what it expects. */
+const greenHealth = (h: Harness) => pollHealth(h, (health) => health.ok, h.timeoutMs);
+
+/** Red with the expected reason (a connector may be red for a while as it connects first). */
+const redHealth = (h: Harness, reason: RegExp) => pollHealth(h, (health) => !health.ok && reason.test(health.detail), 15_000);
