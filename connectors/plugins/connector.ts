@@ -228,10 +228,12 @@ function healthOf(it: PluginInstance | undefined, phase: string, fault: string |
   try {
     const h: unknown = it.health?.();
     if (h === undefined || h === null) return { ok: true, detail: "started" };
-    if (!h || typeof h !== "object" || typeof (h as { ok?: unknown }).ok !== "boolean") {
+    if (typeof h !== "object" || typeof (h as { ok?: unknown }).ok !== "boolean") {
+      const promise = typeof (h as { then?: unknown }).then === "function";
       // An async health() hands over a promise nobody else will await: its rejection must not go unhandled.
-      if (typeof (h as { then?: unknown } | null)?.then === "function") Promise.resolve(h).catch(() => {});
-      return { ok: false, detail: `health() returned ${describeValue(h)}, not { ok, detail }`, needsOwner: true };
+      if (promise) Promise.resolve(h).catch(() => {});
+      const what = promise ? "a promise (health() must not be async)" : describeValue(h);
+      return { ok: false, detail: `health() returned ${what}, not { ok, detail }`, needsOwner: true };
     }
     const { ok, detail } = h as { ok: boolean; detail?: unknown };
     return ok ? { ok: true, detail: String(detail ?? "") } : { ok: false, detail: String(detail ?? ""), retrying: true };
@@ -242,7 +244,6 @@ function healthOf(it: PluginInstance | undefined, phase: string, fault: string |
 
 /** A value a plugin returned, in a few words for its health line. */
 function describeValue(value: unknown): string {
-  if (typeof (value as { then?: unknown } | null)?.then === "function") return "a promise (health() must not be async)";
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? String(value);
   return Array.isArray(value) ? "an array" : "an object without a boolean ok";
 }
