@@ -136,13 +136,14 @@ export function createJail(root: string) {
           if (err.code === "ENOENT") return undefined;
           throw explain(err, path, path);
         });
-        if (existing?.isSymbolicLink()) throw new ToolError(`'${path}' is a symbolic link; hermes does not write through links`);
-        if (existing?.isDirectory()) throw new ToolError(`'${path}' is a folder`);
-        if (existing) checkRegular(existing, path);
-        // A file the owner made read-only stays as it is: the rename below would replace it regardless.
-        if (existing && (existing.mode & 0o222) === 0) throw new ToolError(`'${path}' is read-only; hermes leaves it as it is`);
-        if (existing)
+        if (existing) {
+          if (existing.isSymbolicLink()) throw new ToolError(`'${path}' is a symbolic link; hermes does not write through links`);
+          if (existing.isDirectory()) throw new ToolError(`'${path}' is a folder`);
+          checkRegular(existing, path);
+          // A file the owner made read-only stays as it is: the rename below would replace it regardless.
+          if ((existing.mode & 0o222) === 0) throw new ToolError(`'${path}' is read-only; hermes leaves it as it is`);
           await fsp.access(target, constants.W_OK).catch((err: NodeJS.ErrnoException) => Promise.reject(explain(err, path, path)));
+        }
         // The text goes to a new file beside it that then takes its name: a reader, or another write, never
         // meets half a file, and a write that fails leaves the old one. A link or a hard link put in the
         // file's place meanwhile is replaced, never written through.

@@ -47,7 +47,7 @@ function bodyOf(message: SurfaceMessage) {
  * `journal` remembers each user's DM channel, opened once. `typingRest` gives up on a rate limit instead of
  * waiting it out: typing is sent in line with the run's messages, and a reply must not wait behind it.
  */
-export function discordSurface(rest: REST, journal: () => InboundStore, typingRest: REST = rest): ChatSurface {
+export function discordSurface(rest: REST, journal: () => InboundStore, typingRest: REST): ChatSurface {
   const dmChannel = async (userId: string): Promise<string> => {
     const key = `discord:dm:${userId}`;
     const known = journal().value(key);
