@@ -117,16 +117,23 @@ export function toFtsQuery(text: string): string | undefined {
   return phrases.size ? [...phrases].join(" ") : undefined;
 }
 
-/** A word's length in letters: a Hangul syllable counts the 2–3 letters (jamo) it is written with. */
+/**
+ * A word's length in letters: a Hangul syllable counts the 2–3 letters (jamo) it is written with, and a
+ * combining accent (U+0300–U+036F, which the index folds away) counts none.
+ */
 function letters(word: string): number {
-  return HANGUL.test(word) ? word.normalize("NFD").length : word.length;
+  const counted = HANGUL.test(word) ? word.normalize("NFD") : word;
+  return counted.replace(FOLDED_ACCENTS, "").length;
 }
 const HANGUL = /\p{Script=Hangul}/u;
+const FOLDED_ACCENTS = /[\u0300-\u036f]/g;
 
 /** The words of one chunk: runs of letters, marks and digits, with each unspaced-script character alone. */
 function wordsOf(chunk: string): string[] {
   const words: string[] = [];
   for (const run of chunk.match(/[\p{L}\p{M}\p{N}]+/gu) ?? []) {
+    // Marks alone are no word: accents fold to nothing in the index, and an empty prefix matches every message.
+    if (!/[\p{L}\p{N}]/u.test(run)) continue;
     for (const part of spaceUnspaced(run).split(ZWSP)) if (part) words.push(part);
   }
   return words;

@@ -210,6 +210,19 @@ describe("recall", () => {
     expect(store.recall.search({ query: "***", scope: all })).toEqual([]);
   });
 
+  it("finds nothing for a query of accents alone, which the index folds away: not every message", () => {
+    const store = open();
+    say(store, "cli:default", owner, "the plumber comes on Tuesday", "Noted: Tuesday.");
+    say(store, "cli:default", owner, "Café Müller at noon");
+    // Combining accents (U+0301, U+0308) are marks, not letters: unicode61 removes them, leaving an empty word.
+    for (const query of ["\u0301\u0301\u0301", "\u0308\u0301\u0301\u0301", "\u0301\u0301\u0301 \u0308\u0308\u0308"])
+      expect(store.recall.search({ query, scope: all })).toEqual([]);
+    expect(toFtsQuery("\u0301\u0301\u0301")).toBeUndefined();
+    // An accent with letters is still part of its word, and a prefix needs three letters, not three characters.
+    expect(store.recall.search({ query: "cafe\u0301", scope: all }).map((h) => markSnippet(h.snippet))).toEqual(["[Café] Müller at noon"]);
+    expect(toFtsQuery("tu\u0301")).toBe('"tu\u0301"');
+  });
+
   it("searches a query's first 16 words: a pasted paragraph or 500 words of a-a-a from a model is cut, not walked word by word", () => {
     const store = open();
     const sixteen = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen";
