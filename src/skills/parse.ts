@@ -1,4 +1,4 @@
-import { isMap, parseDocument } from "yaml";
+import { type Document, isMap, isScalar, parseDocument } from "yaml";
 import type { Skill, SkillProblem } from "./types.js";
 
 const NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;
@@ -20,7 +20,7 @@ export function parseSkill(text: string, file: string, dir: string, folderName: 
   const error = doc.errors[0];
   if (error) return fail(`the front matter is not valid YAML: ${error.message.split("\n")[0]}`);
   if (!isMap(doc.contents)) return fail("the front matter must be a mapping of keys (name: …, description: …)");
-  const data = doc.toJS() as Record<string, unknown>;
+  const data = readFrontMatter(doc);
   const problem = checkName(data.name, folderName) ?? checkDescription(data.description) ?? checkOptional(data);
   if (problem) return fail(problem);
   const notes = Object.keys(data)
@@ -39,6 +39,21 @@ export function parseSkill(text: string, file: string, dir: string, folderName: 
     ...optionalKeys(data),
   };
   return { skill, notes };
+}
+
+/**
+ * The front matter's keys as values. `name: 2048` and `description: 42` are YAML numbers, but a name or a
+ * description is text: they keep the characters written. A key given no value (`license:`) counts as not given.
+ */
+function readFrontMatter(doc: Document): Record<string, unknown> {
+  const data = doc.toJS() as Record<string, unknown>;
+  for (const key of ["name", "description"]) {
+    const node = doc.get(key, true);
+    if (isScalar(node) && (typeof node.value === "number" || typeof node.value === "boolean") && node.source !== undefined)
+      data[key] = node.source;
+  }
+  for (const [key, value] of Object.entries(data)) if (value === null && key !== "name" && key !== "description") delete data[key];
+  return data;
 }
 
 /** The YAML between the first two `---` lines and the Markdown after them; undefined without front matter. */

@@ -63,6 +63,20 @@ describe("loading skills", () => {
     expect(set.problems.every((p) => p.skipped)).toBe(true);
   });
 
+  it("reads a name or description YAML would take for a number as the text written, and an empty optional key as not given", async () => {
+    const skills = root();
+    writeSkill(skills, "2048", { front: "name: 2048\nlicense:\nmetadata:\nallowed-tools:\n", description: "1.50" });
+    writeSkill(skills, "yes", { front: "name: yes\n", description: "true" });
+    const set = await loadSkills([skills], 300);
+    expect(set.problems).toEqual([]);
+    expect(set.skills.map((s) => [s.name, s.description])).toEqual([
+      ["2048", "1.50"],
+      ["yes", "true"],
+    ]);
+    expect(set.find("2048")).not.toHaveProperty("license");
+    expect(set.find("2048")).not.toHaveProperty("allowedTools");
+  });
+
   it("notes unknown keys without skipping, and the first of two same-named skills wins", async () => {
     const first = root();
     const second = join(first, "more");
