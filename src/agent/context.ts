@@ -214,7 +214,10 @@ function fitCurrentTurn(turn: ChatMessage[], room: number, ratio: number): ChatM
     }
     steps = steps.slice(from);
   }
-  steps = shortenResults(steps, room - cost([message]), ratio);
+  const unshortened = steps;
+  steps = shortenResults(unshortened, room - cost([message]), ratio);
+  // Many parallel results can pass the room even at MIN_RESULT_CHARS each: then they keep less, down to the marker.
+  if (cost([message, ...steps.flat()]) > room) steps = shortenResults(unshortened, room - cost([message]), ratio, 0);
   if (cost([message, ...steps.flat()]) > room) message = cutMessage(message, room - cost(steps.flat()), ratio);
   return [message, ...steps.flat()];
 }
@@ -248,9 +251,9 @@ function evenShare(steps: ChatMessage[][], tokens: number, ratio: number): numbe
   return Number.POSITIVE_INFINITY;
 }
 
-/** Every tool result of `steps` shortened evenly, so that the steps take about `tokens` (not below MIN_RESULT_CHARS). */
-function shortenResults(steps: ChatMessage[][], tokens: number, ratio: number): ChatMessage[][] {
-  const each = Math.max(MIN_RESULT_CHARS, evenShare(steps, tokens, ratio));
+/** Every tool result of `steps` shortened evenly, so that the steps take about `tokens` (not below `floor` characters). */
+function shortenResults(steps: ChatMessage[][], tokens: number, ratio: number, floor = MIN_RESULT_CHARS): ChatMessage[][] {
+  const each = Math.max(floor, evenShare(steps, tokens, ratio));
   if (!Number.isFinite(each)) return steps;
   return steps.map((step) =>
     step.map((m) => (m.role === "tool" && m.content.length > each ? { ...m, content: truncateResult(m.content, each) } : m)),

@@ -131,6 +131,32 @@ describe("the prompt budget", () => {
     expect(results[9]?.length).toBeGreaterThan(8000);
   });
 
+  it("stays within the budget when the current step's many parallel results do not fit even at their shortest", () => {
+    // A small window (2048 tokens, the default tools taking most of it) and a step of 20 parallel calls with long results.
+    const calls = Array.from({ length: 20 }, (_, k) => ({ id: `c${k}`, name: "read_file", args: { path: `notes/2024/file-${k}.txt` } }));
+    const history: ChatMessage[] = [
+      { role: "user", content: `earlier ${"e".repeat(400)}` },
+      { role: "assistant", content: "earlier answer" },
+      { role: "user", content: "read all my notes files" },
+      { role: "assistant", content: "", toolCalls: calls },
+      ...calls.map((c) => ({
+        role: "tool" as const,
+        content: `file ${c.id} ${"f".repeat(5000)}`,
+        toolCallId: c.id,
+        toolName: "read_file",
+      })),
+    ];
+    for (const ratio of [1, 1.3]) {
+      for (const budget of [1000, 1200]) {
+        const prompt = buildPrompt({ system: "sys", tools: [], history, budgetTokens: budget, ratio });
+        expect(calibratedCost(prompt, ratio)).toBeLessThanOrEqual(budget);
+        expect(prompt[1]?.content).toMatch(/^read all my notes files/);
+        // Every call is still there with its result, right after it.
+        expect(prompt.filter((m) => m.role === "tool").map((m) => (m.role === "tool" ? m.toolCallId : ""))).toEqual(calls.map((c) => c.id));
+      }
+    }
+  });
+
   it("puts every tool result right after its call: moved back into place, orphans dropped, missing ones filled in", () => {
     const call = (id: string) => ({ id, name: "clock", args: {} });
     const result = (id: string, content: string): ChatMessage => ({ role: "tool", content, toolCallId: id, toolName: "clock" });
