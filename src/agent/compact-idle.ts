@@ -1,4 +1,4 @@
-import { messageTokens, promptTokens } from "../model/tokens.js";
+import { charsForLatin, latinLengthOf, messageTokens, promptTokens } from "../model/tokens.js";
 import type { ChatMessage, ModelCall, ToolSpec } from "../model/types.js";
 import { usageRow } from "../store/usage.js";
 import { truncateResult } from "../text.js";
@@ -51,7 +51,8 @@ export async function compactAfterReply(target: CompactionTarget, deps: Compacti
   const capChars = Math.floor(capTokens * 3.6);
   // The summary grows at its end while an addition fits under its cap (the text before stays the same
   // bytes, so the server keeps it); when it would not, the whole is rewritten to half the cap.
-  const adds = previous !== undefined && previous.summary.length + Math.floor(capChars * ADDITION_SHARE) + 1 <= capChars;
+  // In characters of Latin text (see latinLength): a summary in another script holds fewer of its own.
+  const adds = previous !== undefined && latinLengthOf(previous.summary) + Math.floor(capChars * ADDITION_SHARE) + 1 <= capChars;
   const ask =
     (adds ? additionInstructions(wordsFor(capTokens * ADDITION_SHARE)) : idleInstructions(wordsFor(capTokens * REWRITE_SHARE))) +
     coveredUntil(plan.history[from]);
@@ -61,8 +62,8 @@ export async function compactAfterReply(target: CompactionTarget, deps: Compacti
   const fits = (promptTokens(request, input.tools) + capTokens) * ratio <= window;
   const inPlace = async (signal: AbortSignal) => {
     const text = await summariseInPlace(deps, target, request, input.tools, signal);
-    if (!adds || !previous) return truncateResult(text, capChars);
-    return `${previous.summary}\n${truncateResult(text, capChars - previous.summary.length - 1)}`;
+    if (!adds || !previous) return truncateResult(text, charsForLatin(text, capChars));
+    return `${previous.summary}\n${truncateResult(text, charsForLatin(text, capChars - latinLengthOf(previous.summary) - 1))}`;
   };
   await compact(target, deps, plan.history, from, previous, fits ? (_, signal) => inPlace(signal) : undefined);
 }

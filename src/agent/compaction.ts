@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { estimateTokens, promptTokens } from "../model/tokens.js";
+import { charsForLatin, charsForTokens, estimateTokens, latinLengthOf, promptTokens } from "../model/tokens.js";
 import type { ChatMessage, ModelCall, PromptWindow } from "../model/types.js";
 import type { Store } from "../store/store.js";
 import type { SummaryRow } from "../store/summaries.js";
@@ -206,7 +206,7 @@ async function summariseInChunks(
     if (!result.ok) throw new Error(result.error.message);
     const text = result.text.trim();
     if (!text) throw new Error("the model sent an empty summary");
-    summary = truncateResult(text, Math.floor(capTokens * 3.6));
+    summary = truncateResult(text, charsForTokens(text, capTokens));
   }
   if (!summary) throw new Error("there was nothing to summarise");
   return summary;
@@ -228,25 +228,32 @@ function compactionBody(summary: string | undefined, chunk: string): string {
 function transcriptLines(messages: ChatMessage[], maxChars: number): string[] {
   const lines: string[] = [];
   for (const m of messages) {
-    if (m.role === "user") lines.push(truncateResult(`User: ${m.content}`, maxChars));
-    else if (m.role === "tool") lines.push(truncateResult(`Result of ${m.toolName}: ${summarize(m.content, RESULT_CHARS)}`, maxChars));
+    if (m.role === "user") lines.push(cut(`User: ${m.content}`, maxChars));
+    else if (m.role === "tool") lines.push(cut(`Result of ${m.toolName}: ${summarize(m.content, RESULT_CHARS)}`, maxChars));
     else if (m.role === "assistant") {
-      if (m.content.trim()) lines.push(truncateResult(`Assistant: ${m.content}`, maxChars));
-      for (const c of m.toolCalls ?? []) lines.push(truncateResult(`Assistant called ${c.name} ${JSON.stringify(c.args ?? {})}`, maxChars));
+      if (m.content.trim()) lines.push(cut(`Assistant: ${m.content}`, maxChars));
+      for (const c of m.toolCalls ?? []) lines.push(cut(`Assistant called ${c.name} ${JSON.stringify(c.args ?? {})}`, maxChars));
     }
   }
   return lines;
 }
 
-/** Lines grouped into chunks of at most `maxChars` (a line is never longer: see transcriptLines). */
+/** `line` cut to `maxChars` characters of Latin text (fewer of a script that costs more tokens a character). */
+const cut = (line: string, maxChars: number) => truncateResult(line, charsForLatin(line, maxChars));
+
+/** Lines grouped into chunks of at most `maxChars` of Latin text (a line is never longer: see transcriptLines). */
 function chunkLines(lines: string[], maxChars: number): string[] {
   const chunks: string[] = [];
   let current = "";
+  let length = 0;
   for (const line of lines) {
-    if (current && current.length + line.length + 1 > maxChars) {
+    const size = latinLengthOf(line);
+    if (current && length + size + 1 > maxChars) {
       chunks.push(current);
       current = "";
+      length = 0;
     }
+    length = current ? length + 1 + size : size;
     current = current ? `${current}\n${line}` : line;
   }
   if (current) chunks.push(current);

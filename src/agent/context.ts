@@ -1,4 +1,4 @@
-import { estimateTokens, messageTokens, toolTokens } from "../model/tokens.js";
+import { charsForLatin, estimateTokens, latinLength, messageTokens, toolTokens } from "../model/tokens.js";
 import type { ChatMessage, ToolSpec } from "../model/types.js";
 import { truncateResult } from "../text.js";
 
@@ -177,8 +177,8 @@ export function planPrompt(input: PromptInput): PromptPlan {
 }
 
 function shortenOldResult(m: ChatMessage): ChatMessage {
-  if (m.role !== "tool" || m.content.length <= OLD_RESULT_CHARS) return m;
-  return { ...m, content: truncateResult(m.content, OLD_RESULT_CHARS) };
+  if (m.role !== "tool" || latinLength(m) <= OLD_RESULT_CHARS) return m;
+  return { ...m, content: truncateResult(m.content, charsForLatin(m.content, OLD_RESULT_CHARS)) };
 }
 
 /** Tool results of a turn that does not fit even with every result shortened are not cut below this. */
@@ -234,18 +234,18 @@ function stepsOf(messages: ChatMessage[]): ChatMessage[][] {
 }
 
 /**
- * How many characters each tool result of `steps` may keep for the steps to take about `tokens`: results
+ * How many characters (of Latin text: see latinLength) each tool result of `steps` may keep for the steps to take about `tokens`: results
  * shorter than an even share keep their whole text, and what they leave goes to the longer ones.
  * Infinite when every result fits whole.
  */
 function evenShare(steps: ChatMessage[][], tokens: number, ratio: number): number {
   const messages = steps.flat();
-  const results = messages.filter((m) => m.role === "tool").sort((a, b) => a.content.length - b.content.length);
+  const results = messages.filter((m) => m.role === "tool").sort((a, b) => latinLength(a) - latinLength(b));
   let left = tokens - messages.reduce((sum, m) => sum + (m.role === "tool" ? 0 : Math.ceil(messageTokens(m) * ratio)), 0);
   for (let i = 0; i < results.length; i++) {
     const share = charsWithin(Math.floor(left / (results.length - i)), ratio);
     const result = results[i] as ChatMessage;
-    if (result.content.length > share) return share;
+    if (latinLength(result) > share) return share;
     left -= Math.ceil(messageTokens(result) * ratio);
   }
   return Number.POSITIVE_INFINITY;
@@ -256,18 +256,22 @@ function shortenResults(steps: ChatMessage[][], tokens: number, ratio: number, f
   const each = Math.max(floor, evenShare(steps, tokens, ratio));
   if (!Number.isFinite(each)) return steps;
   return steps.map((step) =>
-    step.map((m) => (m.role === "tool" && m.content.length > each ? { ...m, content: truncateResult(m.content, each) } : m)),
+    step.map((m) =>
+      m.role === "tool" && latinLength(m) > each ? { ...m, content: truncateResult(m.content, charsForLatin(m.content, each)) } : m,
+    ),
   );
 }
 
 /** The user message cut in the middle so that it costs at most `tokens` (not below MIN_MESSAGE_CHARS). */
 function cutMessage(message: ChatMessage, tokens: number, ratio: number): ChatMessage {
   const maxChars = Math.max(MIN_MESSAGE_CHARS, charsWithin(tokens, ratio));
-  if (message.role !== "user" || message.content.length <= maxChars) return message;
-  const cut = message.content.length - maxChars;
+  if (message.role !== "user" || latinLength(message) <= maxChars) return message;
+  // In characters of this text: fewer than of Latin text when its script costs more tokens a character.
+  const keep = Math.max(MIN_MESSAGE_CHARS, charsForLatin(message.content, maxChars));
+  const cut = message.content.length - keep;
   const marker = `\n[… ${cut} characters of this message were cut to fit the model's context …]\n`;
-  const head = Math.floor((maxChars - marker.length) * 0.8);
-  const tail = Math.max(0, maxChars - marker.length - head);
+  const head = Math.floor((keep - marker.length) * 0.8);
+  const tail = Math.max(0, keep - marker.length - head);
   return { ...message, content: message.content.slice(0, head) + marker + message.content.slice(message.content.length - tail) };
 }
 

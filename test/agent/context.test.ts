@@ -157,6 +157,29 @@ describe("the prompt budget", () => {
     }
   });
 
+  it("fits a chat in Chinese: its history, an old result and a pasted message each counted at a token or more a character", () => {
+    // A real tokenizer gives a Chinese character 0.7–1.3 tokens: counted at 3.6 characters a token, as Latin
+    // text is, such a request held 3–5 times the window and Ollama dropped its front (system prompt, tools).
+    const han = (text: string) => [...text.matchAll(/\p{Script=Han}/gu)].length;
+    const sentence = "今天下午三点在咖啡馆和朋友见面，记得带上那本书。";
+    const history: ChatMessage[] = [];
+    for (let i = 0; i < 80; i++) {
+      history.push({ role: "user", content: `${i}：${sentence.repeat(4)}` });
+      history.push({ role: "assistant", content: "", toolCalls: [{ id: `c${i}`, name: "read_file", args: {} }] });
+      history.push({ role: "tool", content: sentence.repeat(60), toolCallId: `c${i}`, toolName: "read_file" });
+      history.push({ role: "assistant", content: `好的，${sentence}` });
+    }
+    history.push({ role: "user", content: sentence.repeat(400) });
+    for (const budget of [2048, 4096]) {
+      const prompt = buildPrompt({ system: "sys", tools: [], history, budgetTokens: budget });
+      expect(han(prompt.map((m) => m.content).join(""))).toBeLessThanOrEqual(budget);
+      expect(promptTokens(prompt, [])).toBeLessThanOrEqual(budget);
+      expect(prompt.at(-1)?.content).toContain("characters of this message were cut");
+      const oldResults = prompt.filter((m) => m.role === "tool");
+      expect(oldResults.every((m) => han(m.content) <= OLD_RESULT_CHARS / 3.6 / 1.25 + 1)).toBe(true);
+    }
+  });
+
   it("puts every tool result right after its call: moved back into place, orphans dropped, missing ones filled in", () => {
     const call = (id: string) => ({ id, name: "clock", args: {} });
     const result = (id: string, content: string): ChatMessage => ({ role: "tool", content, toolCallId: id, toolName: "clock" });
