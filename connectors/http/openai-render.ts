@@ -29,7 +29,8 @@ export function createReplyText(o: { activity: boolean; approvalsTo: string }): 
   const breakBefore = () => (sent === "" || sent === "\n\n" ? "" : sent.endsWith("\n") ? "\n" : "\n\n");
   const line = (text: string) => {
     lines.push(text);
-    const lead = stepText && !stepText.endsWith("\n") ? "\n" : "";
+    // A blank line between the model's words (the step's, cleared by its tool call) and the lines after them.
+    const lead = sent === "" || sent.endsWith("\n") ? "" : "\n\n";
     stepText = "";
     return emit(`${lead}${text}\n`);
   };
