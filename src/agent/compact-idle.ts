@@ -61,7 +61,7 @@ export async function compactAfterReply(target: CompactionTarget, deps: Compacti
   const window = Math.min(served.contextTokens, input.budgetTokens + served.outputTokens);
   const fits = (promptTokens(request, input.tools) + capTokens) * ratio <= window;
   const inPlace = async (signal: AbortSignal) => {
-    const text = await summariseInPlace(deps, target, request, input.tools, signal);
+    const text = await summariseInPlace(deps, target, request, input.tools, capTokens, signal);
     if (!adds || !previous) return truncateResult(text, charsForLatin(text, capChars));
     return `${previous.summary}\n${truncateResult(text, charsForLatin(text, capChars - latinLengthOf(previous.summary) - 1))}`;
   };
@@ -115,9 +115,13 @@ async function summariseInPlace(
   target: CompactionTarget,
   messages: ChatMessage[],
   tools: ToolSpec[],
+  capTokens: number,
   signal: AbortSignal,
 ): Promise<string> {
-  const send = deps.model().prepare({ messages, tools, estimatedTokens: promptTokens(messages, tools) });
+  // The answer is the summary, at most its cap: asked for as such, prompt and answer fit the window that
+  // \`fits\` checked (a whole answer's max_output_tokens after a full chat's prompt would not, and a strict
+  // server such as vLLM refuses a request whose prompt and max_tokens pass its context).
+  const send = deps.model().prepare({ messages, tools, estimatedTokens: promptTokens(messages, tools), maxOutputTokens: capTokens });
   const onCall = (call: ModelCall) =>
     deps.store.usage.record(usageRow(call, { runId: target.runId ?? null, sessionId: target.sessionId, step: null }));
   const result = await deps.limiter.run((release) => send({ signal, onAnswered: release, onCall }));

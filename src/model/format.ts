@@ -40,7 +40,7 @@ export function toHermesRequest(request: ModelRequest, resultRole: "tool" | "use
     else if (m.role === "tool") appendResult(messages, m, resultRole);
     else messages.push(m);
   }
-  return { messages, tools: [] };
+  return { messages, tools: [], ...(request.maxOutputTokens !== undefined && { maxOutputTokens: request.maxOutputTokens }) };
 }
 
 export function hermesToolsBlock(tools: ToolSpec[]): string {

@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import type { EndpointConfig } from "../config/schema.js";
 import { ModelError } from "../errors.js";
 import { newCallId } from "./call-id.js";
-import { modelClient } from "./client.js";
+import { modelClient, outputTokensOf } from "./client.js";
 import { type RequestClock, requestClock } from "./first-byte.js";
 import { get, postJson, readText } from "./http.js";
 import {
@@ -120,7 +120,7 @@ function toOllamaRequest(cfg: EndpointConfig, numCtx: number, request: ModelRequ
     }),
     stream: true,
     keep_alive: cfg.keep_alive,
-    options: { num_ctx: numCtx, num_predict: cfg.max_output_tokens, temperature: cfg.temperature },
+    options: { num_ctx: numCtx, num_predict: outputTokensOf(cfg, request), temperature: cfg.temperature },
   };
 }
 

@@ -3,7 +3,7 @@ import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionMes
 import type { EndpointConfig } from "../config/schema.js";
 import { ModelError } from "../errors.js";
 import { newCallId } from "./call-id.js";
-import { modelClient } from "./client.js";
+import { modelClient, outputTokensOf } from "./client.js";
 import { type RequestClock, requestClock } from "./first-byte.js";
 import {
   badAnswer,
@@ -55,7 +55,7 @@ export function createOpenAIClient(cfg: EndpointConfig, options: { stream?: bool
       model: cfg.name,
       messages: request.messages.map(toOpenAIMessage),
       ...(request.tools.length > 0 && { tools: request.tools.map((t) => ({ type: "function" as const, function: t })) }),
-      max_tokens: cfg.max_output_tokens,
+      max_tokens: outputTokensOf(cfg, request),
       temperature: cfg.temperature,
     };
     // An answer that is not streamed comes whole, when it is done: its first byte is its last, so only

@@ -43,6 +43,11 @@ export interface ModelRequest {
   /** The estimated prompt tokens of this request (stored when the endpoint reports none). */
   estimatedTokens?: number;
   /**
+   * At most this many tokens of answer, when fewer than the endpoint's `max_output_tokens`: a summary asked
+   * for at the end of the chat's own prompt, whose room is what the summary may take, not a whole answer's.
+   */
+  maxOutputTokens?: number;
+  /**
    * Builds the same request for another window: used when a call moves to an endpoint with another
    * context window, or when an endpoint says the prompt did not fit.
    */

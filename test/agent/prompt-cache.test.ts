@@ -105,6 +105,11 @@ describe("a long chat and the model's prompt cache", () => {
         expect(requests[k - 1]?.messages.findLast((m) => m.role === "user")?.content).toMatch(new RegExp(`^turn ${answered - 1}: `));
         expect(requests[k + 1]?.messages[0]?.content).toContain(FAKE_SUMMARY);
         expect(jumps).toContain(k + 1);
+        // It asks for no more answer than a summary may take (a sixth of the budget), not a whole answer's
+        // 1,024 tokens: prompt and answer fit the window also on a server that adds them up (vLLM refuses more).
+        const predict = (requests[k]?.body.options as { num_predict: number }).num_predict;
+        expect(predict).toBe(Math.floor(BUDGET / 6));
+        expect(tokensOf(requests[k] as RecordedRequest) + predict).toBeLessThanOrEqual(CONTEXT);
       }
       // The summary grows at its end (the same bytes, then an addition) while the addition fits under its cap
       // (a sixth of the budget); when it would not, the model is asked to rewrite it whole, and it shrinks.

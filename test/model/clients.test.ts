@@ -58,6 +58,16 @@ describe("model clients against the fake server", () => {
     expect(fake.requests[0]?.body).toMatchObject({ keep_alive: "30m", options: { num_ctx: 16384, num_predict: 1024 } });
   });
 
+  it("asks for a request's own smaller answer limit (a summary's), never for more than max_output_tokens", async () => {
+    const summary: ModelRequest = { ...request, maxOutputTokens: 300 };
+    await createOllamaClient(modelConfig(fake.url)).chat(summary);
+    await createOpenAIClient(modelConfig(fake.openaiUrl)).chat(summary);
+    await createOpenAIClient(modelConfig(fake.openaiUrl)).chat({ ...request, maxOutputTokens: 5000 });
+    expect(
+      fake.requests.map((r) => (r.api === "ollama" ? (r.body.options as { num_predict: number }).num_predict : r.body.max_tokens)),
+    ).toEqual([300, 300, 1024]);
+  });
+
   it("ollama: says the model is free as soon as the answer has ended, before handing up the result; never for a broken answer", async () => {
     const client = createOllamaClient(modelConfig(fake.url));
     const log: string[] = [];
