@@ -10,7 +10,7 @@ import { streamSSE } from "hono/streaming";
 import type { AgentEvent, RunOutcome } from "../../src/agent/types.js";
 import type { HttpConfig } from "../../src/config/schema.js";
 import type { Core } from "../../src/connector.js";
-import { errorMessage } from "../../src/errors.js";
+import { errorMessage, StoppingError } from "../../src/errors.js";
 import { removeImages } from "../../src/media/images.js";
 import { MAX_DOWNLOAD_BYTES } from "../../src/media/types.js";
 import { approvalsTo } from "../cron/scheduled.js";
@@ -69,13 +69,18 @@ export function mountOpenAi(app: App, d: OpenAiDeps): void {
   app.post("/v1/chat/completions", guard, limit, (c) => chat(c, d));
 }
 
-/** One request's run: submitted with the approvals routed to `approvals_to`, its text and usage read back. */
+/** One request's run, submitted with the approvals routed to `approvals_to`: its events, its outcome, its text and usage. */
 interface Answer {
   completion: Completion;
   text: ReplyText;
-  submit(listener: (e: AgentEvent) => void): Promise<RunOutcome>;
+  /** The run's events from here on, those that came before given first. */
+  listen(listener: (e: AgentEvent) => void): void;
+  done: Promise<RunOutcome>;
   usage(): Usage;
 }
+
+/** The seconds a client is told to wait (Retry-After) when hermes is stopping: a restart is back by then. */
+const RETRY_AFTER_S = 5;
 
 async function chat(c: Context, d: OpenAiDeps): Promise<Response> {
   const prepared = await prepareRun(c, d.core);
@@ -83,44 +88,60 @@ async function chat(c: Context, d: OpenAiDeps): Promise<Response> {
   const run = prepared.run;
   const approvalsAt = d.cfg().openai.approvals_to;
   const ask = approvalsAt ? approvalsTo(d.core, approvalsAt) : undefined;
+  const heard: AgentEvent[] = [];
+  let listener: ((e: AgentEvent) => void) | undefined;
+  let submitted: ReturnType<Core["submit"]>;
+  try {
+    // Submitted before any byte of the answer: a request that comes while hermes stops is not taken, and
+    // the client hears 503 (which OpenAI's SDKs retry), not a 200 whose text an app keeps as the answer.
+    submitted = d.core.submit({
+      ...run.submit,
+      recordedOrThrow: true,
+      channel: approvalsAt || run.submit.sessionKey,
+      listener: (event) => {
+        ask?.(event);
+        if (listener) listener(event);
+        else heard.push(event);
+      },
+    });
+  } catch (err) {
+    // Not taken: its images are nobody's.
+    removeImages(d.core.config().storage.path, run.submit.images ?? []);
+    if (err instanceof StoppingError) {
+      c.header("Retry-After", String(RETRY_AFTER_S));
+      return openAiError(c, 503, "server_error", "shutting_down", "hermes is stopping or restarting; send the request again in a moment");
+    }
+    d.core.log.error({ err, connector: "http" }, "a chat completion could not run");
+    return openAiError(c, 500, "server_error", "internal_error", errorMessage(err));
+  }
+  // A client gone before the end stops its run, as OpenAI's API does (an app's Stop button): a session's
+  // run too, also one still queued behind another, which would hold up the session's next request. It
+  // may have gone already, while its images were being taken in.
+  const gone = () => {
+    if (c.env.outgoing.writableFinished || !d.core.stopRun(submitted.runId)) return;
+    d.core.log.info({ runId: submitted.runId }, "the API client went away before the answer; its run is stopped");
+  };
+  if (c.env.outgoing.destroyed) gone();
+  else c.env.outgoing.once("close", gone);
   const answer: Answer = {
     completion: { id: `chatcmpl-${run.runId.slice(4)}`, created: Math.floor(Date.now() / 1000), model: run.model },
     text: createReplyText({ activity: run.model === "hermes-tools", approvalsTo: approvalsAt }),
     usage: () => usageOf(d.core.store.usage.ofRun(run.runId)),
-    submit(listener) {
-      let submitted: ReturnType<Core["submit"]>;
-      try {
-        submitted = d.core.submit({
-          ...run.submit,
-          channel: approvalsAt || run.submit.sessionKey,
-          listener: (event) => {
-            ask?.(event);
-            listener(event);
-          },
-        });
-      } catch (err) {
-        // Not taken (hermes is stopping, say): its images are nobody's.
-        removeImages(d.core.config().storage.path, run.submit.images ?? []);
-        throw err;
-      }
-      // A client gone before the end stops its run, as OpenAI's API does (an app's Stop button): a session's
-      // run too, also one still queued behind another, which would hold up the session's next request. It
-      // may have gone already, while its images were being taken in.
-      const gone = () => {
-        if (c.env.outgoing.writableFinished || !d.core.stopRun(submitted.runId)) return;
-        d.core.log.info({ runId: submitted.runId }, "the API client went away before the answer; its run is stopped");
-      };
-      if (c.env.outgoing.destroyed) gone();
-      else c.env.outgoing.once("close", gone);
-      return submitted.done.finally(() => forgetImages(d.core, run));
+    listen(l) {
+      listener = l;
+      for (const event of heard.splice(0)) l(event);
     },
+    done: submitted.done.finally(() => forgetImages(d.core, run)),
   };
+  // Awaited by the answer; never an unhandled rejection should the response be gone before it listens.
+  answer.done.catch(() => undefined);
   return run.stream ? answerStream(c, d, answer, run.includeUsage) : answerJson(c, d, answer);
 }
 
 async function answerJson(c: Context, d: OpenAiDeps, a: Answer): Promise<Response> {
   try {
-    const outcome = await a.submit((event) => a.text.onEvent(event));
+    a.listen((event) => a.text.onEvent(event));
+    const outcome = await a.done;
     return c.json(completionOf(a.completion, a.text.whole(outcome.reply), a.usage()));
   } catch (err) {
     d.core.log.error({ err, connector: "http" }, "a chat completion could not run");
@@ -139,10 +160,11 @@ function answerStream(c: Context, d: OpenAiDeps, a: Answer, includeUsage: boolea
     const alive = setInterval(() => write(": keep-alive\n\n"), KEEPALIVE_MS);
     send(chunkOf(a.completion, { role: "assistant", content: "" }));
     try {
-      const outcome = await a.submit((event) => {
+      a.listen((event) => {
         delta(a.text.onEvent(event));
         if (event.type === "approval_requested") write(`: waiting for approval of ${event.tool}\n\n`);
       });
+      const outcome = await a.done;
       delta(a.text.finish(outcome.reply));
       send(chunkOf(a.completion, {}, "stop"));
       if (includeUsage) send(chunkOf(a.completion, {}, null, a.usage()));

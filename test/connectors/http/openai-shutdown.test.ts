@@ -28,12 +28,12 @@ describe("the OpenAI door, stopped while a request waits for approval", () => {
   });
 
   /** A daemon whose API asks in the owner's Telegram chat, and a request (`content`) waiting for that approval. */
-  async function waitingForApproval(content: OpenAI.ChatCompletionUserMessageParam["content"], user?: string): Promise<Hermes> {
+  async function waitingForApproval(content: OpenAI.ChatCompletionUserMessageParam["content"], user?: string, graceS = 1): Promise<Hermes> {
     model.script({ toolCalls: [{ name: "write_file", arguments: { path: "p.txt", content: "x" } }] });
     const h = await useHermes(
       {
         ...baseSettings(model.url),
-        agent: { shutdown_grace_s: 1 },
+        agent: { shutdown_grace_s: graceS },
         connectors: {
           cron: { enabled: false },
           telegram: telegram.settings([OWNER]),
@@ -61,6 +61,41 @@ describe("the OpenAI door, stopped while a request waits for approval", () => {
       expect(approvals).toEqual([{ status: "pending", decided_by: null }]);
     });
   }
+
+  it("answers a request that comes while it stops with 503 and Retry-After (which the SDKs retry), JSON or streamed, not a 200", async () => {
+    // A run the model keeps busy holds the stop in its grace, the door still open.
+    model.script({ text: "thinking", hangAfterText: true });
+    const h = await useHermes(
+      {
+        ...baseSettings(model.url),
+        agent: { shutdown_grace_s: 3 },
+        connectors: { cron: { enabled: false }, http: httpSettings([], { openai: { enabled: true } }) },
+      },
+      { env: httpEnv },
+    );
+    const base = await baseUrlOf(h);
+    const ask = (content: string, stream = false) =>
+      fetch(`${base}/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${HTTP_TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "hermes", stream, messages: [{ role: "user", content }] }),
+      });
+    void ask("a long one").catch(() => undefined);
+    await model.waitForRequests(1);
+    const stopped = h.stop();
+    await h.waitForLog((l) => l.msg === "stopping: no new input; letting runs finish");
+    for (const stream of [false, true]) {
+      const res = await ask("are you there?", stream);
+      expect(res.status).toBe(503);
+      expect(res.headers.get("retry-after")).toBe("5");
+      expect(await res.json()).toMatchObject({ error: { type: "server_error", code: "shutting_down" } });
+    }
+    expect(await stopped).toBe(0);
+    // Neither was taken: no run of them, nothing for the next start to answer.
+    expect(readDb(h.dbPath, (db) => db.prepare("SELECT count(*) AS n FROM runs WHERE input LIKE 'are you there?%'").get())).toEqual({
+      n: 0,
+    });
+  });
 
   for (const how of ["kill", "stop"] as const) {
     it(`keeps no copy of a sessionless request's image after a restart (${how}) ends its run`, async () => {
