@@ -1,7 +1,6 @@
-import { charsForLatin, latinLengthOf, messageTokens, promptTokens } from "../model/tokens.js";
+import { latinLengthOf, messageTokens, promptTokens, truncateLatin } from "../model/tokens.js";
 import type { ChatMessage, ModelCall, ToolSpec } from "../model/types.js";
 import { usageRow } from "../store/usage.js";
-import { truncateResult } from "../text.js";
 import {
   COMPACTION_MARKER,
   type CompactionDeps,
@@ -62,8 +61,8 @@ export async function compactAfterReply(target: CompactionTarget, deps: Compacti
   const fits = (promptTokens(request, input.tools) + capTokens) * ratio <= window;
   const inPlace = async (signal: AbortSignal) => {
     const text = await summariseInPlace(deps, target, request, input.tools, capTokens, signal);
-    if (!adds || !previous) return truncateResult(text, charsForLatin(text, capChars));
-    return `${previous.summary}\n${truncateResult(text, charsForLatin(text, capChars - latinLengthOf(previous.summary) - 1))}`;
+    if (!adds || !previous) return truncateLatin(text, capChars);
+    return `${previous.summary}\n${truncateLatin(text, capChars - latinLengthOf(previous.summary) - 1)}`;
   };
   await compact(target, deps, plan.history, from, previous, fits ? (_, signal) => inPlace(signal) : undefined);
 }

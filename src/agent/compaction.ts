@@ -1,10 +1,10 @@
 import type { Logger } from "pino";
-import { charsForLatin, charsForTokens, estimateTokens, latinLengthOf, promptTokens } from "../model/tokens.js";
+import { estimateTokens, latinLengthOf, promptTokens, truncateLatin } from "../model/tokens.js";
 import type { ChatMessage, ModelCall, PromptWindow } from "../model/types.js";
 import type { Store } from "../store/store.js";
 import type { SummaryRow } from "../store/summaries.js";
 import { usageRow } from "../store/usage.js";
-import { summarize, truncateResult } from "../text.js";
+import { summarize } from "../text.js";
 import { type PromptInput, type PromptPlan, planPrompt, repairPairs } from "./context.js";
 import type { LoopDeps } from "./loop-deps.js";
 import { keepMark, windowHistory, withMark } from "./window.js";
@@ -206,7 +206,7 @@ async function summariseInChunks(
     if (!result.ok) throw new Error(result.error.message);
     const text = result.text.trim();
     if (!text) throw new Error("the model sent an empty summary");
-    summary = truncateResult(text, charsForTokens(text, capTokens));
+    summary = truncateLatin(text, Math.floor(capTokens * 3.6));
   }
   if (!summary) throw new Error("there was nothing to summarise");
   return summary;
@@ -239,7 +239,7 @@ function transcriptLines(messages: ChatMessage[], maxChars: number): string[] {
 }
 
 /** `line` cut to `maxChars` characters of Latin text (fewer of a script that costs more tokens a character). */
-const cut = (line: string, maxChars: number) => truncateResult(line, charsForLatin(line, maxChars));
+const cut = (line: string, maxChars: number) => truncateLatin(line, maxChars);
 
 /** Lines grouped into chunks of at most `maxChars` of Latin text (a line is never longer: see transcriptLines). */
 function chunkLines(lines: string[], maxChars: number): string[] {

@@ -1,6 +1,5 @@
-import { charsForLatin, estimateTokens, latinLength, messageTokens, toolTokens } from "../model/tokens.js";
+import { charsForLatin, estimateTokens, latinLength, latinLengthOf, messageTokens, toolTokens, truncateLatin } from "../model/tokens.js";
 import type { ChatMessage, ToolSpec } from "../model/types.js";
-import { truncateResult } from "../text.js";
 
 /**
  * Where a jump or a compaction leaves the prompt: 40 % of the budget. Lower keeps fewer old turns; higher
@@ -178,7 +177,7 @@ export function planPrompt(input: PromptInput): PromptPlan {
 
 function shortenOldResult(m: ChatMessage): ChatMessage {
   if (m.role !== "tool" || latinLength(m) <= OLD_RESULT_CHARS) return m;
-  return { ...m, content: truncateResult(m.content, charsForLatin(m.content, OLD_RESULT_CHARS)) };
+  return { ...m, content: truncateLatin(m.content, OLD_RESULT_CHARS) };
 }
 
 /** Tool results of a turn that does not fit even with every result shortened are not cut below this. */
@@ -256,9 +255,7 @@ function shortenResults(steps: ChatMessage[][], tokens: number, ratio: number, f
   const each = Math.max(floor, evenShare(steps, tokens, ratio));
   if (!Number.isFinite(each)) return steps;
   return steps.map((step) =>
-    step.map((m) =>
-      m.role === "tool" && latinLength(m) > each ? { ...m, content: truncateResult(m.content, charsForLatin(m.content, each)) } : m,
-    ),
+    step.map((m) => (m.role === "tool" && latinLength(m) > each ? { ...m, content: truncateLatin(m.content, each) } : m)),
   );
 }
 
@@ -267,12 +264,21 @@ function cutMessage(message: ChatMessage, tokens: number, ratio: number): ChatMe
   const maxChars = Math.max(MIN_MESSAGE_CHARS, charsWithin(tokens, ratio));
   if (message.role !== "user" || latinLength(message) <= maxChars) return message;
   // In characters of this text: fewer than of Latin text when its script costs more tokens a character.
-  const keep = Math.max(MIN_MESSAGE_CHARS, charsForLatin(message.content, maxChars));
-  const cut = message.content.length - keep;
-  const marker = `\n[… ${cut} characters of this message were cut to fit the model's context …]\n`;
-  const head = Math.floor((keep - marker.length) * 0.8);
-  const tail = Math.max(0, keep - marker.length - head);
-  return { ...message, content: message.content.slice(0, head) + marker + message.content.slice(message.content.length - tail) };
+  const text = message.content;
+  const cutTo = (keep: number) => {
+    const marker = `\n[… ${text.length - keep} characters of this message were cut to fit the model's context …]\n`;
+    const head = Math.floor((keep - marker.length) * 0.8);
+    const tail = Math.max(0, keep - marker.length - head);
+    return text.slice(0, head) + marker + text.slice(text.length - tail);
+  };
+  let keep = Math.max(MIN_MESSAGE_CHARS, charsForLatin(text, maxChars));
+  let content = cutTo(keep);
+  // A text of several scripts is counted at its average: when its head or tail is the denser part, it keeps less.
+  for (let length = latinLengthOf(content); length > maxChars && keep > MIN_MESSAGE_CHARS; length = latinLengthOf(content)) {
+    keep = Math.max(MIN_MESSAGE_CHARS, Math.min(keep - 1, Math.floor((keep * maxChars) / length)));
+    content = cutTo(keep);
+  }
+  return { ...message, content };
 }
 
 /** The most characters a message may have to cost at most `tokens` at `ratio`, the estimate's rounding included. */

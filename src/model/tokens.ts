@@ -1,3 +1,4 @@
+import { truncateResult } from "../text.js";
 import type { ChatMessage, ToolSpec } from "./types.js";
 
 /**
@@ -24,16 +25,36 @@ export function estimateTokens(text: string): number {
 
 const LATIN_TOKEN_CHARS = 3.6;
 /** Any character past Latin and general punctuation (dashes, quotes, the ellipsis): the text needs counting by script. */
-const NON_LATIN = /[^\u0000-\u036f\u2000-\u206f]/;
-const DENSE = /[\u1100-\u11ff\u2e80-\ua4cf\ua960-\ua97f\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]/g;
-const ASTRAL = /[\ud800-\udbff]/g;
-const BETWEEN = /[\u0370-\u10ff\u1200-\u1fff\u2070-\u2e7f\ua4d0-\ua95f\ua980-\uabff\ufb00-\ufe2f\ufe50-\ufeff]/g;
+const NON_LATIN = /[\u0370-\u1fff\u2070-\uffff]/;
 
+/**
+ * Counted in one pass over the UTF-16 code units (a long text in another script is read every step of a
+ * run). Dense (1.25): Hangul jamo and syllables, CJK and kana through Yi, the private use area (no tokenizer
+ * merges it), CJK compatibility and fullwidth forms, the specials (U+FFFD, what a binary file read as text
+ * is full of). Astral (2): a high surrogate; its low one is counted with it. Between (0.5): the rest past
+ * U+036F but general punctuation. A lone low surrogate counts as Latin.
+ */
 function tokenWeight(text: string): number {
   if (!NON_LATIN.test(text)) return text.length / LATIN_TOKEN_CHARS;
-  const dense = text.match(DENSE)?.length ?? 0;
-  const astral = text.match(ASTRAL)?.length ?? 0;
-  const between = text.match(BETWEEN)?.length ?? 0;
+  let dense = 0;
+  let astral = 0;
+  let between = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x370 || (c >= 0x2000 && c < 0x2070) || (c >= 0xdc00 && c < 0xe000)) continue;
+    if (c >= 0xd800 && c < 0xdc00) astral++;
+    else if (
+      (c >= 0x1100 && c < 0x1200) ||
+      (c >= 0x2e80 && c < 0xa4d0) ||
+      (c >= 0xa960 && c < 0xa980) ||
+      (c >= 0xac00 && c < 0xd800) ||
+      (c >= 0xe000 && c < 0xfb00) ||
+      (c >= 0xfe30 && c < 0xfe50) ||
+      c >= 0xff00
+    )
+      dense++;
+    else between++;
+  }
   const latin = text.length - dense - 2 * astral - between;
   return latin / LATIN_TOKEN_CHARS + dense * 1.25 + astral * 2 + between / 2;
 }
@@ -66,6 +87,23 @@ export function charsForLatin(text: string, latinChars: number): number {
   if (latinChars <= 0) return 0;
   if (!NON_LATIN.test(text)) return Math.floor(latinChars);
   return Math.floor((latinChars * text.length) / (tokenWeight(text) * LATIN_TOKEN_CHARS));
+}
+
+/**
+ * `text` cut as truncateResult cuts it (its head and tail around a marker) to what `latinChars` characters
+ * of Latin text take in the estimate. charsForLatin counts at the whole text's average: a text whose head or
+ * tail is in a denser script than the rest (a Chinese page, then a long log) keeps fewer characters, until
+ * what it keeps fits. Latin text is cut exactly as truncateResult(text, latinChars) cuts it.
+ */
+export function truncateLatin(text: string, latinChars: number): string {
+  let max = charsForLatin(text, latinChars);
+  let cut = truncateResult(text, max);
+  if (!NON_LATIN.test(text)) return cut;
+  for (let length = latinLengthOf(cut); length > latinChars && max > 0; length = latinLengthOf(cut)) {
+    max = Math.min(max - 1, Math.floor((max * latinChars) / length));
+    cut = truncateResult(text, max);
+  }
+  return cut;
 }
 
 const tokenCache = new WeakMap<object, number>();

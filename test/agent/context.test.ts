@@ -3,7 +3,7 @@ import { z } from "zod";
 import { COMPACTION_MARKER } from "../../src/agent/compaction.js";
 import { buildPrompt, DEFAULT_SYSTEM_PROMPT, OLD_RESULT_CHARS, TokenCalibration } from "../../src/agent/context.js";
 import { configSchema, DEFAULT_TOOLS } from "../../src/config/schema.js";
-import { promptTokens } from "../../src/model/tokens.js";
+import { latinLengthOf, promptTokens } from "../../src/model/tokens.js";
 import type { ChatMessage } from "../../src/model/types.js";
 import { openStore } from "../../src/store/store.js";
 import { defineTool, toolSpec } from "../../src/tools/define.js";
@@ -178,6 +178,36 @@ describe("the prompt budget", () => {
       const oldResults = prompt.filter((m) => m.role === "tool");
       expect(oldResults.every((m) => han(m.content) <= OLD_RESULT_CHARS / 3.6 / 1.25 + 1)).toBe(true);
     }
+  });
+
+  it("stays within the budget when a text is in Chinese at its head and Latin after it: a cut keeps the head and tail it can afford", () => {
+    // The cut keeps the head and the tail of a text: counted at the whole text's average, a dense head cost 2-3 times the room.
+    const mixed = `${"今天下午三点在咖啡馆和朋友见面。".repeat(200)}${"x".repeat(30000)}`;
+    for (const budget of [600, 1000, 2000]) {
+      for (const ratio of [1, 1.3]) {
+        const message = buildPrompt({ system: "sys", tools: [], history: [{ role: "user", content: mixed }], budgetTokens: budget, ratio });
+        expect(calibratedCost(message, ratio)).toBeLessThanOrEqual(budget);
+        const history: ChatMessage[] = [
+          { role: "user", content: "read it" },
+          { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "read_file", args: {} }] },
+          { role: "tool", content: mixed, toolCallId: "c1", toolName: "read_file" },
+        ];
+        const result = buildPrompt({ system: "sys", tools: [], history, budgetTokens: budget, ratio });
+        expect(calibratedCost(result, ratio)).toBeLessThanOrEqual(budget);
+        expect(result.at(-1)?.content).toContain("characters cut");
+      }
+    }
+    // An old result keeps what 600 characters of Latin text take, whatever its scripts and wherever they are.
+    const history: ChatMessage[] = [
+      { role: "user", content: "read it" },
+      { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "read_file", args: {} }] },
+      { role: "tool", content: mixed, toolCallId: "c1", toolName: "read_file" },
+      { role: "assistant", content: "done" },
+      { role: "user", content: "next" },
+    ];
+    const old = buildPrompt({ system: "sys", tools: [], history, budgetTokens: 2000 }).find((m) => m.role === "tool");
+    expect(old?.content).toContain("characters cut");
+    expect(latinLengthOf(old?.content ?? "")).toBeLessThanOrEqual(OLD_RESULT_CHARS);
   });
 
   it("puts every tool result right after its call: moved back into place, orphans dropped, missing ones filled in", () => {

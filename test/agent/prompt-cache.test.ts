@@ -107,7 +107,7 @@ describe("a long chat and the model's prompt cache", () => {
         expect(jumps).toContain(k + 1);
         // It asks for no more answer than a summary may take (a sixth of the budget), not a whole answer's
         // 1,024 tokens: prompt and answer fit the window also on a server that adds them up (vLLM refuses more).
-        const predict = (requests[k]?.body.options as { num_predict: number }).num_predict;
+        const predict = ((requests[k] as RecordedRequest).body.options as { num_predict: number }).num_predict;
         expect(predict).toBe(Math.floor(BUDGET / 6));
         expect(tokensOf(requests[k] as RecordedRequest) + predict).toBeLessThanOrEqual(CONTEXT);
       }
