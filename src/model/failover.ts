@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import { ModelError } from "../errors.js";
 import { serverBusy } from "./http-errors.js";
 import { type RequestText, requestText } from "./stream-text.js";
+import { latinLengthOf } from "./tokens.js";
 import type { ChatOptions, ModelChain, ModelClient, ModelRequest, ModelResult, PreparedChat, ProbeResult, PromptWindow } from "./types.js";
 
 export interface ChainEndpoint {
@@ -260,8 +261,9 @@ function shrink(window: PromptWindow, rejected: ModelRequest): PromptWindow {
   return { ...window, contextTokens: Math.max(512, Math.floor(prompt * 0.66) + window.outputTokens) };
 }
 
+/** The answer's length as Latin text of the same estimate (see latinLength): a Chinese answer counts its tokens. */
 function outputChars(text: string, calls: unknown[]): number {
-  return text.length + (calls.length ? JSON.stringify(calls).length : 0);
+  return latinLengthOf(text) + (calls.length ? latinLengthOf(JSON.stringify(calls)) : 0);
 }
 
 function budgetError(): ModelError {

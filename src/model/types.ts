@@ -78,7 +78,10 @@ export interface ModelCall {
   usage: ModelUsage;
   /** The request's estimate, for when the endpoint reports no prompt tokens. */
   estimatedPromptTokens?: number;
-  /** Characters of the answer (text and calls), for an output estimate; 0 when output tokens were reported. */
+  /**
+   * Characters of the answer (text and calls) as Latin text of the same estimate, for an output estimate at
+   * 3.6 a token; 0 when output tokens were reported.
+   */
   outputChars: number;
   totalMs: number;
   outcome: "ok" | ModelErrorKind;

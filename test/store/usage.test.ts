@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/agent/types.js";
 import type { Daemon } from "../../src/daemon/daemon.js";
+import { estimateTokens } from "../../src/model/tokens.js";
 import type { FakeModel } from "../fakes/model-server.js";
 import { useInProcess, useModel } from "../helpers/fixture.js";
 import type { startInProcess } from "../helpers/in-process.js";
@@ -76,6 +77,15 @@ describe("the usage ledger and budgets", () => {
     expect(row).toMatchObject({ estimated: 1, outcome: "ok" });
     expect(row?.prompt_tokens as number).toBeGreaterThan(10);
     expect(row?.output_tokens).toBe(Math.ceil(text.length / 3.6));
+  });
+
+  it("estimates an unreported Chinese answer at a token or more a character, as the prompt is counted", async () => {
+    const text = "今天下午三点在咖啡馆见面。".repeat(4);
+    model.script({ text, noUsage: true });
+    hermes = await useInProcess(settings(), []);
+    await ask(hermes.daemon, "hello");
+    expect(rows(hermes)[0]).toMatchObject({ estimated: 1, output_tokens: estimateTokens(text) });
+    expect(rows(hermes)[0]?.output_tokens as number).toBeGreaterThanOrEqual(text.length);
   });
 
   for (const provider of ["ollama", "openai"] as const) {
