@@ -39,7 +39,8 @@ export async function prepareRun(c: Context, core: Core): Promise<Prepared> {
   const split = splitRequest(req.messages);
   if (!split || (!split.input.text.trim() && split.input.images.length === 0))
     return refuse(c, "the request has no user message: hermes answers the newest message with role user");
-  const user = c.req.header("x-hermes-session") ?? req.user ?? undefined;
+  // An empty `user` (which OpenAI accepts, and some apps send) or header is no session.
+  const user = c.req.header("x-hermes-session") || req.user || undefined;
   if (user !== undefined && !SESSION.test(user))
     return refuse(c, 'the session ("user" or X-Hermes-Session) must be 1-64 letters, digits or . _ @ + : -', "invalid_session");
   const images = await intakeImages(split.input, core);

@@ -119,6 +119,10 @@ describe("the OpenAI-compatible API", () => {
     model.respond((req) => ({ text: `I see ${req.messages.length - 1} message(s).` }));
     const again = await client().chat.completions.create({ model: "hermes", messages: [{ role: "user", content: "who am I?" }] });
     expect(again.choices[0]?.message.content).toBe("I see 1 message(s).");
+    // An empty user, as OpenAI takes it (some apps always send the field), is no session either.
+    const empty = await client().chat.completions.create({ model: "hermes", user: "", messages: [{ role: "user", content: "and now?" }] });
+    expect(empty.choices[0]?.message.content).toBe("I see 1 message(s).");
+    expect(count("SELECT COUNT(*) AS n FROM messages")).toBe(0);
   });
 
   it("streams chat.completion.chunk events ending with [DONE], with tool lines for hermes-tools and usage when asked", async () => {
