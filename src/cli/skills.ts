@@ -1,6 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { basename, dirname, relative } from "node:path";
 import { loadConfig } from "../config/load.js";
+import { CHARS_PER_TOKEN, indexLength } from "../skills/index-text.js";
 import { loadSkills } from "../skills/load.js";
 import type { SkillSet } from "../skills/types.js";
 
@@ -60,7 +61,7 @@ function indexCapOf(configPath: string): number {
 }
 
 function write(set: SkillSet, maxTokens: number, json: boolean, missing: string[]): void {
-  const indexTokens = Math.ceil(set.index.text.length / 4);
+  const indexTokens = Math.ceil(indexLength(set.index.text) / CHARS_PER_TOKEN);
   if (json) {
     const skills = set.skills.map((s) => ({
       name: s.name,

@@ -79,7 +79,12 @@ export function latinLength(m: ChatMessage): number {
 const latinCache = new WeakMap<ChatMessage, number>();
 
 export function latinLengthOf(text: string): number {
-  return NON_LATIN.test(text) ? Math.ceil(tokenWeight(text) * LATIN_TOKEN_CHARS) : text.length;
+  return latinLengthAt(text, LATIN_TOKEN_CHARS);
+}
+
+/** The same at `charsPerToken` characters of Latin text a token (the skill index's cap counts 4). */
+export function latinLengthAt(text: string, charsPerToken: number): number {
+  return NON_LATIN.test(text) ? Math.ceil(tokenWeight(text) * charsPerToken) : text.length;
 }
 
 /** How many characters of `text` are as long in the estimate as `latinChars` characters of Latin text. */

@@ -1,7 +1,14 @@
+import { latinLengthAt } from "../model/tokens.js";
 import type { Skill, SkillIndex } from "./types.js";
 
-/** The cap counts ≈ 4 characters a token, as SPEC §19 states it. */
+/**
+ * The cap counts ≈ 4 characters a token, as SPEC §19 states it: characters of Latin text, so descriptions in
+ * Chinese (over a token a character) are cut to what the cap's tokens hold, not to as many characters.
+ */
 export const CHARS_PER_TOKEN = 4;
+
+/** A text's length against the cap: its own for Latin text, what Latin text of the same tokens would take for another script. */
+export const indexLength = (text: string) => latinLengthAt(text, CHARS_PER_TOKEN);
 /** The index joins the system prompt after a blank line; the cap covers that too. */
 const JOINER = 2;
 const HEADER = "Skills (before such a task, read one with the skill tool):";
@@ -44,11 +51,11 @@ function shorten(text: string, limit: number): string {
 }
 
 function size(lines: string[]): number {
-  return [HEADER, ...lines].join("\n").length;
+  return indexLength([HEADER, ...lines].join("\n"));
 }
 
 function indexOf(entries: { name: string }[], lines: string[]): SkillIndex {
-  const tokens = new Map(entries.map((e, i) => [e.name, Math.ceil(((lines[i] ?? "").length + 1) / CHARS_PER_TOKEN)]));
+  const tokens = new Map(entries.map((e, i) => [e.name, Math.ceil((indexLength(lines[i] ?? "") + 1) / CHARS_PER_TOKEN)]));
   return { text: [HEADER, ...lines].join("\n"), tokens };
 }
 

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { estimateTokens } from "../../src/model/tokens.js";
 import { skillCommands } from "../../src/skills/commands.js";
 import { loadSkills } from "../../src/skills/load.js";
 import { createTempDir } from "../helpers/hermes.js";
@@ -113,6 +114,21 @@ describe("the skill index", () => {
     expect(set.index.text).toBe(
       "Skills (before such a task, read one with the skill tool):\n- brew-coffee: Brew coffee.\n- water-plants: Water the plants.",
     );
+  });
+
+  it("holds descriptions in Chinese to the cap's tokens too, not to as many characters", async () => {
+    dir = createTempDir();
+    for (let i = 1; i <= 20; i++)
+      writeSkill(dir.path, `skill-${String(i).padStart(2, "0")}`, {
+        description: "每周检查家里的植物是否需要浇水，并提醒主人。".repeat(6),
+      });
+    for (const cap of [300, 100]) {
+      const set = await loadSkills([dir.path], cap);
+      // A Han character is over a token in the tokenizers owners run: the index holds no more of them than the cap has tokens.
+      expect([...set.index.text.matchAll(/\p{Script=Han}/gu)].length).toBeLessThanOrEqual(cap);
+      expect(estimateTokens(set.index.text)).toBeLessThanOrEqual(cap * 1.2);
+      expect(set.index.text).toContain("- skill-01");
+    }
   });
 
   it("never exceeds the cap: descriptions are shortened first, then names alone with a count of the rest", async () => {
