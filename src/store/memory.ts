@@ -1,3 +1,4 @@
+import { latinLengthOf } from "../model/tokens.js";
 import type { Db } from "./db.js";
 import { statements } from "./statements.js";
 
@@ -101,12 +102,12 @@ export function memoryParts(memories: Memory[], maxChars = 2000, person?: Person
   return { shared: withDataNote(shared), own: withDataNote(own) };
 }
 
-/** The shared facts' section and the person's own, within `maxChars` of fact lines together ("" when none). */
+/** The shared facts' section and the person's own, within `maxChars` of fact lines together (as Latin text: see latinLength; "" when none). */
 function memorySections(memories: Memory[], maxChars: number, person?: Person): [string, string] {
   let left = maxChars;
   const section = (title: string, facts: Memory[]) => {
     const lines = factLines(facts, left);
-    left -= lines.reduce((sum, l) => sum + l.length + 1, 0);
+    left -= lines.reduce((sum, l) => sum + latinLengthOf(l) + 1, 0);
     return lines.length ? `${title}\n${lines.join("\n")}` : "";
   };
   const shared = section(
@@ -131,9 +132,11 @@ function factLines(memories: Memory[], maxChars: number): string[] {
   for (const m of memories) {
     // JSON quoting keeps a fact on its own line: a newline or quote in it cannot start a fake heading.
     const line = `- ${JSON.stringify(m.fact)} (#${m.id})`;
-    if (size + line.length > maxChars) break;
+    // In characters of Latin text: facts in Chinese take what their tokens would, not as many characters.
+    const length = latinLengthOf(line);
+    if (size + length > maxChars) break;
     lines.push(line);
-    size += line.length + 1;
+    size += length + 1;
   }
   return lines;
 }
