@@ -27,11 +27,15 @@ export function createReplyText(o: { activity: boolean; approvalsTo: string }): 
   };
   /** A paragraph break before new text, unless what was sent already ends with one (or nothing was sent). */
   const breakBefore = () => (sent === "" || sent === "\n\n" ? "" : sent.endsWith("\n") ? "\n" : "\n\n");
+  /** What was sent last is a line: the next line follows it directly. */
+  let afterLine = false;
   const line = (text: string) => {
     lines.push(text);
-    // A blank line between the model's words (the step's, cleared by its tool call) and the lines after them.
-    const lead = sent === "" || sent.endsWith("\n") ? "" : "\n\n";
+    // A blank line between the model's words (the step's, cleared by its tool call) and the lines after
+    // them, also words that end with one line break.
+    const lead = afterLine ? "" : breakBefore();
     stepText = "";
+    afterLine = true;
     return emit(`${lead}${text}\n`);
   };
   return {
@@ -41,6 +45,7 @@ export function createReplyText(o: { activity: boolean; approvalsTo: string }): 
           // A blank line between the lines, or an earlier step's words, and this step's text.
           const lead = stepText === "" ? breakBefore() : "";
           stepText += event.delta;
+          if (event.delta) afterLine = false;
           return emit(lead + event.delta);
         }
         case "tool_call":
@@ -61,6 +66,8 @@ export function createReplyText(o: { activity: boolean; approvalsTo: string }): 
       }
     },
     finish(reply) {
+      // No reply: nothing to end its paragraph for.
+      if (!reply.trim()) return "";
       // The reply was streamed as the last step's text; what it has beside it (notices, in front) comes last.
       const streamed = stepText.trim();
       if (streamed && reply.includes(streamed)) {

@@ -82,7 +82,9 @@ export function createModelChain(endpoints: ChainEndpoint[], options: ChainOptio
   const count = (i: number, result: ModelResult, request: ModelRequest) => {
     const s = spent[i] as (typeof spent)[number];
     if ((endpoints[i] as ChainEndpoint).dailyTokens <= 0 || !result.ok) return;
-    s.tokens += (result.usage.promptTokens ?? request.estimatedTokens ?? 0) + (result.usage.outputTokens ?? 0);
+    // Estimated where the endpoint reports none, as the ledger does (which the next start reads back).
+    const output = result.usage.outputTokens ?? Math.ceil(outputChars(result.text, result.toolCalls) / 3.6);
+    s.tokens += (result.usage.promptTokens ?? request.estimatedTokens ?? 0) + output;
   };
 
   const moveTo = (i: number, why: string) => {

@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { configSchema } from "../../src/config/schema.js";
 import { createModelClient } from "../../src/model/create.js";
 import { createModelChain } from "../../src/model/failover.js";
-import type { ModelRequest } from "../../src/model/types.js";
+import type { ModelClient, ModelRequest, ModelResult } from "../../src/model/types.js";
 import { openStore } from "../../src/store/store.js";
 import { startFakeModel } from "../fakes/model-server.js";
 import { useInProcess } from "../helpers/fixture.js";
@@ -154,5 +154,44 @@ describe("the failover chain", () => {
     });
     server.script({ status: 503 }, { text: "from the small model" });
     expect((await hermes.ask("hello")).reply).toMatch(/from the small model$/);
+  });
+  it("charges the day's use with an answer's estimated tokens when its endpoint reports none, as the ledger does", async () => {
+    // An endpoint that reports its prompt tokens but not its answer's (some OpenAI-compatible servers).
+    const answer = "x".repeat(3600); // 1,000 tokens at 3.6 characters a token
+    let calls = 0;
+    const fake = (name: string): ModelClient => {
+      const prepare = () => async (): Promise<ModelResult> => {
+        if (name === "primary") calls++;
+        return {
+          ok: true,
+          text: name === "primary" ? answer : "from the fallback",
+          toolCalls: [],
+          usage: { promptTokens: 10 },
+          finishReason: "stop",
+        };
+      };
+      return {
+        provider: "openai",
+        baseUrl: `http://${name}.test/v1`,
+        modelName: name,
+        prepare,
+        chat: () => prepare()(),
+        probe: async () => ({ reachable: true, detail: "" }),
+      };
+    };
+    const chain = createModelChain(
+      [
+        { client: fake("primary"), dailyTokens: 500 },
+        { client: fake("fallback"), dailyTokens: 0 },
+      ],
+      { retryPrimaryAfterMs: 60_000, usedToday: () => 0, log: silent },
+    );
+    closers.push(() => chain.stop());
+    const first = await chain.chat(request);
+    expect(first.ok && first.text.length).toBe(answer.length);
+    // 10 + 1,000 tokens: past the primary's 500 a day, the next call goes to the fallback.
+    const second = await chain.chat(request);
+    expect(second.ok && second.text).toBe("from the fallback");
+    expect(calls).toBe(1);
   });
 });
