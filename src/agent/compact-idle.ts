@@ -60,7 +60,8 @@ export async function compactAfterReply(target: CompactionTarget, deps: Compacti
   const window = Math.min(served.contextTokens, input.budgetTokens + served.outputTokens);
   const fits = (promptTokens(request, input.tools) + capTokens) * ratio <= window;
   const inPlace = async (signal: AbortSignal) => {
-    const text = await summariseInPlace(deps, target, request, input.tools, capTokens, signal);
+    // The cap in the model's own tokens (the estimate times its calibration), as `fits` counted it.
+    const text = await summariseInPlace(deps, target, request, input.tools, Math.max(1, Math.floor(capTokens * ratio)), signal);
     if (!adds || !previous) return truncateLatin(text, capChars);
     return `${previous.summary}\n${truncateLatin(text, capChars - latinLengthOf(previous.summary) - 1)}`;
   };
@@ -118,7 +119,7 @@ async function summariseInPlace(
   signal: AbortSignal,
 ): Promise<string> {
   // The answer is the summary, at most its cap: asked for as such, prompt and answer fit the window that
-  // \`fits\` checked (a whole answer's max_output_tokens after a full chat's prompt would not, and a strict
+  // `fits` checked (a whole answer's max_output_tokens after a full chat's prompt would not, and a strict
   // server such as vLLM refuses a request whose prompt and max_tokens pass its context).
   const send = deps.model().prepare({ messages, tools, estimatedTokens: promptTokens(messages, tools), maxOutputTokens: capTokens });
   const onCall = (call: ModelCall) =>
