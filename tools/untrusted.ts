@@ -11,12 +11,13 @@ const TRUSTED_RESULTS = new Set(["clock", "memory", "notes", "remind", "weather"
 /**
  * Whether the model, in this run's session, has seen text that someone other than the owner could have
  * written: a lasting write (a fact, a note) then needs the owner's yes, or a stranger's words would be read
- * back later as the owner's own.
+ * back later as the owner's own. A webhook's payload and a reply delivered into the session (a job's or a
+ * hook's) count too, though no tool result brought them.
  */
 export function readUntrusted(history: HistoryStore, runId: string): boolean {
   const run = history.run(runId);
   if (!run) return true;
-  if (run.source === "hook") return true;
+  if (run.source === "hook" || history.holdsForeignText(run.session_id)) return true;
   // The whole session, held or stored: an ephemeral run (the OpenAI door without `user`) and the context
   // its client sent count as much as a stored conversation.
   return history.sessionMessages(run.session_id).some((m) => m.role === "tool" && !TRUSTED_RESULTS.has(m.toolName));

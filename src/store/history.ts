@@ -141,6 +141,12 @@ export class HistoryStore {
           "SELECT id, role, content, tool_calls, tool_call_id, tool_name, images, created_at FROM messages WHERE session_id = ? ORDER BY id",
         ),
       latestSession: () => db.prepare("SELECT * FROM sessions WHERE key = ? ORDER BY closed_at IS NULL DESC, id DESC LIMIT 1"),
+      foreignText: () =>
+        db
+          .prepare(
+            "SELECT 1 FROM messages m LEFT JOIN runs r ON r.id = m.run_id WHERE m.session_id = ? AND (m.run_id IS NULL OR r.source = 'hook') LIMIT 1",
+          )
+          .pluck(),
       listSessions: () =>
         db.prepare(
           // Most recently used first; a closed session with no message (a stateless API request's) is not listed.
@@ -323,6 +329,15 @@ export class HistoryStore {
     const held = this.ephemeral.get(sessionId);
     if (held) return held.messages.slice();
     return this.allMessages(sessionId).map(({ message }) => message);
+  }
+
+  /**
+   * Whether a stored session holds text that came from no conversation of its own: a webhook's run (a hook
+   * may name any session as its own, its payload is anyone's) or a message of no run, delivered into it
+   * (the CLI keeps a job's or a hook's reply in the session it is delivered to).
+   */
+  holdsForeignText(sessionId: number): boolean {
+    return !this.ephemeral.has(sessionId) && this.q.foreignText.get(sessionId) !== undefined;
   }
 
   /** The open session of `key`, else its newest closed one. */
