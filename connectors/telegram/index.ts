@@ -180,6 +180,8 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
     ready = true;
     unreachable = undefined;
     for (const update of flow.journal.unfinished<Update>("telegram")) {
+      // One the poller brought and is waiting for this initialisation is handled there, not twice.
+      if (polled.has(update.update_id)) continue;
       log.info({ update: update.update_id }, "handling an update received before a restart");
       await bot.handleUpdate(update).catch((err: unknown) => log.error({ err }, "replayed update failed"));
     }
@@ -194,8 +196,17 @@ export function createTelegramConnector(core: Core, cfg: TelegramConfig): Connec
     });
   }
 
+  /** Updates the poller brought that are waiting for the initialisation: its replay leaves them to consume. */
+  const polled = new Set<number>();
+
   async function consume(update: Update): Promise<void> {
-    if (!(await ensureInit())) throw new TransportError("telegram", `update ${update.update_id} kept for later: Telegram is not reachable`);
+    polled.add(update.update_id);
+    try {
+      if (!(await ensureInit()))
+        throw new TransportError("telegram", `update ${update.update_id} kept for later: Telegram is not reachable`);
+    } finally {
+      polled.delete(update.update_id);
+    }
     await turns.next();
     await bot.handleUpdate(update);
   }

@@ -161,7 +161,8 @@ export function createPoller(o: {
     supplier,
     health(): PollerHealth {
       if (fatal) return { ok: false, detail: fatal, needsOwner: true };
-      if (conflict) return { ok: false, detail: conflict };
+      // Only the owner can stop the other program: a restart by the watchdog would not, so it is not asked for.
+      if (conflict) return { ok: false, detail: conflict, needsOwner: true };
       const restarted = restarts ? `; polling restarted ${restarts}× (last ${new Date(lastRestartAt ?? 0).toISOString()})` : "";
       // Stuck: no attempt ended when one was due. Only this stops the watchdog pings; an outage does not.
       const late = Date.now() - dueBy;
