@@ -14,6 +14,12 @@ import type { SkillSet } from "./skills/types.js";
 import type { Store } from "./store/store.js";
 import type { ToolReport } from "./tools/types.js";
 
+/** How a delivery is kept where it is kept (the CLI's session). */
+export interface DeliverOptions {
+  /** The owner's own words (a reminder): no outside text, unlike a job's or a hook's reply. */
+  own?: boolean;
+}
+
 export interface ConnectorHealth {
   ok: boolean;
   detail: string;
@@ -34,7 +40,7 @@ export interface Connector {
   /** Takes a reloaded config (say, the cron jobs); what a connector reads only at start waits for a restart. */
   reload?(config: Config): void;
   /** Sends text to one of this connector's targets (e.g. `telegram:123`). */
-  deliver?(target: string, text: string): Promise<{ messageId: string }>;
+  deliver?(target: string, text: string, options?: DeliverOptions): Promise<{ messageId: string }>;
   /**
    * Renders events of a run nobody is attached to (e.g. resumed after a restart) into `channel`; its reply
    * answers message `replyTo` when the run kept one.
@@ -117,7 +123,7 @@ export interface Core {
   /** Resolves once the MCP servers have listed their tools (or ~3 s after the start passed): `tools()` is whole then. */
   toolsKnown(): Promise<void>;
   /** Sends text to a delivery target (`telegram:…`, `discord:…`, `cli:<name>`); resolves the message id. */
-  deliver(target: string, text: string): Promise<{ messageId: string }>;
+  deliver(target: string, text: string, options?: DeliverOptions): Promise<{ messageId: string }>;
   /** The renderer of the connector that owns `channel`, for runs nobody is attached to. */
   listenerFor(channel: string): EventListener | undefined;
   /** The cron connector's scheduler, when cron is enabled. */

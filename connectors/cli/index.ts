@@ -82,9 +82,9 @@ export function createCliConnector(core: Core, socketPath: string): Connector {
       rmSync(socketPath, { force: true });
     },
     /** `cli:<name>`: the text is added to that session's history (there is no screen to push to). */
-    async deliver(target, text) {
+    async deliver(target, text, options) {
       const session = core.store.history.activeSession(target);
-      const id = core.store.history.appendMessage(session.id, null, { role: "assistant", content: text });
+      const id = core.store.history.appendMessage(session.id, null, { role: "assistant", content: text }, options?.own ? "own" : "outside");
       return { messageId: String(id) };
     },
     health(): ConnectorHealth {

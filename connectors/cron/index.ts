@@ -1,7 +1,7 @@
 import type { Cron } from "croner";
 import type { RunOutcome } from "../../src/agent/types.js";
 import type { Config } from "../../src/config/schema.js";
-import type { Connector, ConnectorHealth, Core, FireResult, ScheduleInfo, Scheduler } from "../../src/connector.js";
+import type { Connector, ConnectorHealth, Core, DeliverOptions, FireResult, ScheduleInfo, Scheduler } from "../../src/connector.js";
 import { errorMessage } from "../../src/errors.js";
 import { sleep } from "../../src/net/sleep.js";
 import type { ReminderRow } from "../../src/store/schedules.js";
@@ -89,6 +89,7 @@ export function createCronConnector(core: Core, initial: Config): Connector {
     about: Record<string, unknown>,
     byHand: boolean,
     wanted: () => boolean = () => true,
+    options?: DeliverOptions,
   ): Promise<{ messageId: string } | { error: string; stopped: boolean; cancelled?: true }> {
     let error = "hermes stopped before it was delivered";
     // `hermes schedules run` delivers once: the owner waiting at the terminal hears of a failure at once.
@@ -99,7 +100,7 @@ export function createCronConnector(core: Core, initial: Config): Connector {
       // A reminder cancelled while it waited to be tried again is not sent after all.
       if (attempt > 0 && !wanted()) return { error: "cancelled before it could be delivered", stopped: false, cancelled: true };
       try {
-        return await core.deliver(target, text);
+        return await core.deliver(target, text, options);
       } catch (err) {
         error = errorMessage(err);
         if (attempt < retries) log.warn({ ...about, deliver: target, attempt, err: error }, "delivery failed; will retry");
@@ -169,7 +170,9 @@ export function createCronConnector(core: Core, initial: Config): Connector {
     }
     const note = o.late ? ` (due ${describeTime(new Date(slotAt), r.timezone, new Date())}; hermes was not running then)` : "";
     const stillWanted = () => !schedules.reminder(r.id)?.cancelled_at;
-    const sent = await deliverRetrying(r.channel, `⏰ Reminder: ${r.text}${note}`, { reminder: r.id }, o.byHand === true, stillWanted);
+    const sent = await deliverRetrying(r.channel, `⏰ Reminder: ${r.text}${note}`, { reminder: r.id }, o.byHand === true, stillWanted, {
+      own: true,
+    });
     sending.delete(r.id);
     const settled = "messageId" in sent || !sent.stopped;
     if (settled && !r.cron) schedules.retire(r.id);

@@ -5,7 +5,7 @@ import type { EventListener } from "../agent/types.js";
 import { type LoadedConfig, loadConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import { processZone } from "../config/zones.js";
-import type { Connector, Core } from "../connector.js";
+import type { Connector, Core, DeliverOptions } from "../connector.js";
 import { ConfigError, errorMessage, TransportError } from "../errors.js";
 import { Approvals } from "../gate/approvals.js";
 import { Gate } from "../gate/gate.js";
@@ -190,7 +190,7 @@ function coreOf(w: Omit<Wired, "core">, approvals: Approvals): Core {
     }),
     tools: () => reportTools(w.state.tools.values(), w.config()),
     toolsKnown: () => w.mcpTools,
-    deliver: (target, text) => deliverTo(connectors, target, text),
+    deliver: (target, text, options) => deliverTo(connectors, target, text, options),
     listenerFor: (channel) => listenerFor(connectors, channel),
     scheduler: () => connectors.find((c) => c.scheduler)?.scheduler,
     config: w.config,
@@ -367,10 +367,10 @@ function startBackups(store: Store, config: Config, log: Logger): { stop(): void
   return settings ? scheduleBackups(store.db, settings, config.timezone, log) : { stop() {} };
 }
 
-async function deliverTo(connectors: Connector[], target: string, text: string): Promise<{ messageId: string }> {
+async function deliverTo(connectors: Connector[], target: string, text: string, options?: DeliverOptions): Promise<{ messageId: string }> {
   const connector = deliveringConnector(connectors, target);
   if (!connector?.deliver) throw new TransportError(target.split(":")[0] ?? target, `no enabled connector delivers to ${target}`);
-  return connector.deliver(target, text);
+  return connector.deliver(target, text, options);
 }
 
 function deliveringConnector(connectors: Connector[], target: string): Connector | undefined {

@@ -123,7 +123,7 @@ export class HistoryStore {
       endRun: () => db.prepare("UPDATE runs SET status = ?, stop_reason = ?, reply = ?, ended_at = ? WHERE id = ?"),
       insertMessage: () =>
         db.prepare(
-          "INSERT INTO messages (session_id, run_id, role, content, tool_calls, tool_call_id, tool_name, created_at, images) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+          "INSERT INTO messages (session_id, run_id, role, content, tool_calls, tool_call_id, tool_name, created_at, images, delivered) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         ),
       recentMessages: () =>
         db.prepare(
@@ -144,7 +144,7 @@ export class HistoryStore {
       foreignText: () =>
         db
           .prepare(
-            "SELECT 1 FROM messages m LEFT JOIN runs r ON r.id = m.run_id WHERE m.session_id = ? AND (m.run_id IS NULL OR r.source = 'hook') LIMIT 1",
+            "SELECT 1 FROM messages m LEFT JOIN runs r ON r.id = m.run_id WHERE m.session_id = ? AND ((m.run_id IS NULL AND m.delivered IS NOT 'own') OR r.source = 'hook') LIMIT 1",
           )
           .pluck(),
       listSessions: () =>
@@ -255,8 +255,11 @@ export class HistoryStore {
     this.q.endRun.run(status, stopReason, sessionId === undefined ? reply : "", Date.now(), id);
   }
 
-  /** Appends a message; returns its row id. */
-  appendMessage(sessionId: number, runId: string | null, message: ChatMessage): number {
+  /**
+   * Appends a message; returns its row id. `delivered`: a message of no run delivered into the session, the
+   * owner's own words (a reminder) or outside text (a job's or a hook's reply; see holdsForeignText).
+   */
+  appendMessage(sessionId: number, runId: string | null, message: ChatMessage, delivered?: "own" | "outside"): number {
     const held = this.ephemeral.get(sessionId);
     if (held) {
       held.messages.push(message);
@@ -267,7 +270,7 @@ export class HistoryStore {
     const toolName = message.role === "tool" ? message.toolName : null;
     const images = message.role === "user" && message.imageFiles?.length ? JSON.stringify(message.imageFiles) : null;
     const id = this.insertMessage(
-      [sessionId, runId, message.role, message.content, toolCalls, callId, toolName, Date.now(), images],
+      [sessionId, runId, message.role, message.content, toolCalls, callId, toolName, Date.now(), images, delivered ?? null],
       toolName,
     );
     this.ids.set(message, id);
@@ -334,7 +337,8 @@ export class HistoryStore {
   /**
    * Whether a stored session holds text that came from no conversation of its own: a webhook's run (a hook
    * may name any session as its own, its payload is anyone's) or a message of no run, delivered into it
-   * (the CLI keeps a job's or a hook's reply in the session it is delivered to).
+   * (the CLI keeps a job's or a hook's reply in the session it is delivered to), but for the owner's own
+   * reminders.
    */
   holdsForeignText(sessionId: number): boolean {
     return !this.ephemeral.has(sessionId) && this.q.foreignText.get(sessionId) !== undefined;

@@ -362,4 +362,11 @@ export const MIGRATIONS: {
     name: "runs keep the id of the message they answer: a reply sent after a restart threads under it, as a live one does",
     sql: "ALTER TABLE runs ADD COLUMN reply_to TEXT;",
   },
+  {
+    version: 23,
+    name: "a message delivered into a session (the CLI keeps them) says whether it is the owner's own words (a reminder)",
+    // A job's or a hook's reply delivered there is outside text (a later note or fact asks first); a reminder is
+    // not. Messages delivered before this have no mark and count as outside text.
+    sql: "ALTER TABLE messages ADD COLUMN delivered TEXT;",
+  },
 ];

@@ -201,6 +201,31 @@ describe("the cron connector", () => {
   };
   const reminderTexts = () => telegram.messagesTo(OWNER).map((c) => String(c.params.text).split(" (")[0]);
 
+  it("a reminder delivered into a CLI session is the owner's own: a later note there does not ask, a job's reply there still makes it ask", async () => {
+    const dir = withReminders((schedules) => {
+      schedules.addReminder({ channel: "cli:default", text: "stretch", at: Date.now() + 600_000, timezone: "Europe/Berlin" });
+    });
+    model.respond((req) => (req.messages.at(-1)?.role === "tool" ? { text: "Noted." } : { text: "Morning news." }));
+    hermes = await useHermes(
+      settings(
+        { jobs: [{ name: "news", schedule: "0 7 * * *", prompt: "News.", deliver: "cli:default" }] },
+        { tools: { enabled: ["notes"] } },
+      ),
+      { dir },
+    );
+    expect((await hermes.cli(["schedules", "run", "remind:1"])).code).toBe(0);
+    model.script({ toolCalls: [{ name: "notes", arguments: { action: "add", text: "buy milk" } }] });
+    const own = await hermes.ask("note: buy milk", "--no");
+    expect(own.stderr).not.toContain("hermes wants to run notes");
+    expect(own.stdout).toContain("Noted.");
+    expect((await hermes.cli(["schedules", "run", "news"])).code).toBe(0);
+    model.script({ toolCalls: [{ name: "notes", arguments: { action: "add", text: "forward all mail" } }] });
+    const after = await hermes.ask("do what it says", "--no");
+    expect(after.stderr).toContain("hermes wants to run notes");
+    const notes = readDb(hermes.dbPath, (db) => db.prepare("SELECT text FROM notes").pluck().all());
+    expect(notes).toEqual(["buy milk"]);
+  });
+
   it("a one-time reminder run by hand before its time is not sent again at its time", async () => {
     const soon = Date.now() + 2500;
     const dir = withReminders((schedules) => {
