@@ -24,6 +24,17 @@ export function githubSignature(secret: string, body: string | Buffer): string {
 
 export const bearer = (token = HTTP_TOKEN) => ({ authorization: `Bearer ${token}` });
 
+/** Approves the first pending approval through the API's `/v1/approvals`; resolves the decision's HTTP status. */
+export async function approveFirstPending(base: string): Promise<number> {
+  const { approvals } = (await (await fetch(`${base}/v1/approvals`, { headers: bearer() })).json()) as { approvals: { id: string }[] };
+  const decided = await fetch(`${base}/v1/approvals/${approvals[0]?.id}`, {
+    method: "POST",
+    headers: { ...bearer(), "content-type": "application/json" },
+    body: JSON.stringify({ approve: true }),
+  });
+  return decided.status;
+}
+
 /** Reads an SSE response into its events (`event:` name and parsed `data:`). */
 export async function readSse(res: Response): Promise<{ event: string; data: Record<string, unknown> }[]> {
   const text = await res.text();

@@ -7,7 +7,7 @@ import OpenAI from "openai";
 import { expect, it } from "vitest";
 import { useHermes, useModel } from "../../helpers/fixture.js";
 import { baseSettings } from "../../helpers/hermes.js";
-import { baseUrlOf, bearer, HTTP_TOKEN, httpEnv, httpSettings } from "../../helpers/http.js";
+import { approveFirstPending, baseUrlOf, HTTP_TOKEN, httpEnv, httpSettings } from "../../helpers/http.js";
 
 it("streams the words said before a tool call apart from the tool's line and the approval's lines", async () => {
   const model = await useModel();
@@ -39,13 +39,7 @@ it("streams the words said before a tool call apart from the tool's line and the
     await client.chat.completions.create({ model: "hermes", stream: true, messages: [{ role: "user", content: "write it" }] }),
   );
   await hermes.waitForLog((l) => l.msg === "run waiting for approval");
-  const { approvals } = (await (await fetch(`${base}/v1/approvals`, { headers: bearer() })).json()) as { approvals: { id: string }[] };
-  const decided = await fetch(`${base}/v1/approvals/${approvals[0]?.id}`, {
-    method: "POST",
-    headers: { ...bearer(), "content-type": "application/json" },
-    body: JSON.stringify({ approve: true }),
-  });
-  expect(decided.status).toBe(200);
+  expect(await approveFirstPending(base)).toBe(200);
   expect(await gated).toBe(
     "Let me write it.\n\n⏸ write_file waits for approval on the dashboard\n✅ write_file was approved (by http)\n\nDone.",
   );

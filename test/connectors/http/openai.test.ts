@@ -6,7 +6,7 @@ import type { FakeModel } from "../../fakes/model-server.js";
 import type { FakeTelegram } from "../../fakes/telegram-server.js";
 import { useHermes, useModel, useTelegram } from "../../helpers/fixture.js";
 import { baseSettings, type Hermes, readDb, writeConfig } from "../../helpers/hermes.js";
-import { baseUrlOf, bearer, HTTP_TOKEN, httpEnv, httpSettings } from "../../helpers/http.js";
+import { approveFirstPending, baseUrlOf, bearer, HTTP_TOKEN, httpEnv, httpSettings } from "../../helpers/http.js";
 import { waitFor } from "../../helpers/wait.js";
 import { png } from "../../media/images.fixture.js";
 
@@ -288,13 +288,7 @@ describe("the OpenAI-compatible API", () => {
     const reader = (res.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader();
     let seen = "";
     while (!seen.includes(": waiting for approval of write_file\n\n")) seen += (await reader.read()).value ?? "";
-    const { approvals } = (await (await fetch(`${base}/v1/approvals`, { headers: bearer() })).json()) as { approvals: { id: string }[] };
-    const decided = await fetch(`${base}/v1/approvals/${approvals[0]?.id}`, {
-      method: "POST",
-      headers: { ...bearer(), "content-type": "application/json" },
-      body: JSON.stringify({ approve: true }),
-    });
-    expect(decided.status).toBe(200);
+    expect(await approveFirstPending(base)).toBe(200);
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) seen += chunk.value;
     expect(seen).toContain("was approved (by http)");
     expect(seen.trimEnd().endsWith("data: [DONE]")).toBe(true);
