@@ -2,6 +2,7 @@
  * Markdown as models write it, cut into the pieces a chat message may hold: paragraphs and fenced code
  * blocks, grouped under a size limit on paragraph and line boundaries. Shared by the chat connectors.
  */
+import { wholeEnd } from "../src/text.js";
 
 export interface Block {
   kind: "text" | "code";
@@ -62,7 +63,8 @@ export function groupLines(lines: string[], room: number, size: (line: string) =
     let l = line;
     while (size(l) > room) {
       flush();
-      const cut = Math.floor(room / 2);
+      // Never between the halves of an emoji: a message with half of one is refused or shows garbage.
+      const cut = wholeEnd(l, Math.floor(room / 2));
       groups.push([l.slice(0, cut)]);
       l = l.slice(cut);
     }

@@ -13,7 +13,7 @@ export function truncateResult(text: string, max: number): string {
 const isLowSurrogate = (c: number) => c >= 0xdc00 && c < 0xe000;
 
 /** `end`, or one less when the character at `end` is the second half of a pair: text.slice(0, end) ends whole. */
-function wholeEnd(text: string, end: number): number {
+export function wholeEnd(text: string, end: number): number {
   return end > 0 && end < text.length && isLowSurrogate(text.charCodeAt(end)) ? end - 1 : end;
 }
 

@@ -29,6 +29,13 @@ describe("splitting Markdown for Discord's 2000-character messages", () => {
     expect(parts.join("")).toBe(line);
   });
 
+  it("cuts a long line of emoji between whole characters, never into halves of one", () => {
+    const line = `a${"😀".repeat(3000)}`;
+    const parts = splitMarkdown(line, 2000);
+    expect(parts.join("")).toBe(line);
+    for (const part of parts) expect(part).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+  });
+
   it("keeps a fence whose language is not a plain word (c#), or has more after it, and a fence line inside code as code", () => {
     const code = Array.from({ length: 120 }, (_, i) => `Console.WriteLine(${i}); // line ${i}`);
     const parts = splitMarkdown(`In C#:\n\n\`\`\`c# title="Program.cs"\n${code.join("\n")}\n\`\`\`\n\nThat is all.`, 2000);
