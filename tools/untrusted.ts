@@ -20,5 +20,5 @@ export function readUntrusted(history: HistoryStore, runId: string): boolean {
   if (run.source === "hook" || history.holdsForeignText(run.session_id)) return true;
   // The whole session, held or stored: an ephemeral run (the OpenAI door without `user`) and the context
   // its client sent count as much as a stored conversation.
-  return history.sessionMessages(run.session_id).some((m) => m.role === "tool" && !TRUSTED_RESULTS.has(m.toolName));
+  return history.toolResultNames(run.session_id).some((name) => !TRUSTED_RESULTS.has(name));
 }

@@ -141,6 +141,7 @@ export class HistoryStore {
           "SELECT id, role, content, tool_calls, tool_call_id, tool_name, images, created_at FROM messages WHERE session_id = ? ORDER BY id",
         ),
       latestSession: () => db.prepare("SELECT * FROM sessions WHERE key = ? ORDER BY closed_at IS NULL DESC, id DESC LIMIT 1"),
+      toolNames: () => db.prepare("SELECT DISTINCT tool_name FROM messages WHERE session_id = ? AND role = 'tool'").pluck(),
       foreignText: () =>
         db
           .prepare(
@@ -325,13 +326,13 @@ export class HistoryStore {
   }
 
   /**
-   * Every message of a session, oldest first, wherever it lives: an ephemeral session's are held here (the
-   * context its client sent, then its run's), any other's are stored. For checks over a whole session.
+   * The tools whose results a session holds, wherever it lives: an ephemeral session's messages are held
+   * here (the context its client sent, then its run's), any other's are stored (read without its messages).
    */
-  sessionMessages(sessionId: number): ChatMessage[] {
+  toolResultNames(sessionId: number): string[] {
     const held = this.ephemeral.get(sessionId);
-    if (held) return held.messages.slice();
-    return this.allMessages(sessionId).map(({ message }) => message);
+    if (held) return [...new Set(held.messages.flatMap((m) => (m.role === "tool" ? [m.toolName] : [])))];
+    return this.q.toolNames.all(sessionId) as string[];
   }
 
   /**
