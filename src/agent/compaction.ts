@@ -228,18 +228,15 @@ function compactionBody(summary: string | undefined, chunk: string): string {
 function transcriptLines(messages: ChatMessage[], maxChars: number): string[] {
   const lines: string[] = [];
   for (const m of messages) {
-    if (m.role === "user") lines.push(cut(`User: ${m.content}`, maxChars));
-    else if (m.role === "tool") lines.push(cut(`Result of ${m.toolName}: ${summarize(m.content, RESULT_CHARS)}`, maxChars));
+    if (m.role === "user") lines.push(truncateLatin(`User: ${m.content}`, maxChars));
+    else if (m.role === "tool") lines.push(truncateLatin(`Result of ${m.toolName}: ${summarize(m.content, RESULT_CHARS)}`, maxChars));
     else if (m.role === "assistant") {
-      if (m.content.trim()) lines.push(cut(`Assistant: ${m.content}`, maxChars));
-      for (const c of m.toolCalls ?? []) lines.push(cut(`Assistant called ${c.name} ${JSON.stringify(c.args ?? {})}`, maxChars));
+      if (m.content.trim()) lines.push(truncateLatin(`Assistant: ${m.content}`, maxChars));
+      for (const c of m.toolCalls ?? []) lines.push(truncateLatin(`Assistant called ${c.name} ${JSON.stringify(c.args ?? {})}`, maxChars));
     }
   }
   return lines;
 }
-
-/** `line` cut to `maxChars` characters of Latin text (fewer of a script that costs more tokens a character). */
-const cut = (line: string, maxChars: number) => truncateLatin(line, maxChars);
 
 /** Lines grouped into chunks of at most `maxChars` of Latin text (a line is never longer: see transcriptLines). */
 function chunkLines(lines: string[], maxChars: number): string[] {

@@ -1,4 +1,4 @@
-import { charsForLatin, estimateTokens, latinLength, latinLengthOf, messageTokens, toolTokens, truncateLatin } from "../model/tokens.js";
+import { estimateTokens, fitLatin, latinLength, messageTokens, toolTokens, truncateLatin } from "../model/tokens.js";
 import type { ChatMessage, ToolSpec } from "../model/types.js";
 
 /**
@@ -271,14 +271,7 @@ function cutMessage(message: ChatMessage, tokens: number, ratio: number): ChatMe
     const tail = Math.max(0, keep - marker.length - head);
     return text.slice(0, head) + marker + text.slice(text.length - tail);
   };
-  let keep = Math.max(MIN_MESSAGE_CHARS, charsForLatin(text, maxChars));
-  let content = cutTo(keep);
-  // A text of several scripts is counted at its average: when its head or tail is the denser part, it keeps less.
-  for (let length = latinLengthOf(content); length > maxChars && keep > MIN_MESSAGE_CHARS; length = latinLengthOf(content)) {
-    keep = Math.max(MIN_MESSAGE_CHARS, Math.min(keep - 1, Math.floor((keep * maxChars) / length)));
-    content = cutTo(keep);
-  }
-  return { ...message, content };
+  return { ...message, content: fitLatin(text, maxChars, cutTo, MIN_MESSAGE_CHARS) };
 }
 
 /** The most characters a message may have to cost at most `tokens` at `ratio`, the estimate's rounding included. */

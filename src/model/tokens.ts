@@ -95,20 +95,25 @@ export function charsForLatin(text: string, latinChars: number): number {
 }
 
 /**
- * `text` cut as truncateResult cuts it (its head and tail around a marker) to what `latinChars` characters
- * of Latin text take in the estimate. charsForLatin counts at the whole text's average: a text whose head or
- * tail is in a denser script than the rest (a Chinese page, then a long log) keeps fewer characters, until
- * what it keeps fits. Latin text is cut exactly as truncateResult(text, latinChars) cuts it.
+ * The cut `cutAt(keep)` of `text` (keeping `keep` of its characters) as long as `latinChars` characters of
+ * Latin text in the estimate, keeping at least `min`. charsForLatin counts at the whole text's average: a
+ * text whose kept head or tail is in a denser script than the rest (a Chinese page, then a long log) keeps
+ * fewer characters, until what it keeps fits. Latin text is cut once, at `latinChars`.
  */
-export function truncateLatin(text: string, latinChars: number): string {
-  let max = charsForLatin(text, latinChars);
-  let cut = truncateResult(text, max);
+export function fitLatin(text: string, latinChars: number, cutAt: (keep: number) => string, min = 0): string {
+  let keep = Math.max(min, charsForLatin(text, latinChars));
+  let cut = cutAt(keep);
   if (!NON_LATIN.test(text)) return cut;
-  for (let length = latinLengthOf(cut); length > latinChars && max > 0; length = latinLengthOf(cut)) {
-    max = Math.min(max - 1, Math.floor((max * latinChars) / length));
-    cut = truncateResult(text, max);
+  for (let length = latinLengthOf(cut); length > latinChars && keep > min; length = latinLengthOf(cut)) {
+    keep = Math.max(min, Math.min(keep - 1, Math.floor((keep * latinChars) / length)));
+    cut = cutAt(keep);
   }
   return cut;
+}
+
+/** `text` cut as truncateResult cuts it (its head and tail around a marker) to `latinChars` of Latin text (see fitLatin). */
+export function truncateLatin(text: string, latinChars: number): string {
+  return fitLatin(text, latinChars, (max) => truncateResult(text, max));
 }
 
 const tokenCache = new WeakMap<object, number>();
