@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import type Module from "node:module";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, sep } from "node:path";
 import type { Script } from "node:vm";
 
 /**
@@ -239,7 +239,15 @@ const MIN_CACHED_CHARS = 2 * 1024;
 const DYNAMIC_IMPORT = /(?<![\w$.])import\(/;
 const importsDynamically = (content: string) => content.includes("import(") && DYNAMIC_IMPORT.test(content);
 
-/** Compiles the larger chunks under `root` with cached data; everything else as Node does (with its cache when `node`). */
+/**
+ * Compiles the larger chunks under `root` with cached data; everything else as Node does (with its cache
+ * when `node`). The hook runs for every module the process loads, whose path Node's own loader already
+ * walks through node:path's `normalizeString` a few times: a `dirname`, `basename` and `join` more per
+ * chunk took that loop past the count at which V8 hands a function to its optimizing compiler, TurboFan,
+ * whose own code then stayed mapped (Node 24, with a plugin, skills and the OpenAI API configured: ~5 MB of
+ * an idle daemon's ~68 here; the daemon without them stayed just under the count). So the hook finds a
+ * chunk's folder and name with string operations.
+ */
 function hookCompile(dir: string, root: string, node: boolean): void {
   const report = publish({ dir, mode: "vm", node, hits: 0, misses: 0 });
   const loader = nodeModule();
@@ -249,10 +257,15 @@ function hookCompile(dir: string, root: string, node: boolean): void {
   const compiled: { script: Script; file: string; had: number }[] = [];
   let tag: string | undefined;
   proto._compile = function (this: Module, content: string, filename: string, ...rest: unknown[]) {
-    if (content.length < MIN_CACHED_CHARS || dirname(filename) !== root) return original.call(this, content, filename, ...rest);
+    // String operations, not node:path: see above.
+    const slash = filename.lastIndexOf(sep);
+    if (content.length < MIN_CACHED_CHARS || slash !== root.length || !filename.startsWith(root)) {
+      return original.call(this, content, filename, ...rest);
+    }
     // V8's version, flags and CPU features: a daemon started with other flags than the CLI keeps its own entries.
     tag ??= `${process.version}-${process.arch}-${process.getBuiltinModule("node:v8").cachedDataVersionTag()}`;
-    const file = join(dir, `${basename(filename, ".js")}-${tag}.cache`);
+    const name = filename.endsWith(".js") ? filename.slice(slash + 1, -3) : filename.slice(slash + 1);
+    const file = `${dir}${sep}${name}-${tag}.cache`;
     const cachedData = readCache(file);
     // Only a chunk that passed this check ever gets an entry, named by its content's hash: with one, no scan.
     if (!cachedData && importsDynamically(content)) return original.call(this, content, filename, ...rest);
@@ -268,7 +281,7 @@ function hookCompile(dir: string, root: string, node: boolean): void {
     else report.misses++;
     compiled.push({ script, file, had: hit ? cachedData.length : 0 });
     const wrapper = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
-    return wrapper.call(this.exports, this.exports, requireFor(this), this, filename, dirname(filename));
+    return wrapper.call(this.exports, this.exports, requireFor(this), this, filename, root);
   };
   // Missing entries are written at exit (a one-off command's); the daemon's flush after READY also
   // rewrites an entry made by another command or config when this start compiled a quarter more of it.
