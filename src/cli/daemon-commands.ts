@@ -43,7 +43,7 @@ export async function start(configPath: string): Promise<number> {
   // the pass's own work held ~1 MB more on Node 24.
   const removed = pruneCompileCache();
   log.debug({ removed: removed ?? 0, swept: removed !== undefined }, "compile cache pruned");
-  setTimeout(flushCompileCache, 1000).unref();
+  setTimeout(() => log.debug({ ...flushCompileCache() }, "compile cache flushed"), 1000).unref();
   const idleTrim = startIdleTrim({ log });
   // The daemon runs until it is told to stop, also when nothing else keeps Node's loop alive: with the CLI
   // socket off and no chat connector or HTTP door, only cron is left, and with no job due it has no timer.

@@ -3,7 +3,8 @@ import { basename, dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeModel } from "../fakes/model-server.js";
-import { baseSettings, CLI, createTempDir, launch, startHermes, writeConfig } from "../helpers/hermes.js";
+import { baseSettings, CLI, createTempDir, launch, runCli, startHermes, writeConfig } from "../helpers/hermes.js";
+import { httpEnv, httpSettings } from "../helpers/http.js";
 import { stoppedAfterEach } from "../helpers/per-test.js";
 import { PLUGIN_FIXTURES, pluginSettings } from "../helpers/plugins.js";
 
@@ -54,8 +55,8 @@ describe("the compile cache of the hermes command", () => {
     cacheHome: string,
     env: NodeJS.ProcessEnv = {},
     settings?: Record<string, unknown>,
-    options: { pruned?: boolean; cli?: string } = {},
-  ): Promise<Report & { removed?: number }> {
+    options: { pruned?: boolean; flushed?: boolean; cli?: string } = {},
+  ): Promise<Report & { removed?: number; written?: number; checked?: number }> {
     t.model ??= await startFakeModel();
     t.model.respond(() => ({ text: "ok" }));
     const config = { ...(settings ?? baseSettings(t.model.url)), log: { level: "debug" } };
@@ -69,9 +70,14 @@ describe("the compile cache of the hermes command", () => {
     const line = (await hermes.waitForLog((l) => l.msg === "compile cache")) as Report;
     expect((await hermes.ask("hello")).stdout.trim()).toBe("ok");
     const pruned = options.pruned ? await hermes.waitForLog((l) => l.msg === "compile cache pruned") : undefined;
+    const flushed = options.flushed ? await hermes.waitForLog((l) => l.msg === "compile cache flushed") : undefined;
     await hermes.stop();
     t.hermes = undefined;
-    return { ...line, ...(pruned && { removed: pruned.removed as number, swept: pruned.swept as boolean }) };
+    return {
+      ...line,
+      ...(pruned && { removed: pruned.removed as number, swept: pruned.swept as boolean }),
+      ...(flushed && { written: flushed.written as number, checked: flushed.checked as number }),
+    };
   }
 
   it("is written by the first start and read by the next, in a folder of the build", async () => {
@@ -95,6 +101,34 @@ describe("the compile cache of the hermes command", () => {
       expect(cacheFiles(join(dir, "node")).length).toBeGreaterThan(0);
       expect(statSync(join(dir, "node")).mode & 0o777).toBe(0o700);
     }
+  });
+
+  it("has a daemon compare the entries another command made once, not at every start", async () => {
+    const home = newHome();
+    t.model ??= await startFakeModel();
+    const settings = baseSettings(t.model.url);
+    const configDir = createTempDir();
+    homes.push(configDir);
+    // `config check` writes entries for the chunks it compiled (the config's) when it exits.
+    const check = await runCli(["config", "check", "--config", writeConfig(configDir.path, settings)], {
+      env: { XDG_CACHE_HOME: home, CACHE_DIRECTORY: "" },
+    });
+    expect(check.code).toBe(0);
+    const first = await start(home, {}, settings, { flushed: true });
+    expect(first.hits).toBeGreaterThan(0);
+    expect(first.misses).toBeGreaterThan(0);
+    // Those entries hold what `config check` ran: the daemon makes them again from its start and compares.
+    expect(first.checked).toBe(first.hits);
+    expect(first.written).toBeGreaterThanOrEqual(first.misses ?? 0);
+    const second = await start(home, {}, settings, { flushed: true });
+    expect(second).toMatchObject({ misses: 0, hits: (first.hits ?? 0) + (first.misses ?? 0), checked: 0, written: 0 });
+    // A chunk this config loads for the first time (the HTTP door's) is written, and compared no more after.
+    const door = { ...settings, connectors: { http: httpSettings() } };
+    const third = await start(home, httpEnv, door, { flushed: true });
+    expect(third.misses).toBeGreaterThan(0);
+    expect(third).toMatchObject({ checked: 0, written: third.misses });
+    const fourth = await start(home, httpEnv, door, { flushed: true });
+    expect(fourth).toMatchObject({ misses: 0, checked: 0, written: 0 });
   });
 
   it("keeps apart the entries of processes started with other V8 flags", async () => {
