@@ -1,4 +1,4 @@
-import { estimateTokens, fitLatin, latinLength, messageTokens, toolTokens, truncateLatin } from "../model/tokens.js";
+import { estimateTokens, fitLatin, latinLength, latinLengthOf, messageTokens, toolTokens, truncateLatin } from "../model/tokens.js";
 import type { ChatMessage, ToolSpec } from "../model/types.js";
 
 /**
@@ -190,7 +190,8 @@ const MIN_MESSAGE_CHARS = 200;
  * keep at least what an old result keeps, that is all. Else, as if shortened as old ones are: the message
  * takes at most half the room, the run's oldest steps (a call with its results) are left out, the newest
  * kept, and the message says how many; then the results left are shortened evenly to the room (from their
- * whole text); last, the message is cut to what is left.
+ * whole text); then the message is cut to what is left. The steps' calls take at most half the room, and
+ * the whole turn no more than the room, as far as cutting their long strings can (cutCalls).
  */
 function fitCurrentTurn(turn: ChatMessage[], room: number, ratio: number): ChatMessage[] {
   const cost = (messages: ChatMessage[]) => messages.reduce((sum, m) => sum + Math.ceil(messageTokens(m) * ratio), 0);
@@ -213,12 +214,61 @@ function fitCurrentTurn(turn: ChatMessage[], room: number, ratio: number): ChatM
     }
     steps = steps.slice(from);
   }
+  // The steps' own calls, as the message, take at most half the room: the results get the rest.
+  const calls = (messages: ChatMessage[]) => messages.filter((m) => m.role === "assistant");
+  if (cost(calls(steps.flat())) > room / 2) steps = stepsOf(cutCalls(steps.flat(), (cut) => cost(calls(cut)) <= room / 2));
   const unshortened = steps;
   steps = shortenResults(unshortened, room - cost([message]), ratio);
   // Many parallel results can pass the room even at MIN_RESULT_CHARS each: then they keep less, down to the marker.
   if (cost([message, ...steps.flat()]) > room) steps = shortenResults(unshortened, room - cost([message]), ratio, 0);
   if (cost([message, ...steps.flat()]) > room) message = cutMessage(message, room - cost(steps.flat()), ratio);
-  return [message, ...steps.flat()];
+  const fitted = [message, ...steps.flat()];
+  return cost(fitted) > room ? cutCalls(fitted, (cut) => cost(cut) <= room) : fitted;
+}
+
+/** A call's arguments and an assistant's text are not cut below this (Latin characters) to fit. */
+const MIN_CALL_CHARS = 100;
+
+/**
+ * The kept steps' own calls: a step the model wrote can pass the room by itself (a `write_file` with a long
+ * text, a long answer before its call). Their longest strings (argument values and the assistant's text)
+ * are cut in the middle, all to one length, halved until `fits`; the calls keep their ids, names and every
+ * argument, and the tools already ran with the whole values.
+ */
+function cutCalls(turn: ChatMessage[], fits: (cut: ChatMessage[]) => boolean): ChatMessage[] {
+  const strings = turn.flatMap((m) =>
+    m.role === "assistant" ? [m.content, ...(m.toolCalls ?? []).flatMap((c) => stringsOf(c.args))] : [],
+  );
+  let each = Math.max(0, ...strings.map(latinLengthOf));
+  let cut = turn;
+  while (!fits(cut) && each > MIN_CALL_CHARS) {
+    each = Math.max(MIN_CALL_CHARS, Math.floor(each / 2));
+    const within = (text: string) => (latinLengthOf(text) > each ? truncateLatin(text, each) : text);
+    cut = turn.map((m) =>
+      m.role === "assistant"
+        ? {
+            ...m,
+            content: within(m.content),
+            ...(m.toolCalls && { toolCalls: m.toolCalls.map((c) => ({ ...c, args: mapStrings(c.args, within) })) }),
+          }
+        : m,
+    );
+  }
+  return cut;
+}
+
+function stringsOf(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsOf);
+  if (value && typeof value === "object") return Object.values(value).flatMap(stringsOf);
+  return [];
+}
+
+function mapStrings(value: unknown, map: (text: string) => string): unknown {
+  if (typeof value === "string") return map(value);
+  if (Array.isArray(value)) return value.map((v) => mapStrings(v, map));
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapStrings(v, map)]));
+  return value;
 }
 
 /** A turn's messages after its user message, as steps: an assistant message and the results that follow it. */

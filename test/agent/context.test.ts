@@ -157,6 +157,33 @@ describe("the prompt budget", () => {
     }
   });
 
+  it("stays within the budget when the model's own call is over it: its long argument is cut, the call and its result kept", () => {
+    const text = `${"Dear all, the plan for the week. ".repeat(1800)}Signed, Alice`; // ~60,000 characters to write
+    const turn: ChatMessage[] = [
+      { role: "user", content: "write the plan to plan.txt" },
+      { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "write_file", args: { path: "plan.txt", text, append: false } }] },
+      { role: "tool", content: "wrote plan.txt (60,013 characters)", toolCallId: "c1", toolName: "write_file" },
+    ];
+    for (const ratio of [1, 1.3]) {
+      for (const budget of [1500, 4096]) {
+        const prompt = buildPrompt({ system: "sys", tools: [], history: turn, budgetTokens: budget, ratio });
+        expect(calibratedCost(prompt, ratio)).toBeLessThanOrEqual(budget);
+        expect(prompt.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool"]);
+        const call = prompt[2]?.role === "assistant" ? prompt[2].toolCalls?.[0] : undefined;
+        const args = call?.args as { path: string; text: string; append: boolean };
+        expect(call).toMatchObject({ id: "c1", name: "write_file" });
+        expect(args).toMatchObject({ path: "plan.txt", append: false });
+        // The text's head and tail around the cut's marker, as long as the room allows.
+        expect(args.text).toMatch(/^Dear all, the plan[\s\S]*characters cut[\s\S]*Signed, Alice$/);
+        expect(args.text.length).toBeGreaterThan(budget / 4);
+        expect(prompt[3]?.content).toBe("wrote plan.txt (60,013 characters)");
+        expect(prompt[1]?.content).toBe("write the plan to plan.txt");
+      }
+    }
+    // What the tool ran with is whole: the history given is not changed.
+    expect((turn[1]?.role === "assistant" && (turn[1].toolCalls?.[0]?.args as { text: string }).text) || "").toBe(text);
+  });
+
   it("fits a chat in Chinese: its history, an old result and a pasted message each counted at a token or more a character", () => {
     // A real tokenizer gives a Chinese character 0.7–1.3 tokens: counted at 3.6 characters a token, as Latin
     // text is, such a request held 3–5 times the window and Ollama dropped its front (system prompt, tools).
