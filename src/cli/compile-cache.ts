@@ -13,10 +13,10 @@ import type { Script } from "node:vm";
  * entries are made when a module is compiled, so they hold its top level only, and every function a start
  * runs is compiled again at its first call; hermes' entries are made after the start and hold those
  * functions too (Node 24, the daemon with a plugin, skills and the API: ~142 ms to READY with Node's cache
- * alone, ~126 ms with both). A missing or rejected entry, or one that holds much less than this process
- * compiled (an entry made by another command or config), is written with every function compiled until
- * then: by the daemon a second after READY (`flushCompileCache`), so that it holds what a start runs, by
- * `config check`, `doctor`, `backup` and `export` when they exit.
+ * alone, ~126 ms with both). A missing or rejected entry, or one another command made that holds much
+ * less than a daemon's start compiled, is written with every function compiled until then: by the daemon a
+ * second after READY (`flushCompileCache`), so that it holds what a start runs, by `config check`, `doctor`,
+ * `backup` and `export` when they exit.
  *
  * The cache holds code, so it lives only in a directory of this user that nobody else can write:
  * systemd's `CacheDirectory=` ($CACHE_DIRECTORY), else `$XDG_CACHE_HOME/hermes` or `~/.cache/hermes`;
@@ -116,7 +116,7 @@ export function pruneCompileCache(now = Date.now()): number | undefined {
     removeWhere(dirname(dir), /^(?:node|.*\.cache(?:\.\d+)?)$/gm, now, 0) +
     removeWhere(dirname(dir), /^(?:build-[0-9a-f]{8}|modules)$/gm, now, UNUSED_MS, dir) +
     // In this build's folder: entries written aside by a process that died, and entries for another Node.
-    removeWhere(dir, /^.*\.cache\.\d+$/gm, now, 3600 * 1000) +
+    removeWhere(dir, /^.*\.(?:cache|chunks)\.\d+$/gm, now, 3600 * 1000) +
     removeWhere(dir, new RegExp(`^.*-v(?!${version}-)\\d+\\.\\d+\\.\\d+-[^-\\n]+-\\d+\\.(?:cache|chunks)$`, "gm"), now, UNUSED_MS) +
     removeWhere(join(dir, "node"), new RegExp(`^v(?!${version}-)\\d+\\.\\d+\\.\\d+-.*$`, "gm"), now, UNUSED_MS);
   try {
@@ -289,40 +289,57 @@ function hookCompile(dir: string, root: string, node: boolean): void {
     const wrapper = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
     return wrapper.call(this.exports, this.exports, requireFor(this), this, filename, root);
   };
-  // Missing entries are written at exit (a one-off command's); the daemon's flush after READY also
-  // rewrites an entry made by another command or config when this start compiled a quarter more of it.
-  const write = (recheck: (file: string) => boolean): FlushReport => {
+  // Missing entries are written at exit (a one-off command's); the daemon's flush after READY also makes
+  // again an entry another command made, and replaces it when this start compiled a quarter more of it.
+  // `sizes` gets the size each entry has after the pass.
+  const write = (settled: (file: string, had: number) => boolean, sizes = new Map<string, number>()): FlushReport => {
     const report = { written: 0, checked: 0 };
     for (const { script, file, had } of compiled.splice(0)) {
-      if (had && !recheck(file)) continue;
+      sizes.set(file, had);
+      if (had && settled(file, had)) continue;
       if (had) report.checked++;
       const data = script.createCachedData();
       if (data.length <= had * 1.25) continue;
       writeCache(file, data);
+      sizes.set(file, data.length);
       report.written++;
     }
     return report;
   };
   // Making an entry again only to compare took a start's ~1.2 MB of entries through malloc a second after
   // READY, memory the allocator kept (~0.5 MB of an idle daemon on Node 24), at every start. So the build's
-  // folder records which entries a daemon's flush wrote or checked (per V8 tag): a later daemon compares
-  // only the entries not in it, those another command made or a chunk this config loads for the first time.
+  // folder records, per V8 tag, each entry a daemon's flush wrote or compared, with its size then: a later
+  // daemon compares only an entry the record does not hold at the size it read (another command made it
+  // or wrote it since, or this config loads its chunk for the first time).
   flushVm = () => {
-    const record = tag && `${dir}${sep}daemon-${tag}.chunks`;
-    if (!record) return write(() => false);
-    const known = new Set(readRecord(record));
-    const names = compiled.map(({ file }) => file.slice(dir.length + 1));
-    const report = write((file) => !known.has(file.slice(dir.length + 1)));
-    const unknown = names.filter((name) => !known.has(name));
-    if (unknown.length) writeCache(record, Buffer.from([...known, ...unknown].join("\n")));
+    if (!tag) return write(() => false);
+    const record = `${dir}${sep}daemon-${tag}.chunks`;
+    const suffix = `-${tag}.cache`;
+    const known = readRecord(record, suffix);
+    const sizes = new Map<string, number>();
+    const name = (file: string) => file.slice(dir.length + 1);
+    const report = write((file, had) => known.get(name(file)) === had, sizes);
+    let changed = false;
+    for (const [file, size] of sizes) {
+      if (size > 0 && known.get(name(file)) !== size) {
+        known.set(name(file), size);
+        changed = true;
+      }
+    }
+    if (changed) writeCache(record, Buffer.from([...known].map(([entry, size]) => `${entry} ${size}\n`).join("")));
     return report;
   };
-  process.once("exit", () => write(() => false));
+  process.once("exit", () => write(() => true));
 }
 
-/** The entries a record names, one a line; none when it cannot be read. */
-function readRecord(file: string): string[] {
-  return readCache(file)?.toString("latin1").split("\n").filter(Boolean) ?? [];
+/** A record's entries of this tag (`suffix`) and their sizes, a line each ("name size"); empty when it cannot be read. */
+function readRecord(file: string, suffix: string): Map<string, number> {
+  const entries = new Map<string, number>();
+  for (const line of readCache(file)?.toString().split("\n") ?? []) {
+    const [entry, size] = line.split(" ");
+    if (entry?.endsWith(suffix) && /^\d+$/.test(size ?? "")) entries.set(entry, Number(size));
+  }
+  return entries;
 }
 
 function requireFor(module: Module): NodeJS.Require {

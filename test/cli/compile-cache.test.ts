@@ -1,9 +1,21 @@
-import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeModel } from "../fakes/model-server.js";
-import { baseSettings, CLI, createTempDir, launch, runCli, startHermes, writeConfig } from "../helpers/hermes.js";
+import { baseSettings, CLI, createTempDir, DAEMON_NODE_FLAGS, launch, runNode, startHermes, writeConfig } from "../helpers/hermes.js";
 import { httpEnv, httpSettings } from "../helpers/http.js";
 import { stoppedAfterEach } from "../helpers/per-test.js";
 import { PLUGIN_FIXTURES, pluginSettings } from "../helpers/plugins.js";
@@ -109,9 +121,11 @@ describe("the compile cache of the hermes command", () => {
     const settings = baseSettings(t.model.url);
     const configDir = createTempDir();
     homes.push(configDir);
-    // `config check` writes entries for the chunks it compiled (the config's) when it exits.
-    const check = await runCli(["config", "check", "--config", writeConfig(configDir.path, settings)], {
-      env: { XDG_CACHE_HOME: home, CACHE_DIRECTORY: "" },
+    // `config check` writes entries for the chunks it compiled (the config's) when it exits; run with the
+    // daemon's Node flags (on Node 22+ the unit's V8 flags), it writes them under the daemon's V8 tag.
+    const config = writeConfig(configDir.path, settings);
+    const check = await runNode([...DAEMON_NODE_FLAGS, CLI, "config", "check", "--config", config], {
+      env: { HERMES_CONFIG: "", XDG_CACHE_HOME: home, CACHE_DIRECTORY: "" },
     });
     expect(check.code).toBe(0);
     const first = await start(home, {}, settings, { flushed: true });
@@ -122,13 +136,24 @@ describe("the compile cache of the hermes command", () => {
     expect(first.written).toBeGreaterThanOrEqual(first.misses ?? 0);
     const second = await start(home, {}, settings, { flushed: true });
     expect(second).toMatchObject({ misses: 0, hits: (first.hits ?? 0) + (first.misses ?? 0), checked: 0, written: 0 });
+    // The record holds each entry at the size the daemon left it: one another command wrote since (here: a
+    // record that says another size) is compared again, once.
+    const record = readdirSync(first.dir ?? "").find((name) => name.endsWith(".chunks")) ?? "";
+    const lines = readFileSync(join(first.dir ?? "", record), "utf8")
+      .trim()
+      .split("\n");
+    expect(lines).toHaveLength((first.hits ?? 0) + (first.misses ?? 0));
+    writeFileSync(join(first.dir ?? "", record), [`${lines[0]?.split(" ")[0]} 1`, ...lines.slice(1)].join("\n"));
+    const third = await start(home, {}, settings, { flushed: true });
+    expect(third).toMatchObject({ misses: 0, checked: 1 });
+    expect((await start(home, {}, settings, { flushed: true })).checked).toBe(0);
     // A chunk this config loads for the first time (the HTTP door's) is written, and compared no more after.
     const door = { ...settings, connectors: { http: httpSettings() } };
-    const third = await start(home, httpEnv, door, { flushed: true });
-    expect(third.misses).toBeGreaterThan(0);
-    expect(third).toMatchObject({ checked: 0, written: third.misses });
-    const fourth = await start(home, httpEnv, door, { flushed: true });
-    expect(fourth).toMatchObject({ misses: 0, checked: 0, written: 0 });
+    const withDoor = await start(home, httpEnv, door, { flushed: true });
+    expect(withDoor.misses).toBeGreaterThan(0);
+    expect(withDoor).toMatchObject({ checked: 0, written: withDoor.misses });
+    const again = await start(home, httpEnv, door, { flushed: true });
+    expect(again).toMatchObject({ misses: 0, checked: 0, written: 0 });
   });
 
   it("keeps apart the entries of processes started with other V8 flags", async () => {
