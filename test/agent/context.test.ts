@@ -181,7 +181,8 @@ describe("the prompt budget", () => {
       }
     }
     // What the tool ran with is whole: the history given is not changed.
-    expect((turn[1]?.role === "assistant" && (turn[1].toolCalls?.[0]?.args as { text: string }).text) || "").toBe(text);
+    const asked = turn[1]?.role === "assistant" ? turn[1].toolCalls?.[0]?.args : undefined;
+    expect((asked as { text?: string } | undefined)?.text).toBe(text);
   });
 
   it("fits a chat in Chinese: its history, an old result and a pasted message each counted at a token or more a character", () => {
