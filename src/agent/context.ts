@@ -187,11 +187,12 @@ const MIN_MESSAGE_CHARS = 200;
 
 /**
  * The current turn alone is over budget. When its tool results, shortened evenly to what the room holds,
- * keep at least what an old result keeps, that is all. Else, as if shortened as old ones are: the message
- * takes at most half the room, the run's oldest steps (a call with its results) are left out, the newest
- * kept, and the message says how many; then the results left are shortened evenly to the room (from their
- * whole text); then the message is cut to what is left. The steps' calls take at most half the room, and
- * the whole turn no more than the room, as far as cutting their long strings can (cutCalls).
+ * keep at least what an old result keeps, that is all. Else, as if shortened as old ones are (results and
+ * the calls' long strings at an old result's length): the message takes at most half the room, the run's
+ * oldest steps (a call with its results) are left out, the newest kept, and the message says how many.
+ * Then the kept steps' calls, when they crowd the results, are cut to half the room at most and to what
+ * leaves each result an old result's length (cutCalls); the results are shortened evenly to the room (from
+ * their whole text); last, the message is cut to what is left, and the calls, if the turn is still over.
  */
 function fitCurrentTurn(turn: ChatMessage[], room: number, ratio: number): ChatMessage[] {
   const cost = (messages: ChatMessage[]) => messages.reduce((sum, m) => sum + Math.ceil(messageTokens(m) * ratio), 0);
@@ -201,7 +202,7 @@ function fitCurrentTurn(turn: ChatMessage[], room: number, ratio: number): ChatM
   let steps = stepsOf(after);
   if (evenShare(steps, room - cost([message]), ratio) < OLD_RESULT_CHARS) {
     // Each step's cost as if shortened as old ones are, counted once.
-    const capped = steps.map((step) => cost(step.map(shortenOldResult)));
+    const capped = steps.map((step) => cost(cutStrings(step.map(shortenOldResult), OLD_RESULT_CHARS)));
     let from = 0;
     const over = () => cost([message]) + capped.slice(from).reduce((a, b) => a + b, 0) > room;
     if (over() && steps.length > 0) message = cutMessage(message, Math.floor(room / 2), ratio);
@@ -213,10 +214,14 @@ function fitCurrentTurn(turn: ChatMessage[], room: number, ratio: number): ChatM
       };
     }
     steps = steps.slice(from);
+    // The calls a model wrote (a write_file of a long text) crowd out the results, which are new to it: the
+    // calls keep what leaves each result an old result's length, and at most half the room.
+    const calls = (messages: ChatMessage[]) => messages.filter((m) => m.role === "assistant");
+    const results = steps.flat().filter((m) => m.role === "tool");
+    const resultsFloor = cost(results.map(shortenOldResult));
+    const callsRoom = Math.min(Math.floor(room / 2), room - cost([message]) - resultsFloor);
+    if (cost(calls(steps.flat())) > callsRoom) steps = stepsOf(cutCalls(steps.flat(), (cut) => cost(calls(cut)) <= callsRoom));
   }
-  // The steps' own calls, as the message, take at most half the room: the results get the rest.
-  const calls = (messages: ChatMessage[]) => messages.filter((m) => m.role === "assistant");
-  if (cost(calls(steps.flat())) > room / 2) steps = stepsOf(cutCalls(steps.flat(), (cut) => cost(calls(cut)) <= room / 2));
   const unshortened = steps;
   steps = shortenResults(unshortened, room - cost([message]), ratio);
   // Many parallel results can pass the room even at MIN_RESULT_CHARS each: then they keep less, down to the marker.
@@ -226,33 +231,80 @@ function fitCurrentTurn(turn: ChatMessage[], room: number, ratio: number): ChatM
   return cost(fitted) > room ? cutCalls(fitted, (cut) => cost(cut) <= room) : fitted;
 }
 
-/** A call's arguments and an assistant's text are not cut below this (Latin characters) to fit. */
+/** A call's arguments and an assistant's text are not cut below this (Latin characters) before whole arguments go. */
 const MIN_CALL_CHARS = 100;
 
 /**
- * The kept steps' own calls: a step the model wrote can pass the room by itself (a `write_file` with a long
- * text, a long answer before its call). Their longest strings (argument values and the assistant's text)
- * are cut in the middle, all to one length, halved until `fits`; the calls keep their ids, names and every
- * argument, and the tools already ran with the whole values.
+ * The steps' own calls cut until `fits`: a step the model wrote can pass the room by itself (a `write_file`
+ * with a long text, a long answer before its call). First their long strings (argument values and the
+ * assistant's text) are cut in the middle, all to the longest length that fits (not below MIN_CALL_CHARS);
+ * if that is not enough (many calls of short arguments), the largest calls' arguments are left out whole,
+ * each replaced by a note. The calls keep their ids and names, and each stays with its result; the tools
+ * ran, and the user read, the whole text: only the prompt's copy is cut.
  */
 function cutCalls(turn: ChatMessage[], fits: (cut: ChatMessage[]) => boolean): ChatMessage[] {
-  const strings = turn.flatMap((m) =>
-    m.role === "assistant" ? [m.content, ...(m.toolCalls ?? []).flatMap((c) => stringsOf(c.args))] : [],
+  if (fits(turn)) return turn;
+  let longest = 0;
+  for (const m of turn) {
+    if (m.role !== "assistant") continue;
+    for (const text of [m.content, ...(m.toolCalls ?? []).flatMap((c) => stringsOf(c.args))])
+      longest = Math.max(longest, latinLengthOf(text));
+  }
+  // The longest length each string may keep for the turn to fit: a search between the floor and the longest.
+  let low = MIN_CALL_CHARS;
+  let high = longest;
+  let best = cutStrings(turn, low);
+  if (!fits(best)) return leaveOutArgs(best, fits);
+  while (high - low > Math.max(16, low / 32)) {
+    const mid = Math.floor((low + high) / 2);
+    const cut = cutStrings(turn, mid);
+    if (fits(cut)) {
+      low = mid;
+      best = cut;
+    } else high = mid;
+  }
+  return best;
+}
+
+/** The assistant messages' strings longer than `chars` (Latin characters) cut in the middle, marked. */
+function cutStrings(messages: ChatMessage[], chars: number): ChatMessage[] {
+  const within = (text: string) => (latinLengthOf(text) > chars ? cutCopy(text, chars) : text);
+  return messages.map((m) =>
+    m.role === "assistant"
+      ? {
+          ...m,
+          content: within(m.content),
+          ...(m.toolCalls && { toolCalls: m.toolCalls.map((c) => ({ ...c, args: mapStrings(c.args, within) })) }),
+        }
+      : m,
   );
-  let each = Math.max(0, ...strings.map(latinLengthOf));
+}
+
+/** `text` cut to `chars` around a marker that says only this copy is cut (a model asked to go on from it must not copy the marker as text). */
+function cutCopy(text: string, chars: number): string {
+  const cutTo = (keep: number) => {
+    const marker = `\n[… ${text.length - keep} characters not shown in this copy …]\n`;
+    const head = Math.max(0, Math.floor((keep - marker.length) * 0.7));
+    const tail = Math.max(0, keep - marker.length - head);
+    return text.slice(0, head) + marker + (tail > 0 ? text.slice(text.length - tail) : "");
+  };
+  return fitLatin(text, chars, cutTo);
+}
+
+/** The largest calls' arguments (over MIN_CALL_CHARS as JSON) replaced by a note, one call at a time, until the turn fits. */
+function leaveOutArgs(turn: ChatMessage[], fits: (cut: ChatMessage[]) => boolean): ChatMessage[] {
+  const calls = turn.flatMap((m, i) =>
+    m.role === "assistant" ? (m.toolCalls ?? []).map((c, k) => ({ i, k, size: JSON.stringify(c.args ?? null).length })) : [],
+  );
+  calls.sort((a, b) => b.size - a.size);
   let cut = turn;
-  while (!fits(cut) && each > MIN_CALL_CHARS) {
-    each = Math.max(MIN_CALL_CHARS, Math.floor(each / 2));
-    const within = (text: string) => (latinLengthOf(text) > each ? truncateLatin(text, each) : text);
-    cut = turn.map((m) =>
-      m.role === "assistant"
-        ? {
-            ...m,
-            content: within(m.content),
-            ...(m.toolCalls && { toolCalls: m.toolCalls.map((c) => ({ ...c, args: mapStrings(c.args, within) })) }),
-          }
-        : m,
-    );
+  for (const { i, k, size } of calls) {
+    if (size <= MIN_CALL_CHARS || fits(cut)) break;
+    cut = cut.map((m, at) => {
+      if (at !== i || m.role !== "assistant" || !m.toolCalls) return m;
+      const note = { "…": `${size} characters not shown` };
+      return { ...m, toolCalls: m.toolCalls.map((c, j) => (j === k ? { ...c, args: note } : c)) };
+    });
   }
   return cut;
 }

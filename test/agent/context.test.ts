@@ -174,7 +174,7 @@ describe("the prompt budget", () => {
         expect(call).toMatchObject({ id: "c1", name: "write_file" });
         expect(args).toMatchObject({ path: "plan.txt", append: false });
         // The text's head and tail around the cut's marker, as long as the room allows.
-        expect(args.text).toMatch(/^Dear all, the plan[\s\S]*characters cut[\s\S]*Signed, Alice$/);
+        expect(args.text).toMatch(/^Dear all, the plan[\s\S]*characters not shown in this copy[\s\S]*Signed, Alice$/);
         expect(args.text.length).toBeGreaterThan(budget / 4);
         expect(prompt[3]?.content).toBe("wrote plan.txt (60,013 characters)");
         expect(prompt[1]?.content).toBe("write the plan to plan.txt");
@@ -183,6 +183,74 @@ describe("the prompt budget", () => {
     // What the tool ran with is whole: the history given is not changed.
     const asked = turn[1]?.role === "assistant" ? turn[1].toolCalls?.[0]?.args : undefined;
     expect((asked as { text?: string } | undefined)?.text).toBe(text);
+  });
+
+  it("keeps a run's earlier steps beside a long call, and a failed call's short result whole beside a long message", () => {
+    const reads = [0, 1, 2, 3].flatMap((k): ChatMessage[] => [
+      { role: "assistant", content: "", toolCalls: [{ id: `r${k}`, name: "read_file", args: { path: `notes/${k}.txt` } }] },
+      { role: "tool", content: `note ${k} ${"n".repeat(770)}`, toolCallId: `r${k}`, toolName: "read_file" },
+    ]);
+    const write: ChatMessage[] = [
+      { role: "assistant", content: "", toolCalls: [{ id: "w", name: "write_file", args: { path: "all.txt", text: "x".repeat(60_000) } }] },
+      { role: "tool", content: "wrote all.txt", toolCallId: "w", toolName: "write_file" },
+    ];
+    const run: ChatMessage[] = [{ role: "user", content: "put my notes together in all.txt" }, ...reads, ...write];
+    for (const ratio of [1, 1.3]) {
+      const prompt = buildPrompt({ system: "sys", tools: [], history: run, budgetTokens: 4096, ratio });
+      expect(calibratedCost(prompt, ratio)).toBeLessThanOrEqual(4096);
+      // Cut to an old result's length, the call leaves room for the reads: none is left out.
+      expect(prompt[1]?.content).toBe("put my notes together in all.txt");
+      expect(prompt.filter((m) => m.role === "tool").map((m) => (m.role === "tool" ? m.toolCallId : ""))).toEqual([
+        "r0",
+        "r1",
+        "r2",
+        "r3",
+        "w",
+      ]);
+    }
+    const failed: ChatMessage[] = [
+      { role: "user", content: `write this down:\n${"A long paste of text. ".repeat(180)}` },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [{ id: "w", name: "write_file", args: { path: "notes/paste.txt", text: "y".repeat(5000) } }],
+      },
+      {
+        role: "tool",
+        content:
+          "error: write_file: notes/paste.txt is read-only (the owner made it so); choose another file or ask the owner, it was not changed",
+        toolCallId: "w",
+        toolName: "write_file",
+      },
+    ];
+    for (const ratio of [1, 1.3]) {
+      const prompt = buildPrompt({ system: "sys", tools: [], history: failed, budgetTokens: 1500, ratio });
+      expect(calibratedCost(prompt, ratio)).toBeLessThanOrEqual(1500);
+      expect(prompt[3]?.content).toBe(failed[2]?.content);
+    }
+  });
+
+  it("stays within the budget with many parallel calls of short arguments: the largest calls' arguments are left out", () => {
+    const calls = Array.from({ length: 20 }, (_, k) => ({
+      id: `n${k}`,
+      name: "notes",
+      args: { action: "add", text: `note ${k}: ${"t".repeat(160)}` },
+    }));
+    const turn: ChatMessage[] = [
+      { role: "user", content: "save each of these as a note" },
+      { role: "assistant", content: "", toolCalls: calls },
+      ...calls.map((c) => ({ role: "tool" as const, content: `saved ${c.id}`, toolCallId: c.id, toolName: "notes" })),
+    ];
+    for (const ratio of [1, 1.3]) {
+      for (const budget of [900, 1200]) {
+        const prompt = buildPrompt({ system: "sys", tools: [], history: turn, budgetTokens: budget, ratio });
+        expect(calibratedCost(prompt, ratio)).toBeLessThanOrEqual(budget);
+        const kept = prompt[2]?.role === "assistant" ? (prompt[2].toolCalls ?? []) : [];
+        expect(kept.map((c) => c.id)).toEqual(calls.map((c) => c.id));
+        expect(kept.some((c) => JSON.stringify(c.args).includes("characters not shown"))).toBe(true);
+        expect(prompt.filter((m) => m.role === "tool").map((m) => (m.role === "tool" ? m.toolCallId : ""))).toEqual(calls.map((c) => c.id));
+      }
+    }
   });
 
   it("fits a chat in Chinese: its history, an old result and a pasted message each counted at a token or more a character", () => {
