@@ -93,7 +93,7 @@ const sum = (t: Turned, messages: ChatMessage[], from: number, to = messages.len
 };
 
 /**
- * Index of the first turn a jump keeps: the newest turns whose cost (old results shortened) stays within
+ * Index of the first turn a jump keeps: the newest turns whose cost (old results and calls shortened) stays within
  * `keepTokens` for the whole prompt; the current turn always, unless `keepCurrent` is false and it does not
  * fit either (then nothing is kept: the index is the history's length).
  */
@@ -101,7 +101,7 @@ export function jumpFrom(input: PromptInput, keepTokens: number, keepCurrent = t
   const t = turned(input);
   const current = t.starts.at(-1);
   if (current === undefined) return { history: t.messages, from: t.messages.length };
-  const shortened = t.messages.map((m, i) => (i < current ? shortenOldResult(m) : m));
+  const shortened = t.messages.map((m, i) => (i < current ? shortenOld(m) : m));
   let from = current;
   let left = keepTokens - t.fixed - sum(t, shortened, current);
   if (left < 0 && !keepCurrent) return { history: t.messages, from: t.messages.length };
@@ -139,7 +139,7 @@ export function planPrompt(input: PromptInput): PromptPlan {
     from = starts.find((s) => s >= at(input.mark?.fromId as number)) ?? current;
     whole = Math.max(from, at(input.mark.wholeFromId));
   }
-  const window = messages.slice(from).map((m, i) => (from + i < whole ? shortenOldResult(m) : m));
+  const window = messages.slice(from).map((m, i) => (from + i < whole ? shortenOld(m) : m));
   const fits = sum(t, window, 0) <= room;
   if (fits || input.noJump) {
     return {
@@ -153,7 +153,7 @@ export function planPrompt(input: PromptInput): PromptPlan {
   }
   // A jump: every old result shortened and the oldest turns dropped at once, well under the budget.
   const jump = jumpFrom(input, Math.floor(input.budgetTokens * JUMP_TO)).from;
-  const kept = messages.slice(jump).map((m, i) => (jump + i < current ? shortenOldResult(m) : m));
+  const kept = messages.slice(jump).map((m, i) => (jump + i < current ? shortenOld(m) : m));
   if (sum(t, kept, 0) > room) {
     const turn = fitCurrentTurn(messages.slice(current), room, input.ratio ?? 1);
     return {
@@ -179,6 +179,25 @@ function shortenOldResult(m: ChatMessage): ChatMessage {
   if (m.role !== "tool" || latinLength(m) <= OLD_RESULT_CHARS) return m;
   return { ...m, content: truncateLatin(m.content, OLD_RESULT_CHARS) };
 }
+
+/**
+ * An old message as a jump keeps it: a tool result at OLD_RESULT_CHARS, and so a call's long argument (a
+ * `write_file` of a long text), which would otherwise have the whole turn, and every older one, left out.
+ * The assistant's own text stays whole.
+ */
+function shortenOld(m: ChatMessage): ChatMessage {
+  if (m.role === "tool") return shortenOldResult(m);
+  if (m.role !== "assistant" || !m.toolCalls?.length) return m;
+  let old = oldCalls.get(m);
+  if (old === undefined) {
+    const within = (text: string) => (latinLengthOf(text) > OLD_RESULT_CHARS ? cutCopy(text, OLD_RESULT_CHARS) : text);
+    const long = m.toolCalls.some((c) => stringsOf(c.args).some((text) => latinLengthOf(text) > OLD_RESULT_CHARS));
+    old = long ? { ...m, toolCalls: m.toolCalls.map((c) => ({ ...c, args: mapStrings(c.args, within) })) } : m;
+    oldCalls.set(m, old);
+  }
+  return old;
+}
+const oldCalls = new WeakMap<ChatMessage, ChatMessage>();
 
 /** Tool results of a turn that does not fit even with every result shortened are not cut below this. */
 const MIN_RESULT_CHARS = 100;

@@ -230,6 +230,34 @@ describe("the prompt budget", () => {
     }
   });
 
+  it("keeps the turn of a long call when the window jumps: its argument shortened as an old result is, not the turn left out", () => {
+    const text = `${"The plan for the week, day by day. ".repeat(1700)}End of plan.`; // ~60,000 characters
+    const history: ChatMessage[] = [
+      { role: "user", content: "hello" },
+      { role: "assistant", content: "Hello! How can I help?" },
+      { role: "user", content: "write the plan to plan.txt" },
+      { role: "assistant", content: "", toolCalls: [{ id: "w", name: "write_file", args: { path: "plan.txt", text } }] },
+      { role: "tool", content: "wrote plan.txt", toolCallId: "w", toolName: "write_file" },
+      { role: "assistant", content: "Done: the plan is in plan.txt." },
+      { role: "user", content: "what did you just write, and where?" },
+    ];
+    for (const ratio of [1, 1.3]) {
+      const prompt = buildPrompt({ system: "sys", tools: [], history, budgetTokens: 4096, ratio });
+      expect(calibratedCost(prompt, ratio)).toBeLessThanOrEqual(4096);
+      expect(prompt.filter((m) => m.role === "user").map((m) => m.content)).toEqual([
+        "hello",
+        "write the plan to plan.txt",
+        "what did you just write, and where?",
+      ]);
+      const call = prompt.find((m) => m.role === "assistant" && m.toolCalls?.length);
+      const args = (call?.role === "assistant" ? call.toolCalls?.[0]?.args : undefined) as { path: string; text: string };
+      expect(args.path).toBe("plan.txt");
+      expect(args.text).toMatch(/^The plan for the week[\s\S]*characters not shown in this copy[\s\S]*End of plan\.$/);
+      expect(args.text.length).toBeLessThanOrEqual(OLD_RESULT_CHARS);
+      expect(prompt.at(-2)?.content).toBe("Done: the plan is in plan.txt.");
+    }
+  });
+
   it("stays within the budget with many parallel calls of short arguments: the largest calls' arguments are left out", () => {
     const calls = Array.from({ length: 20 }, (_, k) => ({
       id: `n${k}`,
