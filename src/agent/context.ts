@@ -239,7 +239,11 @@ function fitCurrentTurn(turn: ChatMessage[], room: number, ratio: number): ChatM
     const results = steps.flat().filter((m) => m.role === "tool");
     const resultsFloor = cost(results.map(shortenOldResult));
     const callsRoom = Math.min(Math.floor(room / 2), room - cost([message]) - resultsFloor);
-    if (cost(calls(steps.flat())) > callsRoom) steps = stepsOf(cutCalls(steps.flat(), (cut) => cost(calls(cut)) <= callsRoom));
+    // Only their long strings: a URL or a path is short and says what each result is; arguments are left out
+    // only at the end, if the turn is still over the room.
+    if (cost(calls(steps.flat())) > callsRoom) {
+      steps = stepsOf(cutCalls(steps.flat(), (cut) => cost(calls(cut)) <= callsRoom, OLD_RESULT_CHARS / 2, false));
+    }
   }
   const unshortened = steps;
   steps = shortenResults(unshortened, room - cost([message]), ratio);
@@ -256,12 +260,12 @@ const MIN_CALL_CHARS = 100;
 /**
  * The steps' own calls cut until `fits`: a step the model wrote can pass the room by itself (a `write_file`
  * with a long text, a long answer before its call). First their long strings (argument values and the
- * assistant's text) are cut in the middle, all to the longest length that fits (not below MIN_CALL_CHARS);
- * if that is not enough (many calls of short arguments), the largest calls' arguments are left out whole,
- * each replaced by a note. The calls keep their ids and names, and each stays with its result; the tools
+ * assistant's text) are cut in the middle, all to the longest length that fits (not below `floor`); if
+ * that is not enough (many calls of short arguments) and `leaveOut`, the largest calls' arguments are left
+ * out whole, each replaced by a note. The calls keep their ids and names, and each stays with its result; the tools
  * ran, and the user read, the whole text: only the prompt's copy is cut.
  */
-function cutCalls(turn: ChatMessage[], fits: (cut: ChatMessage[]) => boolean): ChatMessage[] {
+function cutCalls(turn: ChatMessage[], fits: (cut: ChatMessage[]) => boolean, floor = MIN_CALL_CHARS, leaveOut = true): ChatMessage[] {
   if (fits(turn)) return turn;
   let longest = 0;
   for (const m of turn) {
@@ -270,10 +274,10 @@ function cutCalls(turn: ChatMessage[], fits: (cut: ChatMessage[]) => boolean): C
       longest = Math.max(longest, latinLengthOf(text));
   }
   // The longest length each string may keep for the turn to fit: a search between the floor and the longest.
-  let low = MIN_CALL_CHARS;
+  let low = floor;
   let high = longest;
   let best = cutStrings(turn, low);
-  if (!fits(best)) return leaveOutArgs(best, fits);
+  if (!fits(best)) return leaveOut ? leaveOutArgs(best, fits) : best;
   while (high - low > Math.max(16, low / 32)) {
     const mid = Math.floor((low + high) / 2);
     const cut = cutStrings(turn, mid);

@@ -258,6 +258,32 @@ describe("the prompt budget", () => {
     }
   });
 
+  it("keeps parallel calls' short arguments (what each result is) while their long results are shortened", () => {
+    const calls = Array.from({ length: 12 }, (_, k) => ({
+      id: `g${k}`,
+      name: "http_get",
+      args: {
+        url: `https://news.example.org/2026/12/06/the-long-title-of-article-number-${k}-about-the-weather-and-the-trains?ref=feed&page=${k}`,
+      },
+    }));
+    const turn: ChatMessage[] = [
+      { role: "user", content: "read these articles and sum them up" },
+      { role: "assistant", content: "", toolCalls: calls },
+      ...calls.map((c) => ({
+        role: "tool" as const,
+        content: `article ${c.id} ${"a".repeat(6000)}`,
+        toolCallId: c.id,
+        toolName: "http_get",
+      })),
+    ];
+    for (const ratio of [1, 1.3]) {
+      const prompt = buildPrompt({ system: "sys", tools: [], history: turn, budgetTokens: 1500, ratio });
+      expect(calibratedCost(prompt, ratio)).toBeLessThanOrEqual(1500);
+      const kept = prompt[2]?.role === "assistant" ? (prompt[2].toolCalls ?? []) : [];
+      expect(kept.map((c) => c.args)).toEqual(calls.map((c) => c.args));
+    }
+  });
+
   it("stays within the budget with many parallel calls of short arguments: the largest calls' arguments are left out", () => {
     const calls = Array.from({ length: 20 }, (_, k) => ({
       id: `n${k}`,
