@@ -4,7 +4,7 @@ import { COMPACTION_MARKER } from "../../src/agent/compaction.js";
 import { buildPrompt, DEFAULT_SYSTEM_PROMPT, OLD_RESULT_CHARS, TokenCalibration } from "../../src/agent/context.js";
 import { configSchema, DEFAULT_TOOLS } from "../../src/config/schema.js";
 import { latinLengthOf, promptTokens } from "../../src/model/tokens.js";
-import type { ChatMessage } from "../../src/model/types.js";
+import type { ChatMessage, ToolCall } from "../../src/model/types.js";
 import { openStore } from "../../src/store/store.js";
 import { defineTool, toolSpec } from "../../src/tools/define.js";
 import { loadTools } from "../../src/tools/registry.js";
@@ -32,6 +32,14 @@ function calibratedCost(prompt: ChatMessage[], ratio: number): number {
   const [system, ...rest] = prompt;
   const fixed = Math.ceil((promptTokens([system as ChatMessage], []) + 16) * ratio);
   return fixed + rest.reduce((sum, m) => sum + Math.ceil(promptTokens([m], []) * ratio), 0);
+}
+
+/** A step of parallel calls and their results, each result `result(call id, index)`. */
+function parallelStep(calls: ToolCall[], result: (id: string, k: number) => string): ChatMessage[] {
+  return [
+    { role: "assistant", content: "", toolCalls: calls },
+    ...calls.map((c, k) => ({ role: "tool" as const, content: result(c.id, k), toolCallId: c.id, toolName: c.name })),
+  ];
 }
 
 function asChat(messages: Wire[]): ChatMessage[] {
@@ -116,13 +124,7 @@ describe("the prompt budget", () => {
     const calls = Array.from({ length: 10 }, (_, k) => ({ id: `c${k}`, name: "http_get", args: { k } }));
     const mixed: ChatMessage[] = [
       { role: "user", content: "check these" },
-      { role: "assistant", content: "", toolCalls: calls },
-      ...calls.map((c, k) => ({
-        role: "tool" as const,
-        content: k === 9 ? `long ${"x".repeat(20_000)}` : `short ${k}`,
-        toolCallId: c.id,
-        toolName: "http_get",
-      })),
+      ...parallelStep(calls, (_, k) => (k === 9 ? `long ${"x".repeat(20_000)}` : `short ${k}`)),
     ];
     const prompt = buildPrompt({ system: "sys", tools: [], history: mixed, budgetTokens: 3072 });
     expect(calibratedCost(prompt, 1)).toBeLessThanOrEqual(3072);
@@ -138,13 +140,7 @@ describe("the prompt budget", () => {
       { role: "user", content: `earlier ${"e".repeat(400)}` },
       { role: "assistant", content: "earlier answer" },
       { role: "user", content: "read all my notes files" },
-      { role: "assistant", content: "", toolCalls: calls },
-      ...calls.map((c) => ({
-        role: "tool" as const,
-        content: `file ${c.id} ${"f".repeat(5000)}`,
-        toolCallId: c.id,
-        toolName: "read_file",
-      })),
+      ...parallelStep(calls, (id) => `file ${id} ${"f".repeat(5000)}`),
     ];
     for (const ratio of [1, 1.3]) {
       for (const budget of [1000, 1200]) {
@@ -268,13 +264,7 @@ describe("the prompt budget", () => {
     }));
     const turn: ChatMessage[] = [
       { role: "user", content: "read these articles and sum them up" },
-      { role: "assistant", content: "", toolCalls: calls },
-      ...calls.map((c) => ({
-        role: "tool" as const,
-        content: `article ${c.id} ${"a".repeat(6000)}`,
-        toolCallId: c.id,
-        toolName: "http_get",
-      })),
+      ...parallelStep(calls, (id) => `article ${id} ${"a".repeat(6000)}`),
     ];
     for (const ratio of [1, 1.3]) {
       const prompt = buildPrompt({ system: "sys", tools: [], history: turn, budgetTokens: 1500, ratio });
@@ -290,11 +280,7 @@ describe("the prompt budget", () => {
       name: "notes",
       args: { action: "add", text: `note ${k}: ${"t".repeat(160)}` },
     }));
-    const turn: ChatMessage[] = [
-      { role: "user", content: "save each of these as a note" },
-      { role: "assistant", content: "", toolCalls: calls },
-      ...calls.map((c) => ({ role: "tool" as const, content: `saved ${c.id}`, toolCallId: c.id, toolName: "notes" })),
-    ];
+    const turn: ChatMessage[] = [{ role: "user", content: "save each of these as a note" }, ...parallelStep(calls, (id) => `saved ${id}`)];
     for (const ratio of [1, 1.3]) {
       for (const budget of [900, 1200]) {
         const prompt = buildPrompt({ system: "sys", tools: [], history: turn, budgetTokens: budget, ratio });
