@@ -10,6 +10,17 @@ export function truncateResult(text: string, max: number): string {
   return text.slice(0, head) + marker(text.length - head - tail) + (tail > 0 ? text.slice(-tail) : "");
 }
 
+/**
+ * `text` as `keep` characters: its head (`headShare` of what is left beside the marker) and its tail around
+ * `marker(left out)`. The cut of a message or a call that must fit a budget (see fitLatin for other scripts).
+ */
+export function cutAround(text: string, keep: number, marker: (leftOut: number) => string, headShare: number): string {
+  const mark = marker(text.length - keep);
+  const head = Math.max(0, Math.floor((keep - mark.length) * headShare));
+  const tail = Math.max(0, keep - mark.length - head);
+  return text.slice(0, head) + mark + (tail > 0 ? text.slice(text.length - tail) : "");
+}
+
 const isLowSurrogate = (c: number) => c >= 0xdc00 && c < 0xe000;
 
 /** `end`, or one less when the character at `end` is the second half of a pair: text.slice(0, end) ends whole. */

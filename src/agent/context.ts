@@ -1,5 +1,7 @@
-import { estimateTokens, fitLatin, latinLength, latinLengthOf, messageTokens, toolTokens, truncateLatin } from "../model/tokens.js";
+import { estimateTokens, fitLatin, latinLength, messageTokens, toolTokens, truncateLatin } from "../model/tokens.js";
 import type { ChatMessage, ToolSpec } from "../model/types.js";
+import { cutAround } from "../text.js";
+import { cutArgs, cutCalls } from "./cut-calls.js";
 
 /**
  * Where a jump or a compaction leaves the prompt: 40 % of the budget. Lower keeps fewer old turns; higher
@@ -190,9 +192,7 @@ function shortenOld(m: ChatMessage): ChatMessage {
   if (m.role !== "assistant" || !m.toolCalls?.length) return m;
   let old = oldCalls.get(m);
   if (old === undefined) {
-    const within = (text: string) => (latinLengthOf(text) > OLD_RESULT_CHARS ? cutCopy(text, OLD_RESULT_CHARS) : text);
-    const long = m.toolCalls.some((c) => stringsOf(c.args).some((text) => latinLengthOf(text) > OLD_RESULT_CHARS));
-    old = long ? { ...m, toolCalls: m.toolCalls.map((c) => ({ ...c, args: mapStrings(c.args, within) })) } : m;
+    old = cutArgs(m, OLD_RESULT_CHARS);
     oldCalls.set(m, old);
   }
   return old;
@@ -206,8 +206,8 @@ const MIN_MESSAGE_CHARS = 200;
 
 /**
  * The current turn alone is over budget. When its tool results, shortened evenly to what the room holds,
- * keep at least what an old result keeps, that is all. Else, as if shortened as old ones are (results and
- * the calls' long strings at an old result's length): the message takes at most half the room, the run's
+ * keep at least what an old result keeps, that is all. Else, as if shortened as old ones are (shortenOld:
+ * results and the calls' long arguments at an old result's length): the message takes at most half the room, the run's
  * oldest steps (a call with its results) are left out, the newest kept, and the message says how many.
  * Then the kept steps' calls, when they crowd the results, are cut to half the room at most and to what
  * leaves each result an old result's length (cutCalls); the results are shortened evenly to the room (from
@@ -221,7 +221,7 @@ function fitCurrentTurn(turn: ChatMessage[], room: number, ratio: number): ChatM
   let steps = stepsOf(after);
   if (evenShare(steps, room - cost([message]), ratio) < OLD_RESULT_CHARS) {
     // Each step's cost as if shortened as old ones are, counted once.
-    const capped = steps.map((step) => cost(cutStrings(step.map(shortenOldResult), OLD_RESULT_CHARS)));
+    const capped = steps.map((step) => cost(step.map(shortenOld)));
     let from = 0;
     const over = () => cost([message]) + capped.slice(from).reduce((a, b) => a + b, 0) > room;
     if (over() && steps.length > 0) message = cutMessage(message, Math.floor(room / 2), ratio);
@@ -252,98 +252,6 @@ function fitCurrentTurn(turn: ChatMessage[], room: number, ratio: number): ChatM
   if (cost([message, ...steps.flat()]) > room) message = cutMessage(message, room - cost(steps.flat()), ratio);
   const fitted = [message, ...steps.flat()];
   return cost(fitted) > room ? cutCalls(fitted, (cut) => cost(cut) <= room) : fitted;
-}
-
-/** A call's arguments and an assistant's text are not cut below this (Latin characters) before whole arguments go. */
-const MIN_CALL_CHARS = 100;
-
-/**
- * The steps' own calls cut until `fits`: a step the model wrote can pass the room by itself (a `write_file`
- * with a long text, a long answer before its call). First their long strings (argument values and the
- * assistant's text) are cut in the middle, all to the longest length that fits (not below `floor`); if
- * that is not enough (many calls of short arguments) and `leaveOut`, the largest calls' arguments are left
- * out whole, each replaced by a note. The calls keep their ids and names, and each stays with its result; the tools
- * ran, and the user read, the whole text: only the prompt's copy is cut.
- */
-function cutCalls(turn: ChatMessage[], fits: (cut: ChatMessage[]) => boolean, floor = MIN_CALL_CHARS, leaveOut = true): ChatMessage[] {
-  if (fits(turn)) return turn;
-  let longest = 0;
-  for (const m of turn) {
-    if (m.role !== "assistant") continue;
-    for (const text of [m.content, ...(m.toolCalls ?? []).flatMap((c) => stringsOf(c.args))])
-      longest = Math.max(longest, latinLengthOf(text));
-  }
-  // The longest length each string may keep for the turn to fit: a search between the floor and the longest.
-  let low = floor;
-  let high = longest;
-  let best = cutStrings(turn, low);
-  if (!fits(best)) return leaveOut ? leaveOutArgs(best, fits) : best;
-  while (high - low > Math.max(16, low / 32)) {
-    const mid = Math.floor((low + high) / 2);
-    const cut = cutStrings(turn, mid);
-    if (fits(cut)) {
-      low = mid;
-      best = cut;
-    } else high = mid;
-  }
-  return best;
-}
-
-/** The assistant messages' strings longer than `chars` (Latin characters) cut in the middle, marked. */
-function cutStrings(messages: ChatMessage[], chars: number): ChatMessage[] {
-  const within = (text: string) => (latinLengthOf(text) > chars ? cutCopy(text, chars) : text);
-  return messages.map((m) =>
-    m.role === "assistant"
-      ? {
-          ...m,
-          content: within(m.content),
-          ...(m.toolCalls && { toolCalls: m.toolCalls.map((c) => ({ ...c, args: mapStrings(c.args, within) })) }),
-        }
-      : m,
-  );
-}
-
-/** `text` cut to `chars` around a marker that says only this copy is cut (a model asked to go on from it must not copy the marker as text). */
-function cutCopy(text: string, chars: number): string {
-  const cutTo = (keep: number) => {
-    const marker = `\n[… ${text.length - keep} characters not shown in this copy …]\n`;
-    const head = Math.max(0, Math.floor((keep - marker.length) * 0.7));
-    const tail = Math.max(0, keep - marker.length - head);
-    return text.slice(0, head) + marker + (tail > 0 ? text.slice(text.length - tail) : "");
-  };
-  return fitLatin(text, chars, cutTo);
-}
-
-/** The largest calls' arguments (over MIN_CALL_CHARS as JSON) replaced by a note, one call at a time, until the turn fits. */
-function leaveOutArgs(turn: ChatMessage[], fits: (cut: ChatMessage[]) => boolean): ChatMessage[] {
-  const calls = turn.flatMap((m, i) =>
-    m.role === "assistant" ? (m.toolCalls ?? []).map((c, k) => ({ i, k, size: JSON.stringify(c.args ?? null).length })) : [],
-  );
-  calls.sort((a, b) => b.size - a.size);
-  let cut = turn;
-  for (const { i, k, size } of calls) {
-    if (size <= MIN_CALL_CHARS || fits(cut)) break;
-    cut = cut.map((m, at) => {
-      if (at !== i || m.role !== "assistant" || !m.toolCalls) return m;
-      const note = { "…": `${size} characters not shown` };
-      return { ...m, toolCalls: m.toolCalls.map((c, j) => (j === k ? { ...c, args: note } : c)) };
-    });
-  }
-  return cut;
-}
-
-function stringsOf(value: unknown): string[] {
-  if (typeof value === "string") return [value];
-  if (Array.isArray(value)) return value.flatMap(stringsOf);
-  if (value && typeof value === "object") return Object.values(value).flatMap(stringsOf);
-  return [];
-}
-
-function mapStrings(value: unknown, map: (text: string) => string): unknown {
-  if (typeof value === "string") return map(value);
-  if (Array.isArray(value)) return value.map((v) => mapStrings(v, map));
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapStrings(v, map)]));
-  return value;
 }
 
 /** A turn's messages after its user message, as steps: an assistant message and the results that follow it. */
@@ -390,13 +298,8 @@ function cutMessage(message: ChatMessage, tokens: number, ratio: number): ChatMe
   if (message.role !== "user" || latinLength(message) <= maxChars) return message;
   // In characters of this text: fewer than of Latin text when its script costs more tokens a character.
   const text = message.content;
-  const cutTo = (keep: number) => {
-    const marker = `\n[… ${text.length - keep} characters of this message were cut to fit the model's context …]\n`;
-    const head = Math.floor((keep - marker.length) * 0.8);
-    const tail = Math.max(0, keep - marker.length - head);
-    return text.slice(0, head) + marker + text.slice(text.length - tail);
-  };
-  return { ...message, content: fitLatin(text, maxChars, cutTo, MIN_MESSAGE_CHARS) };
+  const marker = (left: number) => `\n[… ${left} characters of this message were cut to fit the model's context …]\n`;
+  return { ...message, content: fitLatin(text, maxChars, (keep) => cutAround(text, keep, marker, 0.8), MIN_MESSAGE_CHARS) };
 }
 
 /** The most characters a message may have to cost at most `tokens` at `ratio`, the estimate's rounding included. */
