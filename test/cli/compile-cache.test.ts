@@ -156,6 +156,30 @@ describe("the compile cache of the hermes command", () => {
     expect(again).toMatchObject({ misses: 0, checked: 0, written: 0 });
   });
 
+  it("loads each chunk once, from a warm cache and through a symlinked install", async () => {
+    const home = newHome();
+    // An install reached through a symlink (as one switched at each upgrade): Node's loader names a module by
+    // its real path, and so must the chunks' own requires of one another, or a chunk would run twice.
+    const real = join(newHome(), "hermes-1.2.3");
+    cpSync(dirname(CLI), join(real, "dist/app"), { recursive: true });
+    symlinkSync(join(dirname(CLI), "../../node_modules"), join(real, "node_modules"));
+    const link = join(newHome(), "hermes");
+    symlinkSync(real, link);
+    const cli = join(link, "dist/app/hermes.js");
+    await start(home, {}, undefined, { cli });
+    const coverage = newHome();
+    const warm = await start(home, { NODE_V8_COVERAGE: coverage }, undefined, { cli });
+    expect(warm.hits).toBeGreaterThan(3);
+    // Each script V8 compiled, as the coverage Node writes at exit lists them: a chunk run twice is listed twice.
+    const chunks = readdirSync(coverage)
+      .flatMap((file) => (JSON.parse(readFileSync(join(coverage, file), "utf8")) as { result: { url: string }[] }).result)
+      .map((script) => script.url)
+      .filter((url) => url.includes("/dist/app/chunks/"));
+    expect(chunks.length).toBeGreaterThan(warm.hits ?? 0);
+    expect(chunks.filter((url, i) => chunks.indexOf(url) !== i)).toEqual([]);
+    expect(chunks.every((url) => url.startsWith(pathToFileURL(real).href) || url.startsWith(real))).toBe(true);
+  });
+
   it("keeps apart the entries of processes started with other V8 flags", async () => {
     const home = newHome();
     const plain = await start(home);
