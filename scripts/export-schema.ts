@@ -5,7 +5,10 @@ import { z } from "zod";
 import { configSchema } from "../src/config/schema.js";
 
 export function renderJsonSchema(): string {
-  const schema = z.toJSONSchema(configSchema, { io: "input", unrepresentable: "any", target: "draft-2020-12" }) as Record<string, unknown>;
+  const schema = z.toJSONSchema(configSchema(), { io: "input", unrepresentable: "any", target: "draft-2020-12" }) as Record<
+    string,
+    unknown
+  >;
   const props = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
   if (props.timezone) delete props.timezone.default;
   return `${JSON.stringify({ ...schema, title: "hermes.yaml", description: "Configuration of the hermes daemon" }, null, 2)}\n`;

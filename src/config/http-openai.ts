@@ -6,16 +6,17 @@ import { z } from "./zod.js";
  * `approvals_to` is where a gated tool call of an API run is asked; empty = only on the dashboard
  * (and `hermes approvals`).
  */
-export const httpOpenAi = z
-  .strictObject({
-    enabled: z.boolean().default(false),
-    /** A chat the owner reads: any delivery target of jobs and hooks. */
-    approvals_to: deliveryTarget.or(z.literal("")).default(""),
-  })
-  .prefault({});
+export const httpOpenAi = () =>
+  z
+    .strictObject({
+      enabled: z.boolean().default(false),
+      /** A chat the owner reads: any delivery target of jobs and hooks. */
+      approvals_to: deliveryTarget().or(z.literal("")).default(""),
+    })
+    .prefault({});
 
 interface Connectors {
-  http: { enabled: boolean; openai: z.output<typeof httpOpenAi> };
+  http: { enabled: boolean; openai: z.output<ReturnType<typeof httpOpenAi>> };
   telegram: { enabled: boolean };
   discord: { enabled: boolean };
   cli: { enabled: boolean };

@@ -66,7 +66,7 @@ export function parseConfig(text: string, file: string, env: NodeJS.ProcessEnv =
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     throw new ConfigError([at(0, "", "expected a mapping of settings at the top level")]);
   }
-  const parsed = configSchema.safeParse(raw);
+  const parsed = configSchema().safeParse(raw);
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((issue) => locateIssue(doc, issue, at, reread)));
   }

@@ -54,70 +54,74 @@ const leavesPromptRoom = (e: { context_tokens: number; max_output_tokens: number
   });
 };
 
-const model = z
-  .strictObject({
-    ...endpointShape,
-    /** How often a failed-over-from primary is probed, to take it back once healthy. */
-    retry_primary_after_s: z.number().positive().default(300),
-    fallbacks: z.array(z.strictObject(endpointShape).superRefine(leavesPromptRoom)).default([]),
-    /** auto: asked of Ollama's /api/show capabilities (an openai endpoint is assumed to see); true/false override. */
-    vision: z.union([z.literal("auto"), z.boolean()], { error: "expected auto, true or false" }).default("auto"),
-    vision_model: z.string().default(""),
-    max_image_px: z.int().min(64).default(1568),
-  })
-  .superRefine(leavesPromptRoom)
-  .prefault({});
+const model = () =>
+  z
+    .strictObject({
+      ...endpointShape,
+      /** How often a failed-over-from primary is probed, to take it back once healthy. */
+      retry_primary_after_s: z.number().positive().default(300),
+      fallbacks: z.array(z.strictObject(endpointShape).superRefine(leavesPromptRoom)).default([]),
+      /** auto: asked of Ollama's /api/show capabilities (an openai endpoint is assumed to see); true/false override. */
+      vision: z.union([z.literal("auto"), z.boolean()], { error: "expected auto, true or false" }).default("auto"),
+      vision_model: z.string().default(""),
+      max_image_px: z.int().min(64).default(1568),
+    })
+    .superRefine(leavesPromptRoom)
+    .prefault({});
 
 /** Speech-to-text: any OpenAI-compatible POST /audio/transcriptions. Absent: voice notes are answered with how to set it up. */
-const speech = z
-  .strictObject({
-    base_url: httpUrl(),
-    model: z.string().min(1).default("Systran/faster-whisper-small"),
-    api_key: z.string().default(""),
-    language: z.string().default(""),
-    max_seconds: z.number().positive().default(600),
-    timeout_s: z.number().positive().default(120),
-  })
-  .optional();
+const speech = () =>
+  z
+    .strictObject({
+      base_url: httpUrl(),
+      model: z.string().min(1).default("Systran/faster-whisper-small"),
+      api_key: z.string().default(""),
+      language: z.string().default(""),
+      max_seconds: z.number().positive().default(600),
+      timeout_s: z.number().positive().default(120),
+    })
+    .optional();
 
-const agent = z
-  .strictObject({
-    max_steps: z.int().min(1).max(100).default(8),
-    repeat_limit: positiveInt().default(2),
-    failure_limit: positiveInt().default(3),
-    confirm: z.array(enabledEntry).default(["shell", "write_file", "send_message"]),
-    confirm_timeout_s: z.number().positive().default(600),
-    shutdown_grace_s: z.number().min(0).default(10),
-    system_prompt: z.string().optional(),
-    /** Prompt + output tokens a run's model calls may use; 0 = no limit. */
-    max_run_tokens: z.int().min(0).default(0),
-  })
-  .prefault({});
+const agent = () =>
+  z
+    .strictObject({
+      max_steps: z.int().min(1).max(100).default(8),
+      repeat_limit: positiveInt().default(2),
+      failure_limit: positiveInt().default(3),
+      confirm: z.array(enabledEntry()).default(["shell", "write_file", "send_message"]),
+      confirm_timeout_s: z.number().positive().default(600),
+      shutdown_grace_s: z.number().min(0).default(10),
+      system_prompt: z.string().optional(),
+      /** Prompt + output tokens a run's model calls may use; 0 = no limit. */
+      max_run_tokens: z.int().min(0).default(0),
+    })
+    .prefault({});
 
-const tools = z
-  .strictObject({
-    enabled: z.array(enabledEntry).default(DEFAULT_TOOLS),
-    clock: toolSettings({}),
-    notes: toolSettings({}),
-    memory: toolSettings({ max_facts: positiveInt().default(50) }),
-    remind: toolSettings({}),
-    files: toolSettings({ root: z.string().default("./data/files"), max_bytes: positiveInt().default(1_000_000) }),
-    shell: toolSettings({ cwd: z.string().optional(), max_output_chars: positiveInt().default(4000) }),
-    http_get: toolSettings({
-      allow: z.array(z.string()).default([]),
-      max_bytes: positiveInt().default(2_000_000),
-    }),
-    send_message: toolSettings({}),
-    weather: toolSettings({
-      base_url: z.url().default("https://api.open-meteo.com"),
-      geocoding_url: z.url().default("https://geocoding-api.open-meteo.com"),
-      location: z.string().optional(),
-    }),
-    calendar: toolSettings({ sources: z.array(z.string()).default([]) }),
-    feeds: toolSettings({ urls: z.array(z.string()).default([]) }),
-    web_search: toolSettings({ url: z.url().optional() }),
-  })
-  .prefault({});
+const tools = () =>
+  z
+    .strictObject({
+      enabled: z.array(enabledEntry()).default(DEFAULT_TOOLS),
+      clock: toolSettings({}),
+      notes: toolSettings({}),
+      memory: toolSettings({ max_facts: positiveInt().default(50) }),
+      remind: toolSettings({}),
+      files: toolSettings({ root: z.string().default("./data/files"), max_bytes: positiveInt().default(1_000_000) }),
+      shell: toolSettings({ cwd: z.string().optional(), max_output_chars: positiveInt().default(4000) }),
+      http_get: toolSettings({
+        allow: z.array(z.string()).default([]),
+        max_bytes: positiveInt().default(2_000_000),
+      }),
+      send_message: toolSettings({}),
+      weather: toolSettings({
+        base_url: z.url().default("https://api.open-meteo.com"),
+        geocoding_url: z.url().default("https://geocoding-api.open-meteo.com"),
+        location: z.string().optional(),
+      }),
+      calendar: toolSettings({ sources: z.array(z.string()).default([]) }),
+      feeds: toolSettings({ urls: z.array(z.string()).default([]) }),
+      web_search: toolSettings({ url: z.url().optional() }),
+    })
+    .prefault({});
 
 /**
  * `allowed_users` entries are a bare id or `{id, name}`: the output keeps the ids in `allowed_users`
@@ -134,213 +138,225 @@ function withUserNames<I extends number | string, C extends { allowed_users: (I 
 }
 
 const discordIdError = 'expected a Discord user id in quotes, e.g. "123456789012345678"';
-const discordId = z.union([z.string().regex(/^\d+$/), z.int({ error: discordIdError })]).transform(String);
+const discordId = () => z.union([z.string().regex(/^\d+$/), z.int({ error: discordIdError })]).transform(String);
 /** One flat union, so a too-big bare number is reported as such rather than as "Invalid input". */
-const discordUser = z
-  .union([z.string().regex(/^\d+$/), z.int({ error: discordIdError }), z.strictObject({ id: discordId, name: z.string().min(1) })])
-  .transform((u) => (typeof u === "object" ? u : String(u)));
+const discordUser = () =>
+  z
+    .union([z.string().regex(/^\d+$/), z.int({ error: discordIdError }), z.strictObject({ id: discordId(), name: z.string().min(1) })])
+    .transform((u) => (typeof u === "object" ? u : String(u)));
 
-const context = z
-  .strictObject({
-    /** Summarise turns that no longer fit the window instead of only dropping them. */
-    summaries: z.boolean().default(true),
-    /** After a failed compaction of a session, the next try waits this many user turns. */
-    compact_every: positiveInt().default(20),
-    compact_timeout_s: z.number().positive().default(120),
-  })
-  .prefault({});
+const context = () =>
+  z
+    .strictObject({
+      /** Summarise turns that no longer fit the window instead of only dropping them. */
+      summaries: z.boolean().default(true),
+      /** After a failed compaction of a session, the next try waits this many user turns. */
+      compact_every: positiveInt().default(20),
+      compact_timeout_s: z.number().positive().default(120),
+    })
+    .prefault({});
 
-const backup = z.strictObject({
-  schedule: z.string().min(1).optional(),
-  keep: positiveInt().default(7),
-  dir: z.string().default("./data/backups"),
-});
+const backup = () =>
+  z.strictObject({
+    schedule: z.string().min(1).optional(),
+    keep: positiveInt().default(7),
+    dir: z.string().default("./data/backups"),
+  });
 
-const telegram = z
-  .strictObject({
-    enabled: z.boolean().default(false),
-    token: z.string().default(""),
-    allowed_users: z.array(z.union([z.int(), z.strictObject({ id: z.int(), name: z.string().min(1) })])).default([]),
-    api_root: z.url().default("https://api.telegram.org"),
-    poll_timeout_s: z.int().min(1).max(50).default(30),
-    stream_replies: z.boolean().default(true),
-  })
-  .transform(withUserNames)
-  .prefault({});
+const telegram = () =>
+  z
+    .strictObject({
+      enabled: z.boolean().default(false),
+      token: z.string().default(""),
+      allowed_users: z.array(z.union([z.int(), z.strictObject({ id: z.int(), name: z.string().min(1) })])).default([]),
+      api_root: z.url().default("https://api.telegram.org"),
+      poll_timeout_s: z.int().min(1).max(50).default(30),
+      stream_replies: z.boolean().default(true),
+    })
+    .transform(withUserNames)
+    .prefault({});
 
-const discord = z
-  .strictObject({
-    enabled: z.boolean().default(false),
-    token: z.string().default(""),
-    allowed_users: z.array(discordUser).default([]),
-    api_root: z.url().default("https://discord.com/api"),
-    stream_replies: z.boolean().default(true),
-  })
-  .transform(withUserNames)
-  .prefault({});
+const discord = () =>
+  z
+    .strictObject({
+      enabled: z.boolean().default(false),
+      token: z.string().default(""),
+      allowed_users: z.array(discordUser()).default([]),
+      api_root: z.url().default("https://discord.com/api"),
+      stream_replies: z.boolean().default(true),
+    })
+    .transform(withUserNames)
+    .prefault({});
 
-const cronJob = z.strictObject({
-  name: z.string().regex(/^[\w.-]+$/, "expected a name of letters, digits, '.', '_' or '-'"),
-  schedule: z.string().min(1),
-  prompt: z.string().min(1),
-  deliver: deliveryTarget,
-  tools: z.array(enabledEntry).optional(),
-  enabled: z.boolean().default(true),
-  timezone: zoneSetting().optional(),
-});
+const cronJob = () =>
+  z.strictObject({
+    name: z.string().regex(/^[\w.-]+$/, "expected a name of letters, digits, '.', '_' or '-'"),
+    schedule: z.string().min(1),
+    prompt: z.string().min(1),
+    deliver: deliveryTarget(),
+    tools: z.array(enabledEntry()).optional(),
+    enabled: z.boolean().default(true),
+    timezone: zoneSetting().optional(),
+  });
 
-const httpHook = z.strictObject({
-  name: z.string().regex(/^[\w.-]+$/, "expected a name of letters, digits, '.', '_' or '-'"),
-  prompt: z.string().min(1),
-  deliver: deliveryTarget,
-  tools: z.array(enabledEntry).optional(),
-  /** HMAC-SHA256 key for `X-Hub-Signature-256`; empty = only the bearer token is accepted. */
-  secret: z.string().default(""),
-  /** The session the hook's runs go to; default `hook:<name>`. */
-  session: z
-    .string()
-    .regex(/^[\w.:-]{1,64}$/, "expected a session key of letters, digits, '.', '_', ':' or '-'")
-    .optional(),
-  min_interval_s: z.number().min(0).default(0),
-});
+const httpHook = () =>
+  z.strictObject({
+    name: z.string().regex(/^[\w.-]+$/, "expected a name of letters, digits, '.', '_' or '-'"),
+    prompt: z.string().min(1),
+    deliver: deliveryTarget(),
+    tools: z.array(enabledEntry()).optional(),
+    /** HMAC-SHA256 key for `X-Hub-Signature-256`; empty = only the bearer token is accepted. */
+    secret: z.string().default(""),
+    /** The session the hook's runs go to; default `hook:<name>`. */
+    session: z
+      .string()
+      .regex(/^[\w.:-]{1,64}$/, "expected a session key of letters, digits, '.', '_', ':' or '-'")
+      .optional(),
+    min_interval_s: z.number().min(0).default(0),
+  });
 
 /** `host:port` or `[v6]:port`. */
 const LISTEN = /^(\[[0-9a-fA-F:.]+\]|[\w.-]+):(\d{1,5})$/;
 
-const http = z
-  .strictObject({
-    enabled: z.boolean().default(false),
-    listen: z
-      .string()
-      .regex(LISTEN, "expected host:port, e.g. 127.0.0.1:8787")
-      .refine((s) => Number(s.split(":").at(-1)) <= 65535, "the port must be at most 65535")
-      .default("127.0.0.1:8787"),
-    token: z.string().default(""),
-    hooks: z.array(httpHook).default([]),
-    openai: httpOpenAi,
-    trusted_proxies: trustedProxies,
-  })
-  .prefault({});
+const http = () =>
+  z
+    .strictObject({
+      enabled: z.boolean().default(false),
+      listen: z
+        .string()
+        .regex(LISTEN, "expected host:port, e.g. 127.0.0.1:8787")
+        .refine((s) => Number(s.split(":").at(-1)) <= 65535, "the port must be at most 65535")
+        .default("127.0.0.1:8787"),
+      token: z.string().default(""),
+      hooks: z.array(httpHook()).default([]),
+      openai: httpOpenAi(),
+      trusted_proxies: trustedProxies(),
+    })
+    .prefault({});
 
-const mcpServer = z
-  .strictObject({
-    command: z.string().min(1).optional(),
-    args: z.array(z.string()).default([]),
-    env: z.record(z.string(), z.string()).default({}),
-    cwd: z.string().optional(),
-    url: httpUrl().optional(),
-    headers: z.record(z.string(), z.string()).default({}),
-    timeout_s: z.number().positive().default(30),
-    confirm: z.enum(["auto", "always", "never"]).default("auto"),
-    max_result_chars: positiveInt().optional(),
-  })
-  .refine((s) => (s.command === undefined) !== (s.url === undefined), "expected either command (a stdio server) or url (a remote one)");
+const mcpServer = () =>
+  z
+    .strictObject({
+      command: z.string().min(1).optional(),
+      args: z.array(z.string()).default([]),
+      env: z.record(z.string(), z.string()).default({}),
+      cwd: z.string().optional(),
+      url: httpUrl().optional(),
+      headers: z.record(z.string(), z.string()).default({}),
+      timeout_s: z.number().positive().default(30),
+      confirm: z.enum(["auto", "always", "never"]).default("auto"),
+      max_result_chars: positiveInt().optional(),
+    })
+    .refine((s) => (s.command === undefined) !== (s.url === undefined), "expected either command (a stdio server) or url (a remote one)");
 
-const mcp = z
-  .strictObject({
-    servers: z
-      .record(z.string().regex(/^[a-z0-9-]+(_[a-z0-9-]+)*$/, "expected a server name of a-z, 0-9, '_' or '-' (no '__')"), mcpServer)
-      .default({}),
-  })
-  .prefault({});
+const mcp = () =>
+  z
+    .strictObject({
+      servers: z
+        .record(z.string().regex(/^[a-z0-9-]+(_[a-z0-9-]+)*$/, "expected a server name of a-z, 0-9, '_' or '-' (no '__')"), mcpServer())
+        .default({}),
+    })
+    .prefault({});
 
-const connectors = z
-  .strictObject({
-    cli: z.strictObject({ enabled: z.boolean().default(true), socket: z.string().default("./data/hermes.sock") }).prefault({}),
-    telegram,
-    discord,
-    cron: z
-      .strictObject({
-        enabled: z.boolean().default(true),
-        jobs: z.array(cronJob).default([]),
-        /** How late a slot missed during downtime may still run; default: half the period, 2 min to 2 h. */
-        grace_s: z.number().positive().optional(),
-        retries: z.int().min(0).max(10).default(2),
-        retry_delay_s: z.number().positive().default(30),
-      })
-      .prefault({}),
-    http,
-    email: emailSchema,
-    plugins: pluginEntries,
-  })
-  .prefault({});
+const connectors = () =>
+  z
+    .strictObject({
+      cli: z.strictObject({ enabled: z.boolean().default(true), socket: z.string().default("./data/hermes.sock") }).prefault({}),
+      telegram: telegram(),
+      discord: discord(),
+      cron: z
+        .strictObject({
+          enabled: z.boolean().default(true),
+          jobs: z.array(cronJob()).default([]),
+          /** How late a slot missed during downtime may still run; default: half the period, 2 min to 2 h. */
+          grace_s: z.number().positive().optional(),
+          retries: z.int().min(0).max(10).default(2),
+          retry_delay_s: z.number().positive().default(30),
+        })
+        .prefault({}),
+      http: http(),
+      email: emailSchema(),
+      plugins: pluginEntries(),
+    })
+    .prefault({});
 
-export const configSchema = z
-  .strictObject({
-    $schema: z.string().optional(),
-    timezone: zoneSetting().default(systemZone),
-    model,
-    speech,
-    agent,
-    tools,
-    context,
-    storage: z
-      .strictObject({
-        path: z.string().default("./data/hermes.db"),
-        busy_timeout_ms: z.int().min(0).default(5000),
-        backup: backup.optional(),
-      })
-      .prefault({}),
-    connectors,
-    mcp,
-    skills: skillsSchema,
-    log: z
-      .strictObject({
-        level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
-        /** auto: pretty on a terminal, `<N>`-prefixed lines to the journal, JSON elsewhere. */
-        format: z.enum(["auto", "json", "pretty", "journal"]).default("auto"),
-      })
-      .prefault({}),
-  })
-  .superRefine((cfg, ctx) => {
-    for (const name of ["telegram", "discord"] as const) {
-      const c = cfg.connectors[name];
-      if (c.enabled && !c.token) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["connectors", name, "token"],
-          message: `${name} is enabled but has no token (set ${name.toUpperCase()}_BOT_TOKEN in the environment)`,
-        });
-      }
-    }
-    checkHttp(cfg.connectors, ctx);
-    checkHttpOpenAi(cfg.connectors, ctx);
-    const backupSchedule = cfg.storage.backup?.schedule;
-    const backupProblem = backupSchedule ? cronProblem(backupSchedule) : undefined;
-    if (backupProblem) ctx.addIssue({ code: "custom", path: ["storage", "backup", "schedule"], message: backupProblem });
-    const checkServers = (entries: string[], path: (string | number)[]): void => {
-      entries.forEach((entry, i) => {
-        const server = entry.split(MCP_SEPARATOR)[0] ?? "";
-        if (entry.includes(MCP_SEPARATOR) && !(server in cfg.mcp.servers)) {
+export const configSchema = () =>
+  z
+    .strictObject({
+      $schema: z.string().optional(),
+      timezone: zoneSetting().default(systemZone),
+      model: model(),
+      speech: speech(),
+      agent: agent(),
+      tools: tools(),
+      context: context(),
+      storage: z
+        .strictObject({
+          path: z.string().default("./data/hermes.db"),
+          busy_timeout_ms: z.int().min(0).default(5000),
+          backup: backup().optional(),
+        })
+        .prefault({}),
+      connectors: connectors(),
+      mcp: mcp(),
+      skills: skillsSchema(),
+      log: z
+        .strictObject({
+          level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+          /** auto: pretty on a terminal, `<N>`-prefixed lines to the journal, JSON elsewhere. */
+          format: z.enum(["auto", "json", "pretty", "journal"]).default("auto"),
+        })
+        .prefault({}),
+    })
+    .superRefine((cfg, ctx) => {
+      for (const name of ["telegram", "discord"] as const) {
+        const c = cfg.connectors[name];
+        if (c.enabled && !c.token) {
           ctx.addIssue({
             code: "custom",
-            path: [...path, i],
-            message: `names MCP server '${server}', which mcp.servers does not configure`,
+            path: ["connectors", name, "token"],
+            message: `${name} is enabled but has no token (set ${name.toUpperCase()}_BOT_TOKEN in the environment)`,
           });
         }
+      }
+      checkHttp(cfg.connectors, ctx);
+      checkHttpOpenAi(cfg.connectors, ctx);
+      const backupSchedule = cfg.storage.backup?.schedule;
+      const backupProblem = backupSchedule ? cronProblem(backupSchedule) : undefined;
+      if (backupProblem) ctx.addIssue({ code: "custom", path: ["storage", "backup", "schedule"], message: backupProblem });
+      const checkServers = (entries: string[], path: (string | number)[]): void => {
+        entries.forEach((entry, i) => {
+          const server = entry.split(MCP_SEPARATOR)[0] ?? "";
+          if (entry.includes(MCP_SEPARATOR) && !(server in cfg.mcp.servers)) {
+            ctx.addIssue({
+              code: "custom",
+              path: [...path, i],
+              message: `names MCP server '${server}', which mcp.servers does not configure`,
+            });
+          }
+        });
+      };
+      checkServers(cfg.tools.enabled, ["tools", "enabled"]);
+      checkServers(cfg.agent.confirm, ["agent", "confirm"]);
+      cfg.connectors.cron.jobs.forEach((job, i) => {
+        checkServers(job.tools ?? [], ["connectors", "cron", "jobs", i, "tools"]);
       });
-    };
-    checkServers(cfg.tools.enabled, ["tools", "enabled"]);
-    checkServers(cfg.agent.confirm, ["agent", "confirm"]);
-    cfg.connectors.cron.jobs.forEach((job, i) => {
-      checkServers(job.tools ?? [], ["connectors", "cron", "jobs", i, "tools"]);
+      cfg.connectors.http.hooks.forEach((hook, i) => {
+        checkServers(hook.tools ?? [], ["connectors", "http", "hooks", i, "tools"]);
+      });
+      const seen = new Set<string>();
+      cfg.connectors.cron.jobs.forEach((job, i) => {
+        const at = (key: string) => ["connectors", "cron", "jobs", i, key];
+        if (seen.has(job.name)) ctx.addIssue({ code: "custom", path: at("name"), message: `duplicate job name '${job.name}'` });
+        seen.add(job.name);
+        const problem = cronProblem(job.schedule);
+        if (problem) ctx.addIssue({ code: "custom", path: at("schedule"), message: problem });
+        const undeliverable = deliverProblem(cfg.connectors, job.deliver);
+        if (undeliverable) ctx.addIssue({ code: "custom", path: at("deliver"), message: undeliverable });
+      });
     });
-    cfg.connectors.http.hooks.forEach((hook, i) => {
-      checkServers(hook.tools ?? [], ["connectors", "http", "hooks", i, "tools"]);
-    });
-    const seen = new Set<string>();
-    cfg.connectors.cron.jobs.forEach((job, i) => {
-      const at = (key: string) => ["connectors", "cron", "jobs", i, key];
-      if (seen.has(job.name)) ctx.addIssue({ code: "custom", path: at("name"), message: `duplicate job name '${job.name}'` });
-      seen.add(job.name);
-      const problem = cronProblem(job.schedule);
-      if (problem) ctx.addIssue({ code: "custom", path: at("schedule"), message: problem });
-      const undeliverable = deliverProblem(cfg.connectors, job.deliver);
-      if (undeliverable) ctx.addIssue({ code: "custom", path: at("deliver"), message: undeliverable });
-    });
-  });
 
-type Connectors = z.output<typeof connectors>;
+type Connectors = z.output<ReturnType<typeof connectors>>;
 
 function checkHttp(c: Connectors, ctx: z.RefinementCtx): void {
   if (c.http.enabled && !c.http.token) {
@@ -360,7 +376,7 @@ function checkHttp(c: Connectors, ctx: z.RefinementCtx): void {
   });
 }
 
-export type Config = z.output<typeof configSchema>;
+export type Config = z.output<ReturnType<typeof configSchema>>;
 export type HttpConfig = Config["connectors"]["http"];
 export type HttpHook = HttpConfig["hooks"][number];
 export type ModelConfig = Config["model"];

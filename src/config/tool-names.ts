@@ -38,20 +38,21 @@ export const DEFAULT_TOOLS: ToolName[] = [
 export const MCP_SEPARATOR = "__";
 
 /** A built-in tool's exact name, or an MCP tool's `<server>__<tool>` name or `*` glob (`home__*`). */
-export const enabledEntry = z.string().superRefine((entry, ctx) => {
-  if (entry.includes(MCP_SEPARATOR)) {
-    if (!/^[A-Za-z0-9_*-]+$/.test(entry))
-      ctx.addIssue({ code: "custom", message: `expected <server>__<tool> of letters, digits, '_', '-' or '*'` });
-    return;
-  }
-  if (!(TOOL_NAMES as readonly string[]).includes(entry)) {
-    const hint = entry.includes("*") ? "; globs match MCP tools only, as in <server>__*" : "";
-    ctx.addIssue({
-      code: "custom",
-      message: `unknown tool '${entry}'; expected one of ${TOOL_NAMES.join(", ")} or <server>__<tool>${hint}`,
-    });
-  }
-});
+export const enabledEntry = () =>
+  z.string().superRefine((entry, ctx) => {
+    if (entry.includes(MCP_SEPARATOR)) {
+      if (!/^[A-Za-z0-9_*-]+$/.test(entry))
+        ctx.addIssue({ code: "custom", message: `expected <server>__<tool> of letters, digits, '_', '-' or '*'` });
+      return;
+    }
+    if (!(TOOL_NAMES as readonly string[]).includes(entry)) {
+      const hint = entry.includes("*") ? "; globs match MCP tools only, as in <server>__*" : "";
+      ctx.addIssue({
+        code: "custom",
+        message: `unknown tool '${entry}'; expected one of ${TOOL_NAMES.join(", ")} or <server>__<tool>${hint}`,
+      });
+    }
+  });
 
 /**
  * Whether a list of tool entries (`agent.confirm`) names the tool `name`: exactly, or an MCP tool by a

@@ -15,6 +15,5 @@ const validEntry = (s: string): boolean => {
  * hermes believes. From any other peer the header is the client's own word and is ignored, so rotating it
  * cannot dodge the limit on failed logins. Empty (the default): no proxy is trusted.
  */
-export const trustedProxies = z
-  .array(z.string().refine(validEntry, "expected an IP address or a CIDR such as 127.0.0.1 or 10.0.0.0/8"))
-  .default([]);
+export const trustedProxies = () =>
+  z.array(z.string().refine(validEntry, "expected an IP address or a CIDR such as 127.0.0.1 or 10.0.0.0/8")).default([]);

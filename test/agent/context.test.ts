@@ -403,7 +403,7 @@ describe("the prompt budget", () => {
 
   it("keeps the default system prompt and the default tools' signatures under 1,500 tokens", async () => {
     const dir = createTempDir();
-    const config = configSchema.parse({ tools: { files: { root: dir.path } } });
+    const config = configSchema().parse({ tools: { files: { root: dir.path } } });
     const store = openStore(":memory:");
     const { tools } = await loadTools(DEFAULT_TOOLS, { config, store, now: () => new Date() });
     const specs = [...tools.values()].map(toolSpec);

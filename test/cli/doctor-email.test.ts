@@ -4,7 +4,7 @@ import { checkEmail } from "../../src/cli/doctor-email.js";
 import { configSchema } from "../../src/config/schema.js";
 
 const withEmail = (email: Record<string, unknown>) =>
-  configSchema.parse({
+  configSchema().parse({
     connectors: {
       email: {
         enabled: true,

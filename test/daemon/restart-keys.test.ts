@@ -3,7 +3,7 @@ import { configSchema } from "../../src/config/schema.js";
 import { restartKeys } from "../../src/daemon/restart-keys.js";
 
 const email = (imap: Record<string, unknown>, allowed = ["me@example.org"]) =>
-  configSchema.parse({
+  configSchema().parse({
     connectors: {
       email: {
         enabled: true,

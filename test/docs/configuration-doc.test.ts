@@ -21,7 +21,7 @@ function rows(): [string[], string[]][] {
 
 /** The value at a dotted path of the defaults; a section that is absent by default (speech) is filled in. */
 function valueAt(path: string): unknown {
-  const defaults = configSchema.parse({ speech: { base_url: "http://127.0.0.1:1" }, storage: { backup: {} } });
+  const defaults = configSchema().parse({ speech: { base_url: "http://127.0.0.1:1" }, storage: { backup: {} } });
   return path.split(".").reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], defaults);
 }
 

@@ -9,7 +9,7 @@ import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
 
 const request: ModelRequest = { messages: [{ role: "user", content: "hi" }], tools: [] };
 const modelConfig = (base_url: string, extra: Record<string, unknown> = {}) =>
-  configSchema.parse({ model: { base_url, retries: 2, retry_base_ms: 5, ...extra } }).model;
+  configSchema().parse({ model: { base_url, retries: 2, retry_base_ms: 5, ...extra } }).model;
 
 describe("model clients against the fake server", () => {
   let fake: FakeModel;

@@ -10,7 +10,7 @@ describe("reading a server's real context window", () => {
   });
   afterEach(() => fake.close());
 
-  const endpoint = (model: Record<string, unknown>): EndpointConfig => configSchema.parse({ timezone: "UTC", model }).model;
+  const endpoint = (model: Record<string, unknown>): EndpointConfig => configSchema().parse({ timezone: "UTC", model }).model;
   const read = (model: Record<string, unknown>) => readServerWindow(endpoint(model), AbortSignal.timeout(2000));
 
   it("Ollama: the model's trained context length from /api/show", async () => {

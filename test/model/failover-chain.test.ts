@@ -23,7 +23,7 @@ import { createTempDir } from "../helpers/hermes.js";
 import { waitFor } from "../helpers/wait.js";
 
 const request: ModelRequest = { messages: [{ role: "user", content: "hi" }], tools: [], estimatedTokens: 10 };
-const endpoint = (extra: Record<string, unknown>) => configSchema.parse({ model: { retries: 1, retry_base_ms: 1, ...extra } }).model;
+const endpoint = (extra: Record<string, unknown>) => configSchema().parse({ model: { retries: 1, retry_base_ms: 1, ...extra } }).model;
 const silent = pino({ level: "silent" });
 
 describe("the failover chain", () => {

@@ -10,7 +10,7 @@ import { useHermes, useModel, useTempDir } from "../helpers/fixture.js";
 import { baseSettings, runCli, writeConfig } from "../helpers/hermes.js";
 
 const modelConfig = (base_url: string, extra: Record<string, unknown> = {}) =>
-  configSchema.parse({ model: { base_url, retries: 0, ...extra } }).model;
+  configSchema().parse({ model: { base_url, retries: 0, ...extra } }).model;
 
 describe("the model probe", () => {
   it("openai: a refused API key is down, with the key to check", async () => {

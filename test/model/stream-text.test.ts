@@ -11,7 +11,7 @@ import { type FakeModel, startFakeModel } from "../fakes/model-server.js";
 
 const request: ModelRequest = { messages: [{ role: "user", content: "hi" }], tools: [] };
 const modelConfig = (base_url: string, extra: Record<string, unknown> = {}) =>
-  configSchema.parse({ model: { base_url, retries: 2, retry_base_ms: 5, ...extra } }).model;
+  configSchema().parse({ model: { base_url, retries: 2, retry_base_ms: 5, ...extra } }).model;
 
 /**
  * A turn that streams `text`, then breaks the connection. (The last piece written before the break can
@@ -100,7 +100,7 @@ describe("a request that moves to another endpoint after part of its answer stre
   afterEach(() => Promise.all([primary.close(), fallback.close()]));
 
   it("streams the fallback's text only beyond what the primary showed", async () => {
-    const cfg = configSchema.parse({
+    const cfg = configSchema().parse({
       model: { base_url: primary.url, retries: 0, fallbacks: [{ provider: "openai", base_url: fallback.openaiUrl, name: "hermes3:8b" }] },
     }).model;
     const { chain } = await createModel(cfg, { usedToday: () => 0, log: createLogger("silent") });

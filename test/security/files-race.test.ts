@@ -40,7 +40,7 @@ describe("file tools and a hostile files folder", () => {
     mkdirSync(outside);
     writeFileSync(join(root, "d", "secret.txt"), "inside");
     writeFileSync(join(outside, "secret.txt"), "OUTSIDE SECRET");
-    const config = configSchema.parse({ timezone: "Europe/Berlin", tools: { files: { root } } });
+    const config = configSchema().parse({ timezone: "Europe/Berlin", tools: { files: { root } } });
     const names: ToolName[] = ["read_file", "list_files", "write_file"];
     ({ tools } = await loadTools(names, { config, store, now: () => new Date() }));
   });

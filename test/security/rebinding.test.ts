@@ -73,7 +73,7 @@ describe("http_get, feeds and DNS rebinding", () => {
   });
 
   const start = async (resolve: (host: string) => Promise<string[]>, name: "http_get" | "feeds" = "http_get") => {
-    const config = configSchema.parse({ timezone: "Europe/Berlin", tools: { http_get: { allow: ["127.0.0.2"] } } });
+    const config = configSchema().parse({ timezone: "Europe/Berlin", tools: { http_get: { allow: ["127.0.0.2"] } } });
     const deps = { config, store, now: () => new Date() };
     const tool = (name === "feeds" ? createFeeds(name, deps, resolve) : createTool(name, deps, resolve)) as AnyTool;
     hermes = await startInProcess({ ...baseSettings(model.url), tools: { enabled: ["clock", name] } }, [tool]);

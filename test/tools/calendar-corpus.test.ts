@@ -20,7 +20,7 @@ const store = openStore(":memory:");
 afterAll(() => store.close());
 
 async function calendar(zone: string, sources: string[]): Promise<(args: unknown) => Promise<string>> {
-  const config = configSchema.parse({ timezone: zone, tools: { calendar: { sources } } });
+  const config = configSchema().parse({ timezone: zone, tools: { calendar: { sources } } });
   const { tools } = await loadTools(["calendar"], { config, store, now: () => new Date("2026-12-01T12:00:00Z") });
   const tool = tools.get("calendar") as AnyTool;
   const ctx = { signal: new AbortController().signal, sessionKey: "cli:t", channel: "cli:t", runId: "r", callId: "c" };

@@ -46,7 +46,7 @@ afterAll(() => {
 });
 
 async function runTool(name: "feeds" | "calendar", tools: object): Promise<string> {
-  const config = configSchema.parse({ timezone: "UTC", tools });
+  const config = configSchema().parse({ timezone: "UTC", tools });
   const { tools: set } = await loadTools([name], { config, store, now: () => new Date("2026-12-01T12:00:00Z") });
   const tool = set.get(name) as AnyTool;
   const ctx = { signal: new AbortController().signal, sessionKey: "cli:t", channel: "cli:t", runId: "r", callId: "c" };

@@ -65,7 +65,7 @@ afterAll(() => {
 });
 
 async function feeds(zone: string, paths: string[]): Promise<string[]> {
-  const config = configSchema.parse({ timezone: zone, tools: { feeds: { urls: paths.map((p) => base + p) } } });
+  const config = configSchema().parse({ timezone: zone, tools: { feeds: { urls: paths.map((p) => base + p) } } });
   const { tools } = await loadTools(["feeds"], { config, store, now: () => new Date("2026-12-01T12:00:00Z") });
   const tool = tools.get("feeds") as AnyTool;
   const ctx = { signal: new AbortController().signal, sessionKey: "cli:t", channel: "cli:t", runId: "r", callId: "c" };

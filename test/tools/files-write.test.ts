@@ -63,7 +63,7 @@ describe("list_files and write_file's new files", () => {
     const root = join(useTempDir(), "files");
     const store = openStore(":memory:");
     try {
-      const config = configSchema.parse({ timezone: "Europe/Berlin", tools: { files: { root } } });
+      const config = configSchema().parse({ timezone: "Europe/Berlin", tools: { files: { root } } });
       const { tools } = await loadTools(["list_files", "write_file"], { config, store, now: () => new Date() });
       const call = (name: string, args: unknown) => {
         const tool = tools.get(name) as AnyTool;

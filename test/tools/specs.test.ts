@@ -68,7 +68,7 @@ describe("the model-facing tool schemas", () => {
   const store = openStore(":memory:");
   let tools: Map<string, AnyTool>;
   beforeAll(async () => {
-    const config = configSchema.parse({
+    const config = configSchema().parse({
       timezone: "Europe/Berlin",
       tools: { files: { root: join(dir.path, "files") }, web_search: { url: "http://127.0.0.1:9" }, calendar: { sources: [] } },
     });

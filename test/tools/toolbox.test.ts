@@ -154,7 +154,7 @@ describe("the toolbox against local fixture servers", () => {
     mkdirSync(join(dir.path, "files"));
     writeFileSync(join(dir.path, "files", "big.txt"), "y".repeat(5000));
     symlinkSync("/etc", join(dir.path, "files", "etc-link"));
-    const config = configSchema.parse({
+    const config = configSchema().parse({
       timezone: "Europe/Berlin",
       tools: {
         files: { root: join(dir.path, "files"), max_bytes: 1000 },
