@@ -187,7 +187,9 @@ function withDecisionHint(text: string, buttons: { id: string }[] | undefined): 
 
 const plugin: ConnectorPlugin<EmailOptions> = {
   api: 1,
-  optionsSchema: emailOptions,
+  get optionsSchema() {
+    return emailOptions();
+  },
   create: createEmail,
 };
 

@@ -382,7 +382,7 @@ function loadSibling(parent: Module, filename: string): unknown {
   loader._cache[filename] = child;
   let loaded = false;
   try {
-    child._compile(readFileSync(filename, "utf8"), filename);
+    child._compile(readFileSync(filename, "utf8"), filename, "commonjs");
     loaded = true;
   } finally {
     if (!loaded) {

@@ -15,14 +15,14 @@ const positiveInt = () => z.int().min(1);
 const httpUrl = () => z.url({ protocol: /^https?$/, message: "expected an http(s) URL" });
 
 /** Settings every tool accepts under `tools.<name>`. */
-const toolBase = {
+const toolBase = () => ({
   max_result_chars: positiveInt().optional(),
   timeout_s: z.number().positive().optional(),
-};
-const toolSettings = <T extends z.ZodRawShape>(shape: T) => z.strictObject({ ...toolBase, ...shape }).prefault({} as never);
+});
+const toolSettings = <T extends z.ZodRawShape>(shape: T) => z.strictObject({ ...toolBase(), ...shape }).prefault({} as never);
 
 /** One model endpoint: the primary under `model`, and each of `model.fallbacks`. */
-const endpointShape = {
+const endpointShape = () => ({
   provider: z.enum(["ollama", "openai"]).default("ollama"),
   base_url: httpUrl().default("http://127.0.0.1:11434"),
   name: z.string().min(1).default("hermes3:8b"),
@@ -41,7 +41,7 @@ const endpointShape = {
   first_byte_timeout_s: z.number().positive().default(60),
   /** Tokens (prompt + output) this endpoint may use per day; 0 = no limit. */
   daily_tokens: z.int().min(0).default(0),
-};
+});
 
 /** What an endpoint's window must leave the prompt beside the answer's share. */
 const MIN_PROMPT_ROOM = 512;
@@ -57,10 +57,10 @@ const leavesPromptRoom = (e: { context_tokens: number; max_output_tokens: number
 const model = () =>
   z
     .strictObject({
-      ...endpointShape,
+      ...endpointShape(),
       /** How often a failed-over-from primary is probed, to take it back once healthy. */
       retry_primary_after_s: z.number().positive().default(300),
-      fallbacks: z.array(z.strictObject(endpointShape).superRefine(leavesPromptRoom)).default([]),
+      fallbacks: z.array(z.strictObject(endpointShape()).superRefine(leavesPromptRoom)).default([]),
       /** auto: asked of Ollama's /api/show capabilities (an openai endpoint is assumed to see); true/false override. */
       vision: z.union([z.literal("auto"), z.boolean()], { error: "expected auto, true or false" }).default("auto"),
       vision_model: z.string().default(""),
