@@ -16,8 +16,10 @@ export function truncateResult(text: string, max: number): string {
  */
 export function cutAround(text: string, keep: number, marker: (leftOut: number) => string, headShare: number): string {
   const mark = marker(text.length - keep);
-  const head = Math.max(0, Math.floor((keep - mark.length) * headShare));
-  const tail = Math.max(0, keep - mark.length - head);
+  // Never between the two halves of a character beyond U+FFFF, as truncateResult.
+  const head = wholeEnd(text, Math.max(0, Math.floor((keep - mark.length) * headShare)));
+  let tail = Math.max(0, keep - mark.length - head);
+  if (tail > 0 && isLowSurrogate(text.charCodeAt(text.length - tail))) tail--;
   return text.slice(0, head) + mark + (tail > 0 ? text.slice(text.length - tail) : "");
 }
 

@@ -4,7 +4,8 @@ import { loadConfig, maskSecrets } from "../config/load.js";
 import type { Core } from "../connector.js";
 import { startIdleTrim } from "../daemon/idle-trim.js";
 import { ConfigError } from "../errors.js";
-import { compileCacheReport, flushCompileCache, pruneCompileCache } from "./compile-cache.js";
+import { compileCacheReport, flushCompileCache } from "./compile-cache.js";
+import { pruneCompileCache } from "./compile-cache-sweep.js";
 
 /** The longest interval Node's timers take (~24.8 days): the keep-alive timer does nothing when it fires. */
 const KEEP_ALIVE_MS = 2 ** 31 - 1;
