@@ -1,3 +1,4 @@
+import { element } from "./sections.js";
 import { z } from "./zod.js";
 
 /** The built-in connectors a `deliver` target may name; any other prefix must be a plugin entry's name. */
@@ -50,7 +51,7 @@ const pluginEntry = () =>
 /** `connectors.plugins`: connector plugins loaded from the config (SPEC §17). */
 export const pluginEntries = () =>
   z
-    .array(pluginEntry())
+    .array(element(pluginEntry))
     .default([])
     .superRefine((entries, ctx) => {
       const seen = new Set<string>();

@@ -1,6 +1,7 @@
 import { emailSchema } from "./email-schema.js";
 import { checkHttpOpenAi, httpOpenAi } from "./http-openai.js";
 import { deliverProblem, deliveryTarget, pluginEntries } from "./plugins-schema.js";
+import { element, section } from "./sections.js";
 import { skillsSchema } from "./skills-schema.js";
 import { DEFAULT_TOOLS, enabledEntry, MCP_SEPARATOR } from "./tool-names.js";
 import { trustedProxies } from "./trusted-proxies.js";
@@ -19,7 +20,9 @@ const toolBase = () => ({
   max_result_chars: positiveInt().optional(),
   timeout_s: z.number().positive().optional(),
 });
-const toolSettings = <T extends z.ZodRawShape>(shape: T) => z.strictObject({ ...toolBase(), ...shape }).prefault({} as never);
+/** `tools.<name>`: the settings every tool takes, and `shape`, the settings of its own. */
+const toolSettings = <T extends z.ZodRawShape>(name: string, shape: () => T = () => ({}) as T) =>
+  section(`tools.${name}`, () => z.strictObject({ ...toolBase(), ...shape() }).prefault({} as never));
 
 /** One model endpoint: the primary under `model`, and each of `model.fallbacks`. */
 const endpointShape = () => ({
@@ -60,7 +63,7 @@ const model = () =>
       ...endpointShape(),
       /** How often a failed-over-from primary is probed, to take it back once healthy. */
       retry_primary_after_s: z.number().positive().default(300),
-      fallbacks: z.array(z.strictObject(endpointShape()).superRefine(leavesPromptRoom)).default([]),
+      fallbacks: z.array(element(() => z.strictObject(endpointShape()).superRefine(leavesPromptRoom))).default([]),
       /** auto: asked of Ollama's /api/show capabilities (an openai endpoint is assumed to see); true/false override. */
       vision: z.union([z.literal("auto"), z.boolean()], { error: "expected auto, true or false" }).default("auto"),
       vision_model: z.string().default(""),
@@ -101,25 +104,25 @@ const tools = () =>
   z
     .strictObject({
       enabled: z.array(enabledEntry()).default(DEFAULT_TOOLS),
-      clock: toolSettings({}),
-      notes: toolSettings({}),
-      memory: toolSettings({ max_facts: positiveInt().default(50) }),
-      remind: toolSettings({}),
-      files: toolSettings({ root: z.string().default("./data/files"), max_bytes: positiveInt().default(1_000_000) }),
-      shell: toolSettings({ cwd: z.string().optional(), max_output_chars: positiveInt().default(4000) }),
-      http_get: toolSettings({
+      clock: toolSettings("clock"),
+      notes: toolSettings("notes"),
+      memory: toolSettings("memory", () => ({ max_facts: positiveInt().default(50) })),
+      remind: toolSettings("remind"),
+      files: toolSettings("files", () => ({ root: z.string().default("./data/files"), max_bytes: positiveInt().default(1_000_000) })),
+      shell: toolSettings("shell", () => ({ cwd: z.string().optional(), max_output_chars: positiveInt().default(4000) })),
+      http_get: toolSettings("http_get", () => ({
         allow: z.array(z.string()).default([]),
         max_bytes: positiveInt().default(2_000_000),
-      }),
-      send_message: toolSettings({}),
-      weather: toolSettings({
+      })),
+      send_message: toolSettings("send_message"),
+      weather: toolSettings("weather", () => ({
         base_url: z.url().default("https://api.open-meteo.com"),
         geocoding_url: z.url().default("https://geocoding-api.open-meteo.com"),
         location: z.string().optional(),
-      }),
-      calendar: toolSettings({ sources: z.array(z.string()).default([]) }),
-      feeds: toolSettings({ urls: z.array(z.string()).default([]) }),
-      web_search: toolSettings({ url: z.url().optional() }),
+      })),
+      calendar: toolSettings("calendar", () => ({ sources: z.array(z.string()).default([]) })),
+      feeds: toolSettings("feeds", () => ({ urls: z.array(z.string()).default([]) })),
+      web_search: toolSettings("web_search", () => ({ url: z.url().optional() })),
     })
     .prefault({});
 
@@ -228,8 +231,8 @@ const http = () =>
         .refine((s) => Number(s.split(":").at(-1)) <= 65535, "the port must be at most 65535")
         .default("127.0.0.1:8787"),
       token: z.string().default(""),
-      hooks: z.array(httpHook()).default([]),
-      openai: httpOpenAi(),
+      hooks: z.array(element(httpHook)).default([]),
+      openai: section("connectors.http.openai", httpOpenAi),
       trusted_proxies: trustedProxies(),
     })
     .prefault({});
@@ -253,30 +256,56 @@ const mcp = () =>
   z
     .strictObject({
       servers: z
-        .record(z.string().regex(/^[a-z0-9-]+(_[a-z0-9-]+)*$/, "expected a server name of a-z, 0-9, '_' or '-' (no '__')"), mcpServer())
+        .record(
+          z.string().regex(/^[a-z0-9-]+(_[a-z0-9-]+)*$/, "expected a server name of a-z, 0-9, '_' or '-' (no '__')"),
+          element(mcpServer),
+        )
         .default({}),
+    })
+    .prefault({});
+
+const cron = () =>
+  z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      jobs: z.array(element(cronJob)).default([]),
+      /** How late a slot missed during downtime may still run; default: half the period, 2 min to 2 h. */
+      grace_s: z.number().positive().optional(),
+      retries: z.int().min(0).max(10).default(2),
+      retry_delay_s: z.number().positive().default(30),
     })
     .prefault({});
 
 const connectors = () =>
   z
     .strictObject({
-      cli: z.strictObject({ enabled: z.boolean().default(true), socket: z.string().default("./data/hermes.sock") }).prefault({}),
-      telegram: telegram(),
-      discord: discord(),
-      cron: z
-        .strictObject({
-          enabled: z.boolean().default(true),
-          jobs: z.array(cronJob()).default([]),
-          /** How late a slot missed during downtime may still run; default: half the period, 2 min to 2 h. */
-          grace_s: z.number().positive().optional(),
-          retries: z.int().min(0).max(10).default(2),
-          retry_delay_s: z.number().positive().default(30),
-        })
-        .prefault({}),
-      http: http(),
-      email: emailSchema(),
+      cli: section("connectors.cli", () =>
+        z.strictObject({ enabled: z.boolean().default(true), socket: z.string().default("./data/hermes.sock") }).prefault({}),
+      ),
+      telegram: section("connectors.telegram", telegram),
+      discord: section("connectors.discord", discord),
+      cron: section("connectors.cron", cron),
+      http: section("connectors.http", http),
+      email: section("connectors.email", emailSchema),
       plugins: pluginEntries(),
+    })
+    .prefault({});
+
+const storage = () =>
+  z
+    .strictObject({
+      path: z.string().default("./data/hermes.db"),
+      busy_timeout_ms: z.int().min(0).default(5000),
+      backup: backup().optional(),
+    })
+    .prefault({});
+
+const log = () =>
+  z
+    .strictObject({
+      level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+      /** auto: pretty on a terminal, `<N>`-prefixed lines to the journal, JSON elsewhere. */
+      format: z.enum(["auto", "json", "pretty", "journal"]).default("auto"),
     })
     .prefault({});
 
@@ -285,28 +314,16 @@ export const configSchema = () =>
     .strictObject({
       $schema: z.string().optional(),
       timezone: zoneSetting().default(systemZone),
-      model: model(),
+      model: section("model", model),
       speech: speech(),
-      agent: agent(),
-      tools: tools(),
-      context: context(),
-      storage: z
-        .strictObject({
-          path: z.string().default("./data/hermes.db"),
-          busy_timeout_ms: z.int().min(0).default(5000),
-          backup: backup().optional(),
-        })
-        .prefault({}),
-      connectors: connectors(),
-      mcp: mcp(),
-      skills: skillsSchema(),
-      log: z
-        .strictObject({
-          level: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
-          /** auto: pretty on a terminal, `<N>`-prefixed lines to the journal, JSON elsewhere. */
-          format: z.enum(["auto", "json", "pretty", "journal"]).default("auto"),
-        })
-        .prefault({}),
+      agent: section("agent", agent),
+      tools: section("tools", tools),
+      context: section("context", context),
+      storage: section("storage", storage),
+      connectors: section("connectors", connectors),
+      mcp: section("mcp", mcp),
+      skills: section("skills", skillsSchema),
+      log: section("log", log),
     })
     .superRefine((cfg, ctx) => {
       for (const name of ["telegram", "discord"] as const) {
