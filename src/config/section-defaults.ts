@@ -78,71 +78,6 @@ export const SECTION_DEFAULTS: Record<string, unknown> = {
     },
     "plugins": []
   },
-  "connectors.cli": {
-    "enabled": true,
-    "socket": "./data/hermes.sock"
-  },
-  "connectors.cron": {
-    "enabled": true,
-    "jobs": [],
-    "retries": 2,
-    "retry_delay_s": 30
-  },
-  "connectors.discord": {
-    "enabled": false,
-    "token": "",
-    "allowed_users": [],
-    "api_root": "https://discord.com/api",
-    "stream_replies": true,
-    "user_names": {}
-  },
-  "connectors.email": {
-    "enabled": false,
-    "address": "",
-    "imap": {
-      "host": "",
-      "port": 993,
-      "secure": true,
-      "user": "",
-      "pass": "",
-      "mailbox": "INBOX",
-      "poll_seconds": 60
-    },
-    "smtp": {
-      "host": "",
-      "port": 465,
-      "secure": true,
-      "user": "",
-      "pass": ""
-    },
-    "allowed_senders": [],
-    "trust": "authentication-results",
-    "authserv_id": ""
-  },
-  "connectors.http": {
-    "enabled": false,
-    "listen": "127.0.0.1:8787",
-    "token": "",
-    "hooks": [],
-    "openai": {
-      "enabled": false,
-      "approvals_to": ""
-    },
-    "trusted_proxies": []
-  },
-  "connectors.http.openai": {
-    "enabled": false,
-    "approvals_to": ""
-  },
-  "connectors.telegram": {
-    "enabled": false,
-    "token": "",
-    "allowed_users": [],
-    "api_root": "https://api.telegram.org",
-    "poll_timeout_s": 30,
-    "stream_replies": true,
-    "user_names": {}
-  },
   "context": {
     "summaries": true,
     "compact_every": 20,
@@ -230,34 +165,5 @@ export const SECTION_DEFAULTS: Record<string, unknown> = {
       "urls": []
     },
     "web_search": {}
-  },
-  "tools.calendar": {
-    "sources": []
-  },
-  "tools.clock": {},
-  "tools.feeds": {
-    "urls": []
-  },
-  "tools.files": {
-    "root": "./data/files",
-    "max_bytes": 1000000
-  },
-  "tools.http_get": {
-    "allow": [],
-    "max_bytes": 2000000
-  },
-  "tools.memory": {
-    "max_facts": 50
-  },
-  "tools.notes": {},
-  "tools.remind": {},
-  "tools.send_message": {},
-  "tools.shell": {
-    "max_output_chars": 4000
-  },
-  "tools.weather": {
-    "base_url": "https://api.open-meteo.com",
-    "geocoding_url": "https://geocoding-api.open-meteo.com"
-  },
-  "tools.web_search": {}
+  }
 };

@@ -25,9 +25,22 @@ let madeLate = 0;
  */
 export function section<T extends z.ZodType>(name: string, make: () => T): T {
   if (eager) makers.set(name, make);
-  if (eager || !Object.hasOwn(SECTION_DEFAULTS, name)) return make();
-  const absent = SECTION_DEFAULTS[name];
+  const absent = eager ? undefined : recorded(name);
+  if (absent === undefined) return make();
   return late(make).default(() => structuredClone(absent) as z.util.NoUndefined<z.output<T>>) as unknown as T;
+}
+
+/**
+ * The recorded defaults of the section at `name`'s path. Only the outermost sections are recorded: one inside
+ * another (`connectors.http.openai`) is found in its parent's defaults, which `sectionDefaults` checks it is.
+ */
+function recorded(name: string): unknown {
+  let value: unknown = SECTION_DEFAULTS;
+  for (const key of name.split(".")) {
+    if (typeof value !== "object" || value === null || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
 }
 
 /**
@@ -59,12 +72,24 @@ export function eagerly<T>(make: () => T): T {
   }
 }
 
-/** What each section of `schema()`'s is when the file leaves it out, by name (sorted): what section-defaults.ts records. */
+/**
+ * What each outermost section of `schema()`'s is when the file leaves it out, by name (sorted): what
+ * section-defaults.ts records. Throws when a section inside another would not read as its parent's defaults
+ * have it (a parent that changed its sections' output), since `recorded` finds it there.
+ */
 export function sectionDefaults(schema: () => z.ZodType): Record<string, unknown> {
   return eagerly(() => {
     makers.clear();
     schema(); // made at once, it names every section, the nested ones too
-    const names = [...makers.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    return Object.fromEntries(names.map((name) => [name, makers.get(name)?.().parse(undefined)]));
+    const defaults = new Map([...makers].map(([name, make]) => [name, make().parse(undefined)]));
+    for (const [name, value] of defaults) {
+      const dot = name.lastIndexOf(".");
+      if (dot < 0) continue;
+      const parent = name.slice(0, dot);
+      const inParent = (defaults.get(parent) as Record<string, unknown> | undefined)?.[name.slice(dot + 1)];
+      if (JSON.stringify(inParent) !== JSON.stringify(value)) throw new Error(`${name}: its defaults differ from ${parent}'s`);
+    }
+    const outermost = [...defaults.keys()].filter((name) => !name.includes(".")).sort();
+    return Object.fromEntries(outermost.map((name) => [name, defaults.get(name)]));
   });
 }
