@@ -53,6 +53,17 @@ interface NodeCache {
 /** node:module, loaded by the commands that use the cache (it brings Node's ES module loader along). */
 const nodeModule = () => process.getBuiltinModule("node:module");
 
+/** What the cache uses of node:module beyond its public API: the loader's own module class, as Node 20–24 have it. */
+interface Loader {
+  new (id: string, parent: Module): Module & { paths: string[]; loaded: boolean; _compile: Compile };
+  prototype: { _compile: Compile };
+  _cache: Record<string, Module | undefined>;
+  _resolveFilename: (request: string, parent: Module, isMain: boolean, options?: unknown) => string;
+  wrap: (script: string) => string;
+}
+
+const loaderOf = () => nodeModule() as unknown as Loader;
+
 /** Turns the cache on for what this process loads next (the commands that run the daemon's code). */
 export function useCompileCache(env: NodeJS.ProcessEnv = process.env): void {
   if (env.HERMES_COMPILE_CACHE === "off" || typeof process.getBuiltinModule !== "function") return; // Node 20.16+
@@ -180,8 +191,8 @@ const importsDynamically = (content: string) => content.includes("import(") && D
  */
 function hookCompile(dir: string, root: string, node: boolean): void {
   const report = publish({ dir, mode: "vm", node, hits: 0, misses: 0 });
-  const loader = nodeModule();
-  const proto = loader.prototype as unknown as { _compile: Compile };
+  const loader = loaderOf();
+  const proto = loader.prototype;
   const original = proto._compile;
   /** Every chunk compiled here, with the size of the entry it was given (0: none, or rejected). */
   const compiled: { script: Script; file: string; had: number }[] = [];
@@ -267,15 +278,12 @@ function readRecord(file: string, suffix: string): Map<string, number> {
 }
 
 function requireFor(module: Module, root: string): NodeJS.Require {
-  const internals = nodeModule() as unknown as {
-    _resolveFilename: (request: string, parent: Module, isMain: boolean, options?: unknown) => string;
-    _cache: NodeJS.Require["cache"];
-  };
+  const internals = loaderOf();
   const require = ((id: string) =>
     isSibling(id) ? loadSibling(module, `${root}${sep}${id.slice(2)}`) : module.require(id)) as NodeJS.Require;
   require.resolve = ((request: string, options?: unknown) =>
     internals._resolveFilename(request, module, false, options)) as NodeJS.RequireResolve;
-  require.cache = internals._cache;
+  require.cache = internals._cache as NodeJS.Require["cache"];
   require.main = process.mainModule;
   return require;
 }
@@ -291,10 +299,7 @@ const isSibling = (id: string) => id.startsWith("./") && id.endsWith(".js") && i
  * the name Node would give it, so a later `require` by Node's own loader finds the same module.
  */
 function loadSibling(parent: Module, filename: string): unknown {
-  const loader = nodeModule() as unknown as {
-    _cache: Record<string, Module | undefined>;
-    new (id: string, parent: Module): Module & { paths: string[]; loaded: boolean; _compile: Compile };
-  };
+  const loader = loaderOf();
   const cached = loader._cache[filename];
   if (cached) return cached.exports;
   const child = new loader(filename, parent);
